@@ -1,0 +1,188 @@
+"""Command line: `agentv-lsp preview | check | serve`. Argument handling and output only;
+the work is done by the engine (`agentv_lsp.engine`), the checker (`agentv_lsp.checks`) and
+the language server (`agentv_lsp.lsp`)."""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+from agentv_lsp import __version__
+from agentv_lsp.engine.files import FileSystem, find_git_root
+from agentv_lsp.engine.loader import open_eval_file
+from agentv_lsp.engine.preview import preview_file
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+
+
+def default_repo_root(cwd: str) -> str:
+    """AgentV's repo root: the nearest ancestor of the working directory holding `.git`."""
+    return find_git_root(cwd) or cwd
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="agentv-lsp",
+        description="Language server, checker and previewer for AgentV eval files (agentv-eval-v2).",
+    )
+    parser.add_argument("--version", action="version", version=f"agentv-lsp {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    preview = sub.add_parser(
+        "preview",
+        help="print the exact question, guidelines, chatPrompt and judge prompt of each case",
+        description=(
+            "Load an eval file exactly as the AgentV runtime does and print, for each case, the "
+            "question, guidelines and chatPrompt in LM and agent mode, and the LLM judge prompt."
+        ),
+    )
+    preview.add_argument("eval_file", metavar="EVAL_FILE")
+    preview.add_argument("--case", metavar="ID", help="only the case with this id")
+    preview.add_argument(
+        "--mode",
+        choices=("lm", "agent", "both"),
+        default="both",
+        help="formatting mode to show (default: both; --json always has both)",
+    )
+    preview.add_argument("--json", action="store_true", help="print the machine-readable object")
+    preview.add_argument(
+        "--repo-root", metavar="DIR", help="repository root (default: the git root of the working directory)"
+    )
+    preview.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+
+    check = sub.add_parser(
+        "check",
+        help="validate eval, config and targets files for CI (exit 1 on errors)",
+        description=(
+            "Check AgentV files: our JSON schemas, everything `agentv validate` and the runtime "
+            "loader report, and silent content losses. Folders are searched recursively."
+        ),
+    )
+    check.add_argument("paths", nargs="*", metavar="PATH", default=["."])
+    check.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text")
+    check.add_argument("--strict", action="store_true", help="also fail (exit 1) on warnings")
+    check.add_argument(
+        "--repo-root", metavar="DIR", help="repository root (default: the git root of the working directory)"
+    )
+    check.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    check.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+
+    serve = sub.add_parser(
+        "serve",
+        help="run the language server (stdio by default)",
+        description="Run the AgentV language server over stdio, or over TCP for debugging.",
+    )
+    serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP address instead of stdio")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    if args.command == "preview":
+        return run_preview(args)
+    if args.command == "check":
+        from agentv_lsp.checks.runner import run_check_command
+
+        return run_check_command(args)
+    from agentv_lsp.lsp.server import run_server
+
+    return run_server(args.tcp)
+
+
+def use_color(choice: str, stream: TextIO) -> bool:
+    if choice != "auto":
+        return choice == "always"
+    return stream.isatty() and not os.environ.get("NO_COLOR")
+
+
+def run_preview(args: argparse.Namespace) -> int:
+    gc.disable()  # a short-lived process: the collector only costs time while parsing
+    cwd = os.getcwd()
+    repo_root = os.path.abspath(args.repo_root) if args.repo_root else default_repo_root(cwd)
+    fs = FileSystem()
+    ef = open_eval_file(args.eval_file, repo_root=repo_root, cwd=cwd, fs=fs)
+    result = preview_file(ef, case_id=args.case)
+    missing_case = args.case is not None and ef.loaded and not result["cases"]
+    if args.json:
+        sys.stdout.write(json.dumps(result, ensure_ascii=False, indent=2) + "\n")
+    else:
+        render_preview(result, args.mode, use_color(args.color, sys.stdout), sys.stdout)
+    if missing_case:
+        known = [c.get("id") for c in ef.raw_cases if isinstance(c, dict) and isinstance(c.get("id"), str)]
+        print(
+            f"agentv-lsp: no loaded case has id '{args.case}' in {args.eval_file}"
+            f" (ids: {', '.join(known[:20])}{', ...' if len(known) > 20 else ''})",
+            file=sys.stderr,
+        )
+        return EXIT_FINDINGS
+    return EXIT_OK if ef.loaded else EXIT_FINDINGS
+
+
+class _Style:
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+
+    def __call__(self, text: str, code: str) -> str:
+        return f"\x1b[{code}m{text}\x1b[0m" if self.enabled else text
+
+
+def render_preview(result: dict[str, Any], mode: str, color: bool, out: TextIO) -> None:
+    """A readable layout of the preview object."""
+    s = _Style(color)
+    out.write(s(f"{result['file']}", "1") + "\n")
+    for warning in result["warnings"]:
+        out.write(s(warning, "33") + "\n")
+    if result["load_error"]:
+        out.write(s(f"error: {result['load_error']}", "31") + "\n")
+        return
+    if not result["cases"]:
+        out.write("(no eval cases load)\n")
+    modes = ("lm", "agent") if mode == "both" else (mode,)
+    for case in result["cases"]:
+        out.write(
+            "\n"
+            + s(f"━━ {case['id']} ", "1;36")
+            + s(f"(expected outcome: {case['expected_outcome']})", "2")
+            + "\n"
+        )
+        for m in modes:
+            block = case[m]
+            out.write(s(f"── question [{m}]", "1") + "\n")
+            out.write(_indent(block["question"]) + "\n")
+            if block["chatPrompt"] is not None:
+                out.write(s(f"── chatPrompt [{m}]", "1") + "\n")
+                for turn in block["chatPrompt"]:
+                    out.write(s(f"  {turn['role']}:", "35") + "\n" + _indent(turn["content"], 4) + "\n")
+            else:
+                out.write(
+                    s(
+                        f"── chatPrompt [{m}]: none (flat question; "
+                        "the provider adds its default system prompt)",
+                        "2",
+                    )
+                    + "\n"
+                )
+        if case["lm"]["guidelines"]:
+            out.write(s("── guidelines", "1") + "\n" + _indent(case["lm"]["guidelines"]) + "\n")
+        if case["file_paths"]:
+            out.write(s("── files: ", "1") + ", ".join(case["file_paths"]) + "\n")
+        if case["reference_answer"]:
+            out.write(s("── reference answer", "1") + "\n" + _indent(case["reference_answer"]) + "\n")
+        if case["judge_prompt"] is not None:
+            out.write(
+                s("── judge prompt (user)", "1") + "\n" + _indent(case["judge_prompt"]["question"]) + "\n"
+            )
+
+
+def _indent(text: str, width: int = 2) -> str:
+    pad = " " * width
+    return "\n".join(pad + line if line else line for line in text.split("\n"))

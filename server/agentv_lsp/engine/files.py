@@ -1,0 +1,255 @@
+"""File access and AgentV's file-reference resolution (loaders/file-resolver.ts).
+
+All reads go through a `FileSystem`, which
+- answers existence the way Node's `fs.access(F_OK)` does (directories exist too),
+- reads text the way `readFile(path, "utf8")` does (invalid UTF-8 becomes U+FFFD),
+  but refuses FIFOs and devices instead of blocking, caps the bytes read, and
+- can be restricted to a set of folders (untrusted workspaces), and
+- can serve unsaved editor buffers in place of the disk.
+Error messages mimic Node's (`EISDIR: illegal operation on a directory, read`) because
+AgentV prints them inside its warnings.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+from agentv_lsp.engine.jsrt import node_normalize, node_resolve
+
+DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024
+
+
+class FileReadError(Exception):
+    """A read that failed; `str(exc)` is the message Node would have given."""
+
+    def __init__(self, message: str, *, code: str = "EIO") -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass(frozen=True, slots=True)
+class FileText:
+    text: str
+    truncated: bool = False  # the file was larger than the read cap
+    binary: bool = False  # NUL bytes found: probably not a text file
+    size: int = 0
+
+
+_NODE_ERRORS = {
+    errno.ENOENT: ("ENOENT", "no such file or directory, open '{path}'"),
+    errno.EACCES: ("EACCES", "permission denied, open '{path}'"),
+    errno.EPERM: ("EPERM", "operation not permitted, open '{path}'"),
+    errno.ENOTDIR: ("ENOTDIR", "not a directory, open '{path}'"),
+    errno.ELOOP: ("ELOOP", "too many symbolic links encountered, open '{path}'"),
+    errno.ENAMETOOLONG: ("ENAMETOOLONG", "name too long, open '{path}'"),
+}
+
+
+def _node_error(exc: OSError, path: str) -> FileReadError:
+    code, template = _NODE_ERRORS.get(exc.errno or 0, ("EIO", "i/o error, open '{path}'"))
+    return FileReadError(f"{code}: {template.format(path=path)}", code=code)
+
+
+@dataclass
+class FileSystem:
+    """Disk access with caching, size caps, folder restrictions and editor overlays."""
+
+    max_bytes: int = DEFAULT_MAX_FILE_BYTES
+    # When set, nothing outside these folders is read or even tested for existence.
+    allowed_roots: tuple[str, ...] | None = None
+    # Unsaved editor buffers by absolute path.
+    overlays: dict[str, str] = field(default_factory=dict)
+    cache: bool = True
+    _exists: dict[str, bool] = field(default_factory=dict, repr=False)
+    _texts: dict[str, FileText | FileReadError] = field(default_factory=dict, repr=False)
+    _blocked: set[str] = field(default_factory=set, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def invalidate(self, paths: Iterable[str] | None = None) -> None:
+        with self._lock:
+            if paths is None:
+                self._exists.clear()
+                self._texts.clear()
+                return
+            for p in paths:
+                self._exists.pop(p, None)
+                self._texts.pop(p, None)
+
+    def is_allowed(self, path: str) -> bool:
+        if self.allowed_roots is None:
+            return True
+        real = os.path.realpath(path)
+        return any(real == root or real.startswith(root.rstrip("/") + "/") for root in self.allowed_roots)
+
+    def was_blocked(self, path: str) -> bool:
+        return path in self._blocked
+
+    def exists(self, path: str) -> bool:
+        """`fs.access(path, F_OK)`: true for files and directories, following symlinks."""
+        if path in self.overlays:
+            return True
+        cached = self._exists.get(path)
+        if cached is not None:
+            return cached
+        if not self.is_allowed(path):
+            self._blocked.add(path)
+            result = False
+        else:
+            try:
+                os.stat(path)
+                result = True
+            except (OSError, ValueError):
+                result = False
+        if self.cache:
+            self._exists[path] = result
+        return result
+
+    def read(self, path: str) -> FileText:
+        """`readFile(path, "utf8")`, bounded. Raises FileReadError with Node's message."""
+        overlay = self.overlays.get(path)
+        if overlay is not None:
+            return FileText(overlay, size=len(overlay))
+        cached = self._texts.get(path)
+        if cached is None:
+            cached = self._read_disk(path)
+            if self.cache:
+                self._texts[path] = cached
+        if isinstance(cached, FileReadError):
+            raise cached
+        return cached
+
+    def read_text(self, path: str) -> str:
+        return self.read(path).text
+
+    def _read_disk(self, path: str) -> FileText | FileReadError:
+        if not self.is_allowed(path):
+            self._blocked.add(path)
+            return FileReadError(
+                f"EACCES: outside the workspace folders (untrusted workspace), open '{path}'", code="EACCES"
+            )
+        try:
+            # O_NONBLOCK: opening a FIFO must not wait for a writer.
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        except OSError as exc:
+            return _node_error(exc, path)
+        try:
+            info = os.fstat(fd)
+            if stat.S_ISDIR(info.st_mode):
+                return FileReadError("EISDIR: illegal operation on a directory, read", code="EISDIR")
+            if not stat.S_ISREG(info.st_mode):
+                return FileReadError(
+                    f"not a regular file (FIFO, socket or device), refused: '{path}'", code="ENOTREG"
+                )
+            chunks: list[bytes] = []
+            remaining = self.max_bytes + 1
+            while remaining > 0:
+                chunk = os.read(fd, min(remaining, 1 << 20))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                remaining -= len(chunk)
+        except OSError as exc:
+            return _node_error(exc, path)
+        finally:
+            os.close(fd)
+        data = b"".join(chunks)
+        truncated = len(data) > self.max_bytes
+        if truncated:
+            data = data[: self.max_bytes]
+        return FileText(
+            data.decode("utf-8", errors="replace"),
+            truncated=truncated,
+            binary=b"\x00" in data[:8192],
+            size=info.st_size,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    """The outcome of `resolveFileReference`."""
+
+    raw: str
+    display_path: str
+    resolved_path: str | None
+    attempted: tuple[str, ...]
+
+
+def display_path_of(raw: str) -> str:
+    """The value minus leading '/' and '\\' (the raw value when nothing would remain)."""
+    stripped = raw.lstrip("/\\")
+    return stripped if stripped else raw
+
+
+def build_search_roots(eval_path: str, repo_root: str, cwd: str) -> tuple[str, ...]:
+    """The eval file's folder and its ancestors up to the repo root, then the root and CWD."""
+    roots: list[str] = []
+
+    def add(root: str) -> None:
+        normalized = node_resolve("/", root)
+        if normalized not in roots:
+            roots.append(normalized)
+
+    current = os.path.dirname(eval_path)
+    while True:
+        add(current)
+        parent = os.path.dirname(current)
+        if current == repo_root or parent == current:
+            break
+        current = parent
+    add(repo_root)
+    add(cwd)
+    return tuple(roots)
+
+
+def build_directory_chain(file_path: str, repo_root: str) -> tuple[str, ...]:
+    """Folders searched for `.agentv/config.yaml`: the file's folder up to the repo root."""
+    directories: list[str] = []
+    boundary = node_resolve("/", repo_root)
+    current = node_resolve("/", os.path.dirname(file_path))
+    while True:
+        if current not in directories:
+            directories.append(current)
+        if current == boundary:
+            break
+        parent = os.path.dirname(current)
+        if parent == current:
+            break
+        current = parent
+    if boundary not in directories:
+        directories.append(boundary)
+    return tuple(directories)
+
+
+def resolve_reference(raw: str, search_roots: Sequence[str], fs: FileSystem) -> Resolution:
+    display = display_path_of(raw)
+    candidates: list[str] = []
+    if raw.startswith("/"):
+        candidates.append(node_normalize(raw))
+    candidates.extend(node_resolve(root, display) for root in search_roots)
+    attempted: list[str] = []
+    for candidate in candidates:
+        absolute = node_resolve("/", candidate)
+        if absolute in attempted:
+            continue
+        attempted.append(absolute)
+        if fs.exists(absolute):
+            return Resolution(raw, display, absolute, tuple(attempted))
+    return Resolution(raw, display, None, tuple(attempted))
+
+
+def find_git_root(start_dir: str, is_marker: Callable[[str], bool] | None = None) -> str | None:
+    """The nearest ancestor of `start_dir` (inclusive) holding `.git`, never the filesystem root."""
+    check = is_marker or (lambda d: os.path.exists(os.path.join(d, ".git")))
+    current = os.path.abspath(start_dir)
+    while True:
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        if check(current):
+            return current
+        current = parent

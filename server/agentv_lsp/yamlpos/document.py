@@ -1,0 +1,481 @@
+"""YAML with positions, read the way AgentV's YAML library (eemeli/yaml 2.8, `parse()`) reads it.
+
+libyaml's C composer builds the node tree (with line/column marks on every node) and
+this module turns it into plain JSON-like Python values under YAML 1.2 core-schema rules:
+`yes`/`on`/dates stay strings, `001` is an int, duplicate keys and multi-document streams
+are errors, and aliases obey the same "excessive alias count" limit as the runtime.
+Errors come back as data (`YamlError`), never as exceptions.
+
+Positions are 0-based lines and 0-based columns counted in Unicode code points, as libyaml
+reports them; the LSP layer converts columns to UTF-16 when a client needs that.
+"""
+
+from __future__ import annotations
+
+import _thread
+import gc
+import re
+import sys
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from agentv_lsp.yamlpos.scalars import js_json_stringify, resolve_plain
+
+# The runtime (eemeli/yaml on V8) dies with "Maximum call stack size exceeded" at about
+# 1,500 levels; we stop a little earlier with a clear message.
+MAX_DEPTH = 1000
+# eemeli/yaml's default `maxAliasCount`.
+MAX_ALIAS_COUNT = 100
+# libyaml's parser is quadratic in nesting depth and its Cython composer recurses on the C
+# stack; below this bound on the possible depth both are cheap and safe.
+_SAFE_DEPTH_BOUND = 10_000
+_LONG_LINE = re.compile(r"[^\n]{" + str(_SAFE_DEPTH_BOUND) + "}")
+_COMPOSE_STACK_BYTES = 256 * 1024 * 1024
+_stack_size_lock = threading.Lock()
+
+_PLAIN = "?plain"  # tag our resolver gives untagged plain scalars: resolved later by YAML 1.2 rules
+_STR = "tag:yaml.org,2002:str"
+_TAG_INT = "tag:yaml.org,2002:int"
+_TAG_FLOAT = "tag:yaml.org,2002:float"
+_TAG_BOOL = "tag:yaml.org,2002:bool"
+_TAG_NULL = "tag:yaml.org,2002:null"
+
+PathItem = str | int
+Path = tuple[PathItem, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A source range: 0-based lines, 0-based code-point columns, end exclusive."""
+
+    start_line: int
+    start_col: int
+    end_line: int
+    end_col: int
+
+    @staticmethod
+    def of(node: Node) -> Span:
+        s, e = node.start_mark, node.end_mark
+        return Span(s.line, s.column, e.line, e.column)
+
+
+ErrorKind = Literal["syntax", "duplicate-key", "multiple-documents", "alias-limit", "too-deep", "alias"]
+
+
+@dataclass(frozen=True, slots=True)
+class YamlError:
+    """Why a text could not be loaded, and where."""
+
+    kind: ErrorKind
+    message: str
+    span: Span
+
+    def describe(self) -> str:
+        return f"{self.message} at line {self.span.start_line + 1}, column {self.span.start_col + 1}"
+
+
+@dataclass(slots=True)
+class YamlDocument:
+    """A parsed YAML text: its JSON-like value, its node tree (for positions) and any error."""
+
+    text: str
+    value: Any = None
+    root: Node | None = None
+    error: YamlError | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    # -- positions -------------------------------------------------------------------------
+    def node_at(self, path: Path) -> Node | None:
+        """The node for a JSON path such as ("evalcases", 0, "id"), or None."""
+        node = self.root
+        for item in path:
+            if node is None:
+                return None
+            node = _child(node, item)
+        return node
+
+    def key_node_at(self, path: Path) -> Node | None:
+        """The key node of the mapping entry a path ends in (None for sequence items)."""
+        if not path or not isinstance(path[-1], str):
+            return None
+        parent = self.node_at(path[:-1])
+        if not isinstance(parent, MappingNode):
+            return None
+        for k, _v in reversed(parent.value):
+            if _key_string(k) == path[-1]:
+                return k
+        return None
+
+    def span_of(self, path: Path, *, key: bool = False) -> Span:
+        """Best range for a path: the key or value node, or the nearest existing ancestor."""
+        if key:
+            k = self.key_node_at(path)
+            if k is not None:
+                return Span.of(k)
+        for cut in range(len(path), -1, -1):
+            node = self.node_at(path[:cut])
+            if node is not None:
+                if cut < len(path) and isinstance(node, MappingNode):
+                    # A missing key: point at the key of the parent entry if there is one,
+                    # else at the start of the mapping, not at the whole (possibly huge) block.
+                    parent_key = self.key_node_at(path[:cut]) if cut else None
+                    if parent_key is not None:
+                        return Span.of(parent_key)
+                    s = node.start_mark
+                    return Span(s.line, s.column, s.line, s.column + 1)
+                return _head_span(node)
+        return Span(0, 0, 0, 0)
+
+    def iter_pairs(self, path: Path) -> Iterator[tuple[Node, Node]]:
+        node = self.node_at(path)
+        if isinstance(node, MappingNode):
+            yield from node.value
+
+
+def _head_span(node: Node) -> Span:
+    """A collection's range can be hundreds of lines; diagnostics underline its first line."""
+    span = Span.of(node)
+    if isinstance(node, ScalarNode) or span.start_line == span.end_line:
+        return span
+    return Span(span.start_line, span.start_col, span.start_line, span.start_col + 1)
+
+
+def _child(node: Node, item: PathItem) -> Node | None:
+    if isinstance(node, MappingNode) and isinstance(item, str):
+        for k, v in reversed(node.value):
+            if _key_string(k) == item:
+                return v
+        return None
+    if isinstance(node, SequenceNode) and isinstance(item, int) and 0 <= item < len(node.value):
+        child: Node = node.value[item]
+        return child
+    return None
+
+
+def _key_string(node: Node) -> str | None:
+    if isinstance(node, ScalarNode):
+        return _js_key(_scalar_value(node))
+    return None
+
+
+class _PositionLoader(yaml.CSafeLoader):  # type: ignore[misc]
+    """libyaml's parser and composer with our own tag resolution (YAML 1.2, applied later)."""
+
+    def resolve(self, kind: type, value: Any, implicit: Any) -> str:
+        if kind is ScalarNode:
+            return _PLAIN if implicit[0] else _STR
+        if kind is SequenceNode:
+            return "tag:yaml.org,2002:seq"
+        return "tag:yaml.org,2002:map"
+
+
+def parse_yaml(text: str) -> YamlDocument:
+    """Parse one YAML document. Never raises for bad input: see `YamlDocument.error`.
+
+    The garbage collector is paused meanwhile: parsing allocates millions of objects that
+    all stay alive, and every collection would rescan them (5x slower on large files).
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _parse(text)
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _parse(text: str) -> YamlDocument:
+    doc = YamlDocument(text=text)
+    if text and not text.endswith(("\n", "\r")):
+        # eemeli/yaml keeps the final line break of a `|`/`>` block scalar that ends the
+        # file without one; libyaml drops it. A newline at the end changes nothing else.
+        text += "\n"
+    too_deep = _depth_guard(text)
+    if too_deep is not None:
+        doc.error = too_deep
+        return doc
+    try:
+        root = _compose(text)
+    except yaml.MarkedYAMLError as exc:
+        doc.error = _from_marked(exc)
+        return doc
+    except yaml.YAMLError as exc:  # unmarked reader errors, e.g. control characters
+        doc.error = YamlError("syntax", f"YAML error: {exc}", Span(0, 0, 0, 0))
+        return doc
+    doc.root = root
+    if root is None:
+        return doc
+    converter = _Converter()
+    try:
+        doc.value = converter.convert(root, 0)
+    except _LoadError as exc:
+        doc.error = exc.error
+    return doc
+
+
+def _compose(text: str) -> Node | None:
+    if len(text) < _SAFE_DEPTH_BOUND:
+        return _compose_here(text)
+    # The Cython composer recurses on the C stack: give it room in a thread of its own.
+    result: list[Node | None] = []
+    failure: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            result.append(_compose_here(text))
+        except BaseException as exc:  # re-raised in the caller's thread
+            failure.append(exc)
+
+    with _stack_size_lock:
+        old = _thread.stack_size(_COMPOSE_STACK_BYTES)
+        try:
+            worker = threading.Thread(target=work, name="yaml-compose", daemon=True)
+            worker.start()
+        finally:
+            _thread.stack_size(old)
+    worker.join()
+    if failure:
+        raise failure[0]
+    return result[0]
+
+
+def _compose_here(text: str) -> Node | None:
+    loader = _PositionLoader(text)
+    try:
+        node: Node | None = loader.get_single_node()
+        return node
+    finally:
+        loader.dispose()
+
+
+def _depth_guard(text: str) -> YamlError | None:
+    """Reject nesting deeper than MAX_DEPTH before libyaml spends quadratic time on it.
+
+    Nesting depth is at most the number of flow brackets plus the longest line (block
+    nesting needs a column per level), so most texts are cleared by two C-speed scans.
+    Only texts that cannot be cleared that way are walked event by event, stopping as soon
+    as the limit is passed.
+    """
+    if len(text) < _SAFE_DEPTH_BOUND:
+        return None
+    if text.count("[") + text.count("{") < _SAFE_DEPTH_BOUND // 2 and not _LONG_LINE.search(text):
+        return None
+    depth = 0
+    loader = _PositionLoader(text)
+    try:
+        while True:
+            event = loader.get_event()
+            if event is None:
+                return None
+            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    m = event.start_mark
+                    return YamlError(
+                        "too-deep",
+                        f"YAML nesting is deeper than {MAX_DEPTH} levels (AgentV's YAML parser fails "
+                        "with 'Maximum call stack size exceeded' at about 1,500)",
+                        Span(m.line, m.column, m.line, m.column + 1),
+                    )
+            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                depth -= 1
+    except yaml.YAMLError:
+        return None  # the real parse reports the syntax error with its position
+    finally:
+        loader.dispose()
+
+
+def _from_marked(exc: yaml.MarkedYAMLError) -> YamlError:
+    mark = exc.problem_mark or exc.context_mark
+    line, col = (mark.line, mark.column) if mark is not None else (0, 0)
+    problem = exc.problem or "syntax error"
+    kind: ErrorKind = "syntax"
+    if "expected a single document" in problem:
+        kind = "multiple-documents"
+        message = (
+            "The file contains more than one YAML document (a '---' separator); AgentV reads exactly one"
+        )
+    elif "undefined alias" in problem or "found duplicate anchor" in problem:
+        kind = "alias"
+        message = f"YAML alias error: {problem}"
+    else:
+        context = f" ({exc.context})" if exc.context else ""
+        message = f"YAML syntax error: {problem}{context}"
+    return YamlError(kind, message, Span(line, col, line, col + 1))
+
+
+class _LoadError(Exception):
+    def __init__(self, error: YamlError) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+
+class _AnchorUse:
+    __slots__ = ("alias_weight", "count")
+
+    def __init__(self) -> None:
+        self.count = 1  # the anchored definition itself counts once, as in eemeli/yaml
+        self.alias_weight = 0
+
+
+class _Converter:
+    """Node tree -> JSON-like values, with the runtime's duplicate-key and alias rules."""
+
+    def __init__(self) -> None:
+        self.values: dict[int, Any] = {}
+        self.anchors: dict[int, _AnchorUse] = {}
+        # children of a collection that were written as aliases (for the alias weight)
+        self.alias_children: dict[int, set[int]] = {}
+
+    def convert(self, node: Node, depth: int) -> Any:
+        key = id(node)
+        if key in self.values:
+            return self._alias(node)
+        if isinstance(node, ScalarNode):
+            value = _scalar_value(node)
+        elif depth >= MAX_DEPTH:
+            raise _LoadError(
+                YamlError("too-deep", f"YAML nesting is deeper than {MAX_DEPTH} levels", _head_span(node))
+            )
+        elif isinstance(node, SequenceNode):
+            items: list[Any] = []
+            self.values[key] = items
+            for child in node.value:
+                if id(child) in self.values:
+                    self.alias_children.setdefault(key, set()).add(id(child))
+                items.append(self.convert(child, depth + 1))
+            return items
+        else:
+            mapping: dict[str, Any] = {}
+            self.values[key] = mapping
+            self._fill_mapping(node, mapping, depth)
+            return mapping
+        self.values[key] = value
+        return value
+
+    def _fill_mapping(self, node: MappingNode, mapping: dict[str, Any], depth: int) -> None:
+        seen: dict[tuple[type, Any], Node] = {}
+        numeric_keys = False
+        for k_node, v_node in node.value:
+            for child in (k_node, v_node):
+                if id(child) in self.values:
+                    self.alias_children.setdefault(id(node), set()).add(id(child))
+            raw_key = self.convert(k_node, depth + 1)
+            ident = (type(raw_key), raw_key) if isinstance(k_node, ScalarNode) else (object, id(k_node))
+            if ident in seen:
+                raise _LoadError(
+                    YamlError("duplicate-key", "Map keys must be unique (duplicate key)", Span.of(k_node))
+                )
+            seen[ident] = k_node
+            key = _js_key(raw_key)
+            if key[:1].isdigit():
+                numeric_keys = True
+            mapping[key] = self.convert(v_node, depth + 1)
+        if numeric_keys:
+            _order_like_js_object(mapping)
+
+    def _alias(self, node: Node) -> Any:
+        use = self.anchors.get(id(node))
+        if use is None:
+            use = self.anchors[id(node)] = _AnchorUse()
+        use.count += 1
+        if use.alias_weight == 0:
+            use.alias_weight = self._alias_weight(node)
+        if use.count * use.alias_weight > MAX_ALIAS_COUNT:
+            raise _LoadError(
+                YamlError(
+                    "alias-limit",
+                    "Excessive alias count indicates a resource exhaustion attack "
+                    f"(an anchor is expanded more than {MAX_ALIAS_COUNT} times)",
+                    _head_span(node),
+                )
+            )
+        return self.values[id(node)]
+
+    def _alias_weight(self, node: Node) -> int:
+        """eemeli/yaml's getAliasCount: 1 for a scalar, else the heaviest child."""
+        if isinstance(node, ScalarNode):
+            return 1
+        aliased = self.alias_children.get(id(node), set())
+        children: list[Node] = (
+            [c for pair in node.value for c in pair] if isinstance(node, MappingNode) else list(node.value)
+        )
+        heaviest = 0
+        for child in children:
+            if id(child) in aliased:
+                use = self.anchors.get(id(child))
+                weight = use.count * use.alias_weight if use is not None else 0
+            else:
+                weight = self._alias_weight(child)
+            heaviest = max(heaviest, weight)
+        return heaviest
+
+
+def _scalar_value(node: ScalarNode) -> Any:
+    tag = node.tag
+    text: str = node.value
+    if tag == _PLAIN:
+        return resolve_plain(text)
+    if tag == _STR or tag is None:
+        return text
+    if tag in (_TAG_INT, _TAG_FLOAT, _TAG_BOOL, _TAG_NULL):
+        # An explicit core tag: the text is resolved as if it were plain; eemeli/yaml keeps
+        # the string when it does not fit the tag.
+        value = resolve_plain(text)
+        if tag == _TAG_NULL and value is None:
+            return None
+        if tag == _TAG_BOOL and isinstance(value, bool):
+            return value
+        if tag in (_TAG_INT, _TAG_FLOAT) and isinstance(value, (int, float)) and not isinstance(value, bool):
+            return value
+        return text
+    # Unknown tags (`!custom`): eemeli/yaml warns and keeps the scalar as a string.
+    return text
+
+
+def _js_key(value: Any) -> str:
+    """How a scalar key becomes a JavaScript object key (String(key), null -> "")."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        if value != value:
+            return "NaN"
+        if value in (float("inf"), float("-inf")):
+            return "Infinity" if value > 0 else "-Infinity"
+        return js_json_stringify(value)
+    return str(value)
+
+
+def _order_like_js_object(mapping: dict[str, Any]) -> None:
+    """JavaScript objects list array-index keys first, in ascending numeric order."""
+    index_keys = sorted(
+        (k for k in mapping if k.isdigit() and (k == "0" or k[0] != "0") and int(k) < 2**32 - 1),
+        key=int,
+    )
+    if not index_keys:
+        return
+    rest = [(k, v) for k, v in mapping.items() if k not in set(index_keys)]
+    ordered = [(k, mapping[k]) for k in index_keys] + rest
+    mapping.clear()
+    mapping.update(ordered)
+
+
+def ensure_recursion_headroom() -> None:
+    """Conversion recurses once per nesting level (at most MAX_DEPTH)."""
+    if sys.getrecursionlimit() < MAX_DEPTH + 500:
+        sys.setrecursionlimit(MAX_DEPTH + 500)
+
+
+ensure_recursion_headroom()
