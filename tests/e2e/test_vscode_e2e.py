@@ -1,0 +1,194 @@
+"""End-to-end: the packaged extension in code-server, driven by Chromium through Playwright.
+
+A copy of examples/ (or a small generated eval repository while examples/ is empty) gets one extra eval
+file with a deliberate error (role `usr`). The test then checks what a user sees: the squiggle and its
+Problems entry, the hover on a case id with the question text, the "Preview" code lens opening the
+preview panel with the chat prompt as bubbles (escaped, not rendered as HTML), and the panel following
+the cursor to the next case. Screenshots go to tests/e2e/artifacts/. Cold start to first diagnostic is
+printed and saved in artifacts/timings.json.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+REPO = Path(__file__).resolve().parents[2]
+ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+SMOKE_FILE = "e2e-smoke.yaml"
+QUESTION_MARKER = "E2E-MARKER: What is the capital of France?"
+INJECTION = "<img src=x onerror=alert(1)><b>not bold</b>"
+
+SMOKE_YAML = f"""\
+$schema: agentv-eval-v2
+description: Smoke-test eval file written by tests/e2e (the second case has a misspelt role).
+
+evalcases:
+  - id: capital-question
+    expected_outcome: The assistant answers Paris.
+    input_messages:
+      - role: system
+        content: |-
+          You are a geography tutor. {INJECTION}
+      - role: user
+        content: "{QUESTION_MARKER}"
+    expected_messages:
+      - role: assistant
+        content: Paris.
+
+  - id: broken-role
+    expected_outcome: The assistant greets the user.
+    input_messages:
+      - role: usr
+        content: Hello there, who are you?
+"""
+
+FALLBACK_CONFIG = """\
+$schema: agentv-config-v2
+guideline_patterns:
+  - "**/*.instructions.md"
+"""
+
+# Everything waits at most this long for one thing to appear.
+STEP_MS = 60_000
+
+
+def make_workspace(dst: Path) -> Path:
+    examples = REPO / "examples"
+    if (examples / ".agentv" / "config.yaml").exists():
+        shutil.copytree(examples, dst, ignore=shutil.ignore_patterns(".vscode", "__pycache__"))
+    else:
+        (dst / ".agentv").mkdir(parents=True)
+        (dst / ".agentv" / "config.yaml").write_text(FALLBACK_CONFIG)
+    (dst / "evals").mkdir(exist_ok=True)
+    (dst / "evals" / SMOKE_FILE).write_text(SMOKE_YAML)
+    return dst
+
+
+def shot(page, name: str) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / name))
+
+
+def open_file(page, name: str) -> None:
+    """Opens a workspace file through Quick Open (Ctrl+P)."""
+    page.locator(".monaco-workbench").wait_for(timeout=STEP_MS)
+    # The explorer has loaded the folder once a row shows up.
+    page.locator(".explorer-folders-view .monaco-list-row").first.wait_for(timeout=STEP_MS)
+    page.keyboard.press("Control+P")
+    box = page.locator(".quick-input-widget input")
+    box.wait_for(timeout=STEP_MS)
+    box.fill(name)
+    page.locator(".quick-input-list .monaco-list-row", has_text=name).first.wait_for(timeout=STEP_MS)
+    page.keyboard.press("Enter")
+    page.locator(".tab.active", has_text=name).wait_for(timeout=STEP_MS)
+
+
+def token(page, text: str):
+    """The editor token whose text is exactly `text`."""
+    return page.locator(".monaco-editor .view-line span span", has_text=re.compile(rf"^{re.escape(text)}$")).first
+
+
+def webview_frame(page):
+    """code-server puts a webview in iframe.webview, whose content is in an inner #active-frame."""
+    return page.frame_locator("iframe.webview.ready").frame_locator("#active-frame")
+
+
+def test_diagnostics_hover_preview(tmp_path: Path, chromium: str, code_server_factory) -> None:
+    from playwright.sync_api import sync_playwright
+
+    workspace = make_workspace(tmp_path / "ws")
+    cs = code_server_factory(workspace)
+    timings: dict[str, float] = {}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, headless=True, env=cs.env, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 860})
+        page.set_default_timeout(STEP_MS)
+        try:
+            t_goto = time.monotonic()
+            page.goto(cs.url, timeout=STEP_MS)
+            open_file(page, SMOKE_FILE)
+
+            # 1. Diagnostic squiggle on the misspelt role, and its Problems entry.
+            squiggle = page.locator(".monaco-editor .squiggly-error, .monaco-editor .squiggly-warning").first
+            squiggle.wait_for(timeout=STEP_MS)
+            now = time.monotonic()
+            timings["cold_start_to_first_diagnostic_s"] = round(now - cs.started_at, 2)
+            timings["page_load_to_first_diagnostic_s"] = round(now - t_goto, 2)
+            print(
+                f"\ncold start to first diagnostic: {timings['cold_start_to_first_diagnostic_s']:.1f}s "
+                f"(vsix install + code-server start + workbench + server); "
+                f"from page.goto: {timings['page_load_to_first_diagnostic_s']:.1f}s"
+            )
+            page.keyboard.press("Control+Shift+M")
+            problem = page.locator(".markers-panel .monaco-list-row", has_text="usr").first
+            problem.wait_for(timeout=STEP_MS)
+            assert "usr" in problem.inner_text()
+            shot(page, "01-diagnostics.png")
+            page.keyboard.press("Control+Shift+M")  # hide the panel again
+
+            # 2. Hover on a case id shows the exact question.
+            case_id = token(page, "capital-question")
+            case_id.wait_for(timeout=STEP_MS)
+            bb = case_id.bounding_box()
+            assert bb
+            page.mouse.move(bb["x"] + bb["width"] / 2, bb["y"] + bb["height"] / 2)
+            hover = page.locator(".monaco-hover:not(.hidden)", has_text="E2E-MARKER").first
+            hover.wait_for(timeout=STEP_MS)
+            assert QUESTION_MARKER in hover.inner_text()
+            shot(page, "02-hover.png")
+            page.mouse.move(5, 5)
+            page.keyboard.press("Escape")
+
+            # 3. The server's "Preview" code lens opens the preview panel with the chat prompt.
+            lens = page.locator(".monaco-editor .codelens-decoration a", has_text="Preview").first
+            lens.wait_for(timeout=STEP_MS)
+            lens.click()
+            frame = webview_frame(page)
+            user_bubble = frame.locator(".bubble.role-user", has_text="E2E-MARKER")
+            user_bubble.wait_for(timeout=STEP_MS)
+            assert QUESTION_MARKER in user_bubble.inner_text()
+            system_bubble = frame.locator(".bubble.role-system").first
+            # Eval content is shown as text, never interpreted as HTML.
+            assert "<img src=x" in system_bubble.inner_text()
+            assert frame.locator("img").count() == 0
+            assert frame.locator(".bubble b").count() == 0
+            assert frame.locator("h1").inner_text() == "capital-question"
+            time.sleep(0.5)
+            shot(page, "03-preview.png")
+
+            # 4. The panel follows the cursor into the next case.
+            other = token(page, "broken-role")
+            other.click()
+            frame.locator("h1", has_text="broken-role").wait_for(timeout=STEP_MS)
+            # Agent mode tab switches the rendered prompt.
+            frame.locator("button.tab[data-mode='agent']").click()
+            frame.locator("article[data-mode='agent']").wait_for(timeout=STEP_MS)
+            shot(page, "04-preview-follow.png")
+        except Exception:
+            try:
+                shot(page, "failure.png")
+            finally:
+                print(cs.exthost_logs())
+            raise
+        finally:
+            browser.close()
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    (ARTIFACTS / "timings.json").write_text(json.dumps(timings, indent=2) + "\n")

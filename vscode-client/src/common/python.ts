@@ -1,0 +1,165 @@
+// Pure logic: which commands may start the AgentV server, in which order, and how to explain failure.
+// No `vscode` import here: this module is unit-tested directly.
+import * as path from "path";
+
+export const SERVER_MODULE_ARGS = ["-m", "agentv_lsp", "serve"];
+/** Run by each probe: fails unless the interpreter can import the server and its LSP library. */
+export const PROBE_CODE =
+  "import sys; import agentv_lsp, pygls; print('%d.%d' % sys.version_info[:2], agentv_lsp.__file__)";
+
+export type CandidateSource = "setting-command" | "setting-pythonPath" | "python-extension" | "bundled";
+
+export interface LaunchCandidate {
+  source: CandidateSource;
+  /** Human-readable, used in logs and in the failure message. */
+  label: string;
+  command: string;
+  args: string[];
+  /** Added on top of the extension host's environment. */
+  env: Record<string, string>;
+  /** Check `import agentv_lsp` with this interpreter before starting it (not for an explicit command). */
+  probe: boolean;
+}
+
+export type PythonExtensionInfo =
+  | { state: "not-installed" }
+  | { state: "no-interpreter"; detail?: string }
+  | { state: "ok"; interpreter: string };
+
+export interface CandidateInputs {
+  serverCommand: string[];
+  pythonPath: string;
+  serverEnv: Record<string, string>;
+  pythonExtension: PythonExtensionInfo;
+  /** Absolute path of `<extension>/bundled/libs` when it holds the server, else undefined. */
+  bundledLibs?: string;
+  /** Interpreters tried with the bundled libs, in order, after the Python extension's one. */
+  systemPythons: string[];
+}
+
+export interface Plan {
+  candidates: LaunchCandidate[];
+  /** Ways that were considered but could not even be tried (shown in the failure message). */
+  skipped: string[];
+}
+
+/**
+ * The lookup order:
+ *  1. `agentv.server.command` (used as is, exclusively),
+ *  2. `agentv.server.pythonPath` (exclusively: an explicit choice never silently falls back),
+ *  3. the Python extension's active interpreter, if it has agentv_lsp installed,
+ *  4. the server bundled in the extension (`bundled/libs` on PYTHONPATH), run by the Python
+ *     extension's interpreter, then by each of `systemPythons`.
+ */
+export function planCandidates(inp: CandidateInputs): Plan {
+  const env = { ...inp.serverEnv };
+  const cmd = inp.serverCommand.filter((s) => typeof s === "string" && s.length > 0);
+  if (cmd.length > 0) {
+    return {
+      candidates: [
+        { source: "setting-command", label: `agentv.server.command (${cmd.join(" ")})`, command: cmd[0], args: cmd.slice(1), env, probe: false },
+      ],
+      skipped: [],
+    };
+  }
+  if (inp.pythonPath.trim()) {
+    const py = inp.pythonPath.trim();
+    return {
+      candidates: [
+        { source: "setting-pythonPath", label: `agentv.server.pythonPath (${py})`, command: py, args: [...SERVER_MODULE_ARGS], env, probe: true },
+      ],
+      skipped: [],
+    };
+  }
+  const candidates: LaunchCandidate[] = [];
+  const skipped: string[] = ["agentv.server.command and agentv.server.pythonPath: not set"];
+  const pyExt = inp.pythonExtension;
+  if (pyExt.state === "ok") {
+    candidates.push({
+      source: "python-extension",
+      label: `Python extension interpreter (${pyExt.interpreter})`,
+      command: pyExt.interpreter,
+      args: [...SERVER_MODULE_ARGS],
+      env,
+      probe: true,
+    });
+  } else if (pyExt.state === "not-installed") {
+    skipped.push("Python extension (ms-python.python): not installed");
+  } else {
+    skipped.push(`Python extension (ms-python.python): no active interpreter${pyExt.detail ? ` (${pyExt.detail})` : ""}`);
+  }
+  if (inp.bundledLibs) {
+    const bundledEnv = { ...env, PYTHONPATH: inp.bundledLibs, PYTHONNOUSERSITE: "1" };
+    const pythons = uniq([...(pyExt.state === "ok" ? [pyExt.interpreter] : []), ...inp.systemPythons]);
+    for (const py of pythons) {
+      candidates.push({
+        source: "bundled",
+        label: `bundled server (${inp.bundledLibs}) run by ${py}`,
+        command: py,
+        args: [...SERVER_MODULE_ARGS],
+        env: bundledEnv,
+        probe: true,
+      });
+    }
+  } else {
+    skipped.push("bundled server: this build of the extension has no bundled/libs");
+  }
+  return { candidates, skipped };
+}
+
+export interface Attempt {
+  label: string;
+  error: string;
+}
+
+/** The message shown when nothing could start. Names every way tried and how to fix it. */
+export function failureMessage(plan: Plan, attempts: Attempt[]): string {
+  const lines = [
+    ...plan.skipped.map((s) => `- ${s}`),
+    ...attempts.map((a) => `- ${a.label}: ${firstLine(a.error)}`),
+  ];
+  const explicit = plan.candidates.some((c) => c.source === "setting-command" || c.source === "setting-pythonPath");
+  const fix = explicit
+    ? "Fix the setting, or clear it to let the extension find a Python itself."
+    : 'Set "agentv.server.pythonPath" to a Python 3.11+ interpreter that has the agentv-lsp package installed (pip install agentv-lsp), or select such an interpreter in the Python extension.';
+  return `AgentV: could not start the language server. Tried:\n${lines.join("\n")}\n${fix}`;
+}
+
+/** Expand `${workspaceFolder}`, `${userHome}`, `~` and `${env:NAME}` in a path-like setting. */
+export function expandVariables(
+  value: string,
+  vars: { workspaceFolder?: string; home?: string; env?: Record<string, string | undefined> },
+): string {
+  let out = value.replace(/\$\{(workspaceFolder|userHome|env:([A-Za-z_][A-Za-z0-9_]*))\}/g, (m, name: string, envName?: string) => {
+    if (envName) return vars.env?.[envName] ?? "";
+    if (name === "workspaceFolder") return vars.workspaceFolder ?? m;
+    if (name === "userHome") return vars.home ?? m;
+    return m;
+  });
+  if (vars.home && (out === "~" || out.startsWith("~/") || out.startsWith("~\\"))) {
+    out = path.join(vars.home, out.slice(1));
+  }
+  return out;
+}
+
+/** Default interpreters for the bundled server, by platform. */
+export function defaultSystemPythons(platform: string): string[] {
+  return platform === "win32" ? ["py", "python"] : ["python3", "python"];
+}
+
+/** Extracts the interpreter path from what ms-python.python's API returns. */
+export function interpreterFromResolved(resolved: unknown): string | undefined {
+  const r = resolved as { executable?: { uri?: { fsPath?: string }; path?: string } } | undefined;
+  return r?.executable?.uri?.fsPath || undefined;
+}
+
+function uniq(xs: string[]): string[] {
+  return [...new Set(xs)];
+}
+
+function firstLine(s: string): string {
+  const lines = s.split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
+  // Python tracebacks put the useful line last.
+  const last = lines[lines.length - 1] ?? "unknown error";
+  return lines.length > 1 && /^Traceback/.test(lines[0]) ? last : lines[0] ?? last;
+}

@@ -1,0 +1,63 @@
+// Entry point: wires the server manager, the preview panel and the status item together.
+import { SECTION, readSettings } from "./common/settings";
+import * as vsc from "./common/vscodeapi";
+import type { ExtensionContext } from "./common/vscodeapi";
+import { parsePreviewTarget } from "./preview/model";
+import { PreviewPanel } from "./preview/panel";
+import { ServerManager } from "./server";
+import { StatusItem } from "./status";
+
+let manager: ServerManager | undefined;
+
+export async function activate(context: ExtensionContext): Promise<void> {
+  const log = vsc.createLogOutputChannel("AgentV");
+  context.subscriptions.push(log);
+  const settings = () => readSettings(vsc.getConfiguration(SECTION));
+
+  let preview: PreviewPanel | undefined;
+  let status: StatusItem | undefined;
+  const mgr = new ServerManager(context, log, {
+    onPreviewCase: (target) => preview?.showCase(target),
+    onPreviewFile: (uri) => preview?.showFile(uri),
+    onStateChange: (running) => {
+      void vsc.setContext("agentv.serverRunning", running);
+      status?.setSelector(mgr.documentSelector);
+      if (running) preview?.refreshNow();
+    },
+  });
+  manager = mgr;
+  preview = new PreviewPanel(
+    context.extensionUri,
+    mgr,
+    {
+      debounceMs: () => settings().previewDebounceMs,
+      followCursor: () => settings().previewFollowCursor,
+      isEvalDocument: (doc) => vsc.matchesSelector(mgr.documentSelector, doc),
+    },
+    log,
+  );
+  status = new StatusItem(mgr);
+  const panel = preview;
+  context.subscriptions.push(
+    mgr,
+    panel,
+    status,
+    // [{uri, caseId?, position?}] from a code lens or another extension; nothing from the palette.
+    vsc.registerCommand("agentv.showPreview", (...args: unknown[]) => panel.showCase(parsePreviewTarget(args))),
+    vsc.registerCommand("agentv.showFilePreview", (arg?: unknown) => panel.showFile(uriArg(arg))),
+    vsc.registerCommand("agentv.restartServer", () => mgr.restart("restart command")),
+    vsc.registerCommand("agentv.showServerLog", () => log.show()),
+  );
+  await mgr.start();
+}
+
+export async function deactivate(): Promise<void> {
+  await manager?.stop();
+  manager = undefined;
+}
+
+function uriArg(arg: unknown): string | undefined {
+  // From an explorer/editor context menu VS Code passes a Uri; other callers may pass {uri}.
+  if (arg && typeof arg === "object" && "scheme" in arg) return String(arg);
+  return parsePreviewTarget([arg])?.uri;
+}

@@ -1,0 +1,164 @@
+// Pure logic: the shapes returned by the server's agentv.previewCase / agentv.previewFile commands,
+// defensive normalisation of whatever comes back, and building the command arguments.
+
+/** LSP command ids implemented by the server (workspace/executeCommand). */
+export const SERVER_PREVIEW_CASE = "agentv.previewCase";
+export const SERVER_PREVIEW_FILE = "agentv.previewFile";
+/** Custom request for the language status item; optional on the server side. */
+export const STATUS_REQUEST = "agentv/status";
+
+export interface ChatMessage {
+  role: string;
+  content: string;
+}
+
+export interface PromptMode {
+  question: string;
+  guidelines: string;
+  chatPrompt: ChatMessage[] | null;
+}
+
+export interface JudgePrompt {
+  question: string;
+  systemPrompt: string;
+}
+
+export interface CasePreview {
+  id: string;
+  conversation_id: string | null;
+  expected_outcome: string;
+  lm: PromptMode;
+  agent: PromptMode;
+  guideline_paths: string[];
+  file_paths: string[];
+  reference_answer: string;
+  judge_prompt: JudgePrompt | null;
+  warnings: string[];
+}
+
+export interface FilePreview {
+  file: string;
+  load_error: string | null;
+  warnings: string[];
+  cases: CasePreview[];
+}
+
+export interface StatusInfo {
+  schema: string | null;
+  config: string | null;
+}
+
+export interface Pos {
+  line: number;
+  character: number;
+}
+
+/** Arguments for workspace/executeCommand agentv.previewCase: a case id wins over a position. */
+export function previewCaseArgs(uri: string, target: { caseId?: string; position?: Pos }): [Record<string, unknown>] {
+  if (target.caseId) return [{ uri, caseId: target.caseId }];
+  if (target.position) return [{ uri, position: { line: target.position.line, character: target.position.character } }];
+  return [{ uri }];
+}
+
+export function previewFileArgs(uri: string): [{ uri: string }] {
+  return [{ uri }];
+}
+
+/**
+ * Reads the first argument of an agentv.previewCase / agentv.showPreview invocation (from a code lens,
+ * a keybinding or another extension). Accepts `{uri, caseId?, position?}`; returns undefined otherwise.
+ */
+export function parsePreviewTarget(args: unknown[]): { uri: string; caseId?: string; position?: Pos } | undefined {
+  const a = args[0];
+  if (!a || typeof a !== "object") return undefined;
+  const o = a as Record<string, unknown>;
+  const uri = typeof o.uri === "string" ? o.uri : uriToString(o.uri);
+  if (!uri) return undefined;
+  const out: { uri: string; caseId?: string; position?: Pos } = { uri };
+  if (typeof o.caseId === "string" && o.caseId) out.caseId = o.caseId;
+  const p = o.position as Record<string, unknown> | undefined;
+  if (p && typeof p.line === "number" && typeof p.character === "number") out.position = { line: p.line, character: p.character };
+  return out;
+}
+
+function uriToString(u: unknown): string | undefined {
+  // A vscode.Uri passed by another extension.
+  if (u && typeof u === "object" && typeof (u as { toString: unknown }).toString === "function" && "scheme" in (u as object)) {
+    return String(u);
+  }
+  return undefined;
+}
+
+const str = (v: unknown, dflt = ""): string => (typeof v === "string" ? v : v == null ? dflt : String(v));
+const strOrNull = (v: unknown): string | null => (typeof v === "string" ? v : v == null ? null : String(v));
+const strList = (v: unknown): string[] => (Array.isArray(v) ? v.map((x) => str(x)) : []);
+
+function mode(v: unknown): PromptMode {
+  const o = (v && typeof v === "object" ? v : {}) as Record<string, unknown>;
+  const chat = Array.isArray(o.chatPrompt)
+    ? o.chatPrompt.map((m) => {
+        const mm = (m && typeof m === "object" ? m : {}) as Record<string, unknown>;
+        return { role: str(mm.role, "unknown"), content: typeof mm.content === "string" ? mm.content : JSON.stringify(mm.content ?? "", null, 2) };
+      })
+    : null;
+  return { question: str(o.question), guidelines: str(o.guidelines), chatPrompt: chat };
+}
+
+/** Normalises a server answer into a CasePreview; null when it is not a case. */
+export function normalizeCase(v: unknown): CasePreview | null {
+  if (!v || typeof v !== "object" || Array.isArray(v)) return null;
+  const o = v as Record<string, unknown>;
+  if (o.id == null) return null;
+  const jp = o.judge_prompt && typeof o.judge_prompt === "object" ? (o.judge_prompt as Record<string, unknown>) : null;
+  return {
+    id: str(o.id),
+    conversation_id: strOrNull(o.conversation_id),
+    expected_outcome: str(o.expected_outcome),
+    lm: mode(o.lm),
+    agent: mode(o.agent),
+    guideline_paths: strList(o.guideline_paths),
+    file_paths: strList(o.file_paths),
+    reference_answer: str(o.reference_answer),
+    judge_prompt: jp ? { question: str(jp.question), systemPrompt: str(jp.systemPrompt) } : null,
+    warnings: strList(o.warnings),
+  };
+}
+
+export function normalizeFile(v: unknown): FilePreview | null {
+  if (!v || typeof v !== "object" || Array.isArray(v)) return null;
+  const o = v as Record<string, unknown>;
+  return {
+    file: str(o.file),
+    load_error: strOrNull(o.load_error),
+    warnings: strList(o.warnings),
+    cases: (Array.isArray(o.cases) ? o.cases : []).map(normalizeCase).filter((c): c is CasePreview => c !== null),
+  };
+}
+
+export function normalizeStatus(v: unknown): StatusInfo | null {
+  if (!v || typeof v !== "object") return null;
+  const o = v as Record<string, unknown>;
+  return { schema: strOrNull(o.schema), config: strOrNull(o.config) };
+}
+
+/** Messages from the extension to the webview. */
+export type ToWebview =
+  | { type: "case"; case: CasePreview; fileName: string }
+  | { type: "file"; file: FilePreview; fileName: string }
+  | { type: "empty"; message: string }
+  | { type: "error"; message: string };
+
+/** Messages from the webview to the extension. */
+export type FromWebview =
+  | { type: "ready" }
+  | { type: "copy"; text: string }
+  | { type: "openFile"; path: string };
+
+export function parseFromWebview(m: unknown): FromWebview | undefined {
+  if (!m || typeof m !== "object") return undefined;
+  const o = m as Record<string, unknown>;
+  if (o.type === "ready") return { type: "ready" };
+  if (o.type === "copy" && typeof o.text === "string") return { type: "copy", text: o.text };
+  if (o.type === "openFile" && typeof o.path === "string" && o.path) return { type: "openFile", path: o.path };
+  return undefined;
+}

@@ -1,0 +1,342 @@
+// Finds a Python that can run the AgentV server, starts the LanguageClient, and restarts it cleanly.
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import {
+  type ConfigurationParams,
+  DidChangeConfigurationNotification,
+  type ExecuteCommandSignature,
+  ExecuteCommandRequest,
+  LanguageClient,
+  type LanguageClientOptions,
+  type Middleware,
+  RevealOutputChannelOn,
+  type ServerOptions,
+  State,
+  TransportKind,
+} from "vscode-languageclient/node";
+import { type Prober, probeInterpreter } from "./common/probe";
+import {
+  type Attempt,
+  type LaunchCandidate,
+  type Plan,
+  type PythonExtensionInfo,
+  defaultSystemPythons,
+  expandVariables,
+  failureMessage,
+  interpreterFromResolved,
+  planCandidates,
+} from "./common/python";
+import {
+  type DocumentFilter,
+  SECTION,
+  augmentConfiguration,
+  documentSelector,
+  needsRestart,
+  readSettings,
+  serverSettings,
+} from "./common/settings";
+import * as vsc from "./common/vscodeapi";
+import type { Disposable, ExtensionContext, LogOutputChannel, Uri } from "./common/vscodeapi";
+import {
+  type Pos,
+  SERVER_PREVIEW_CASE,
+  SERVER_PREVIEW_FILE,
+  STATUS_REQUEST,
+  parsePreviewTarget,
+  previewCaseArgs,
+  previewFileArgs,
+} from "./preview/model";
+
+export const CLIENT_ID = "agentv";
+export const CLIENT_NAME = "AgentV Language Server";
+const PYTHON_EXTENSION_ID = "ms-python.python";
+
+export interface ServerHooks {
+  /** The server's code lens / an LSP client invoked agentv.previewCase: open the panel. */
+  onPreviewCase(target: { uri: string; caseId?: string; position?: Pos } | undefined): void;
+  onPreviewFile(uri: string | undefined): void;
+  /** Called after every successful (re)start and after a stop. */
+  onStateChange(running: boolean): void;
+}
+
+/** Builds the launch plan from settings and the environment (vscode access only through vsc). */
+export async function resolvePlan(extensionPath: string, resource?: Uri): Promise<Plan> {
+  const s = readSettings(vsc.getConfiguration(SECTION, resource));
+  const folder = (resource && vsc.getWorkspaceFolder(resource)) ?? vsc.workspaceFolders()[0];
+  const vars = { workspaceFolder: folder?.uri.fsPath, home: os.homedir(), env: process.env };
+  const bundledLibs = path.join(extensionPath, "bundled", "libs");
+  const hasBundle = fs.existsSync(path.join(bundledLibs, "agentv_lsp", "__init__.py"));
+  const explicit = s.serverCommand.length > 0 || s.pythonPath.trim().length > 0;
+  return planCandidates({
+    serverCommand: s.serverCommand.map((c) => expandVariables(c, vars)),
+    pythonPath: expandVariables(s.pythonPath, vars),
+    serverEnv: s.serverEnv,
+    // Only ask the Python extension when no explicit setting decides (it may be slow to activate).
+    pythonExtension: explicit ? { state: "not-installed" } : await pythonExtensionInfo(resource),
+    bundledLibs: hasBundle ? bundledLibs : undefined,
+    systemPythons: defaultSystemPythons(process.platform),
+  });
+}
+
+export async function pythonExtensionInfo(resource?: Uri): Promise<PythonExtensionInfo> {
+  const ext = vsc.getExtension(PYTHON_EXTENSION_ID);
+  if (!ext) return { state: "not-installed" };
+  try {
+    if (!ext.isActive) await ext.activate();
+    const envs = ext.exports?.environments;
+    if (!envs?.getActiveEnvironmentPath) return { state: "no-interpreter", detail: "the extension has no environments API" };
+    const active = envs.getActiveEnvironmentPath(resource);
+    const resolved = await envs.resolveEnvironment(active);
+    const interpreter = interpreterFromResolved(resolved) ?? (typeof active?.path === "string" ? active.path : undefined);
+    return interpreter ? { state: "ok", interpreter } : { state: "no-interpreter" };
+  } catch (err) {
+    return { state: "no-interpreter", detail: String(err) };
+  }
+}
+
+/** Probes the candidates in order; the first that imports agentv_lsp wins. */
+export async function chooseCandidate(
+  plan: Plan,
+  probe: Prober,
+  cwd: string | undefined,
+  log?: (msg: string) => void,
+): Promise<{ chosen?: LaunchCandidate; attempts: Attempt[] }> {
+  const attempts: Attempt[] = [];
+  for (const c of plan.candidates) {
+    if (!c.probe) return { chosen: c, attempts };
+    const r = await probe(c.command, c.env, cwd);
+    log?.(`probe ${c.label}: ${r.ok ? "ok" : "failed"}: ${r.output}`);
+    if (r.ok) return { chosen: c, attempts };
+    attempts.push({ label: c.label, error: r.output });
+  }
+  return { attempts };
+}
+
+export class ServerManager implements Disposable {
+  private client: LanguageClient | undefined;
+  private candidate: LaunchCandidate | undefined;
+  private queue: Promise<void> = Promise.resolve();
+  private readonly disposables: Disposable[] = [];
+  private pythonEnvListener: Disposable | undefined;
+  private selector: DocumentFilter[] = documentSelector(readSettings(vsc.getConfiguration(SECTION)).evalGlobs);
+
+  constructor(
+    private readonly context: ExtensionContext,
+    readonly log: LogOutputChannel,
+    private readonly hooks: ServerHooks,
+    private readonly probe: Prober = probeInterpreter,
+  ) {
+    this.disposables.push(
+      vsc.onDidChangeConfiguration((e) => {
+        if (!e.affectsConfiguration(SECTION)) return;
+        if (needsRestart((s) => e.affectsConfiguration(s))) {
+          void this.restart("settings changed");
+        } else {
+          this.pushConfiguration();
+        }
+      }),
+      vsc.onDidGrantWorkspaceTrust(() => void this.restart("workspace trusted")),
+    );
+  }
+
+  get documentSelector(): DocumentFilter[] {
+    return this.selector;
+  }
+
+  get running(): boolean {
+    return this.client?.state === State.Running;
+  }
+
+  get launchedWith(): LaunchCandidate | undefined {
+    return this.candidate;
+  }
+
+  start(): Promise<void> {
+    return this.enqueue(() => this.doStart());
+  }
+
+  restart(reason: string): Promise<void> {
+    return this.enqueue(async () => {
+      this.log.info(`restarting the server: ${reason}`);
+      await this.doStop();
+      await this.doStart();
+    });
+  }
+
+  stop(): Promise<void> {
+    return this.enqueue(() => this.doStop());
+  }
+
+  async previewCase(uri: string, target: { caseId?: string; position?: Pos }): Promise<unknown> {
+    return this.executeOnServer(SERVER_PREVIEW_CASE, previewCaseArgs(uri, target));
+  }
+
+  async previewFile(uri: string): Promise<unknown> {
+    return this.executeOnServer(SERVER_PREVIEW_FILE, previewFileArgs(uri));
+  }
+
+  /** agentv/status for the language status item; undefined when the server does not implement it. */
+  async status(uri: string): Promise<unknown> {
+    const c = this.client;
+    if (!c || c.state !== State.Running) return undefined;
+    try {
+      return await c.sendRequest(STATUS_REQUEST, { uri });
+    } catch (err) {
+      this.log.debug(`${STATUS_REQUEST} unavailable: ${String(err)}`);
+      return undefined;
+    }
+  }
+
+  private async executeOnServer(command: string, args: unknown[]): Promise<unknown> {
+    const c = this.client;
+    if (!c || c.state !== State.Running) throw new Error("the AgentV language server is not running (see AgentV: Show Language Server Log)");
+    return c.sendRequest(ExecuteCommandRequest.type, { command, arguments: args });
+  }
+
+  private enqueue(job: () => Promise<void>): Promise<void> {
+    const next = this.queue.then(job, job);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private trusted(): boolean {
+    return vsc.isWorkspaceTrusted();
+  }
+
+  private rawSettings(): unknown {
+    return vsc.getConfiguration().get(SECTION) ?? {};
+  }
+
+  private pushConfiguration(): void {
+    const c = this.client;
+    if (!c || c.state !== State.Running) return;
+    void c
+      .sendNotification(DidChangeConfigurationNotification.type, {
+        settings: { [SECTION]: serverSettings(this.rawSettings(), this.trusted()) },
+      })
+      .catch((e) => this.log.warn(`didChangeConfiguration failed: ${String(e)}`));
+  }
+
+  private async doStart(): Promise<void> {
+    const settings = readSettings(vsc.getConfiguration(SECTION));
+    this.selector = documentSelector(settings.evalGlobs);
+    const extensionPath = this.context.extensionUri.fsPath;
+    const plan = await resolvePlan(extensionPath);
+    this.log.info(`server lookup: ${plan.skipped.join("; ") || "explicit setting"}`);
+    this.watchPythonExtension();
+    const { chosen, attempts } = await chooseCandidate(plan, this.probe, extensionPath, (m) => this.log.info(m));
+    if (!chosen) {
+      const msg = failureMessage(plan, attempts);
+      this.log.error(msg);
+      this.hooks.onStateChange(false);
+      void vsc.showErrorMessage(msg, "Open Settings", "Show Log").then((pick) => {
+        if (pick === "Open Settings") void vsc.openSettings("agentv.server");
+        if (pick === "Show Log") this.log.show();
+      });
+      return;
+    }
+    this.candidate = chosen;
+    const folder = vsc.workspaceFolders()[0]?.uri.fsPath;
+    // Never run `python -m` from the workspace folder: a workspace could shadow the agentv_lsp module.
+    const cwd = chosen.source === "setting-command" && this.trusted() && folder ? folder : extensionPath;
+    const env: Record<string, string> = { ...(process.env as Record<string, string>), PYTHONSAFEPATH: "1", ...chosen.env };
+    const serverOptions: ServerOptions = {
+      command: chosen.command,
+      args: chosen.args,
+      transport: TransportKind.stdio,
+      options: { cwd, env },
+    };
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: this.selector,
+      outputChannel: this.log,
+      revealOutputChannelOn: RevealOutputChannelOn.Never,
+      initializationOptions: { settings: serverSettings(this.rawSettings(), this.trusted()) },
+      middleware: this.middleware(),
+    };
+    this.log.info(`starting ${chosen.label}: ${[chosen.command, ...chosen.args].join(" ")} (cwd ${cwd})`);
+    const client = new LanguageClient(CLIENT_ID, CLIENT_NAME, serverOptions, clientOptions);
+    this.client = client;
+    const t0 = Date.now();
+    try {
+      await client.start();
+      this.log.info(`server started in ${Date.now() - t0} ms`);
+      this.hooks.onStateChange(true);
+      client.onDidChangeState((e) => this.hooks.onStateChange(e.newState === State.Running));
+    } catch (err) {
+      this.log.error(`server failed to start: ${String(err)}`);
+      this.hooks.onStateChange(false);
+      void vsc
+        .showErrorMessage(
+          `AgentV: the language server (${chosen.label}) failed to start: ${String(err)}`,
+          "Show Log",
+          "Open Settings",
+        )
+        .then((pick) => {
+          if (pick === "Show Log") this.log.show();
+          if (pick === "Open Settings") void vsc.openSettings("agentv.server");
+        });
+    }
+  }
+
+  private middleware(): Middleware {
+    return {
+      executeCommand: async (command: string, args: unknown[], next: ExecuteCommandSignature) => {
+        // The server's "Preview" code lens runs the LSP command agentv.previewCase; vscode-languageclient
+        // registered it as a VS Code command that lands here. Open the panel, and still answer the caller.
+        if (command === SERVER_PREVIEW_CASE) {
+          this.hooks.onPreviewCase(parsePreviewTarget(args));
+        } else if (command === SERVER_PREVIEW_FILE) {
+          this.hooks.onPreviewFile(parsePreviewTarget(args)?.uri);
+        }
+        return next(command, args);
+      },
+      provideCodeLenses: (document, token, next) => {
+        const enabled = readSettings(vsc.getConfiguration(SECTION, document.uri)).codeLensEnabled;
+        return enabled ? next(document, token) : [];
+      },
+      workspace: {
+        configuration: async (params: ConfigurationParams, token, next) => {
+          const results = await next(params, token);
+          if (!Array.isArray(results)) return results;
+          return augmentConfiguration(params.items, results, this.trusted());
+        },
+      },
+    };
+  }
+
+  private watchPythonExtension(): void {
+    if (this.pythonEnvListener) return;
+    const ext = vsc.getExtension(PYTHON_EXTENSION_ID);
+    const event = ext?.isActive ? ext.exports?.environments?.onDidChangeActiveEnvironmentPath : undefined;
+    if (typeof event !== "function") return;
+    const listener: Disposable = event(() => {
+      const src = this.candidate?.source;
+      if (src === "python-extension" || src === "bundled" || !this.running) void this.restart("Python interpreter changed");
+    });
+    this.pythonEnvListener = listener;
+    this.disposables.push(listener);
+  }
+
+  private async doStop(): Promise<void> {
+    const c = this.client;
+    this.client = undefined;
+    if (!c) return;
+    try {
+      if (c.state !== State.Stopped) await c.stop(5000);
+    } catch (err) {
+      this.log.warn(`stopping the server: ${String(err)}`);
+    }
+    try {
+      await c.dispose(2000);
+    } catch {
+      /* already stopped */
+    }
+    this.hooks.onStateChange(false);
+  }
+
+  async dispose(): Promise<void> {
+    this.disposables.forEach((d) => d.dispose());
+    await this.stop();
+  }
+}

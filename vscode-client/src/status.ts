@@ -1,0 +1,75 @@
+// Language status item ("{} AgentV" in the status bar for eval files): the schema and the
+// .agentv/config.yaml in use, from the server's optional agentv/status request.
+import * as path from "path";
+import * as vsc from "./common/vscodeapi";
+import type { Disposable, LanguageStatusItem } from "./common/vscodeapi";
+import type { DocumentFilter } from "./common/settings";
+import { normalizeStatus, type StatusInfo } from "./preview/model";
+
+export interface StatusSource {
+  running: boolean;
+  status(uri: string): Promise<unknown>;
+  launchedWith?: { label: string };
+}
+
+/** Pure: text, detail and severity of the item. */
+export function describeStatus(
+  running: boolean,
+  info: StatusInfo | null,
+  launchedWith: string | undefined,
+  configDisplay: (p: string) => string = (p) => p,
+): { text: string; detail: string; severity: "info" | "warning" | "error" } {
+  if (!running) return { text: "AgentV: server not running", detail: "Click to restart", severity: "error" };
+  if (!info) return { text: "AgentV", detail: launchedWith ? `server: ${launchedWith}` : "server running", severity: "info" };
+  const schema = info.schema ?? "no $schema";
+  const config = info.config ? `config: ${configDisplay(info.config)}` : "no .agentv/config.yaml (defaults)";
+  return { text: `AgentV ${schema}`, detail: config, severity: info.schema ? "info" : "warning" };
+}
+
+export class StatusItem implements Disposable {
+  private item: LanguageStatusItem | undefined;
+  private readonly disposables: Disposable[] = [];
+  private seq = 0;
+
+  constructor(private readonly source: StatusSource) {
+    this.disposables.push(vsc.onDidChangeActiveTextEditor(() => void this.update()));
+  }
+
+  /** (Re)creates the item for a document selector (it changes with agentv.evalGlobs). */
+  setSelector(selector: DocumentFilter[]): void {
+    this.item?.dispose();
+    this.item = vsc.createLanguageStatusItem("agentv.status", selector);
+    this.item.name = "AgentV";
+    void this.update();
+  }
+
+  async update(): Promise<void> {
+    const item = this.item;
+    if (!item) return;
+    const mine = ++this.seq;
+    const uri = vsc.activeTextEditor()?.document.uri;
+    let info: StatusInfo | null = null;
+    if (this.source.running && uri) {
+      item.busy = true;
+      info = normalizeStatus(await this.source.status(uri.toString()));
+      item.busy = false;
+    }
+    if (mine !== this.seq) return;
+    const folder = uri ? vsc.getWorkspaceFolder(uri) : undefined;
+    const d = describeStatus(this.source.running, info, this.source.launchedWith?.label, (p) =>
+      folder && path.isAbsolute(p) ? path.relative(folder.uri.fsPath, p) || p : p,
+    );
+    item.text = d.text;
+    item.detail = d.detail;
+    item.severity =
+      d.severity === "error" ? vsc.LanguageStatusSeverity.Error : d.severity === "warning" ? vsc.LanguageStatusSeverity.Warning : vsc.LanguageStatusSeverity.Information;
+    item.command = this.source.running
+      ? { title: "Show Log", command: "agentv.showServerLog" }
+      : { title: "Restart", command: "agentv.restartServer" };
+  }
+
+  dispose(): void {
+    this.item?.dispose();
+    this.disposables.forEach((d) => d.dispose());
+  }
+}
