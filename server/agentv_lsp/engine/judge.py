@@ -34,7 +34,7 @@ Be concise and focused in your evaluation. Provide succinct, specific feedback r
 {{reference_answer}}
 
 [[ ## candidate_answer ## ]]
-{{candidate_answer}}"""  # noqa: E501 - verbatim runtime text
+{{candidate_answer}}"""
 
 SYSTEM_PROMPT = "\n".join(
     [

@@ -75,6 +75,7 @@ def open_eval_file(
     fs: FileSystem,
     text: str | None = None,
     given_path: str | None = None,
+    doc: YamlDocument | None = None,
 ) -> EvalFile:
     """Steps 1-6 of `loadEvalCases`: config, parse, top-level checks. Never raises."""
     absolute = node_resolve(cwd, path)
@@ -82,7 +83,7 @@ def open_eval_file(
     search_roots = build_search_roots(absolute, repo_root, cwd)
     config = load_config(absolute, repo_root, fs)
     shown = given_path if given_path is not None else path
-    if text is None:
+    if text is None and doc is None:
         try:
             text = fs.read_text(absolute)
         except FileReadError as exc:
@@ -90,7 +91,8 @@ def open_eval_file(
             ef.notices.extend(config.notices)
             _fail(ef, str(exc), "file-unreadable")
             return ef
-    doc = parse_yaml(text)
+    if doc is None:
+        doc = parse_yaml(text)
     ef = EvalFile(absolute, shown, repo_root, cwd, fs, doc, config, search_roots)
     ef.notices.extend(config.notices)
     if doc.error is not None:

@@ -1,0 +1,170 @@
+"""`agentv-lsp check PATHS...`: expand paths, check every AgentV file, render, exit code."""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import sys
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from agentv_lsp.checks.document import CheckOptions, DocumentReport, check_document
+from agentv_lsp.checks.model import Diagnostic
+from agentv_lsp.engine.files import FileReadError, FileSystem
+from agentv_lsp.engine.targets import find_targets_file
+from agentv_lsp.yamlpos import Span
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+YAML_SUFFIXES = (".yaml", ".yml")
+# A file is worth parsing during a folder walk only if it can declare an AgentV schema.
+_SCHEMA_MARKER = "agentv-"
+
+
+@dataclass
+class CheckRun:
+    """The outcome of checking a set of paths."""
+
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    reports: list[DocumentReport] = field(default_factory=list)
+    files_checked: int = 0
+    missing_paths: list[str] = field(default_factory=list)
+
+
+def walk_yaml(root: str) -> Iterator[str]:
+    """YAML files under `root`, sorted, skipping `node_modules` and dot-folders like AgentV."""
+    try:
+        entries = sorted(os.scandir(root), key=lambda e: e.name)
+    except OSError as exc:
+        print(f"agentv-lsp: could not read directory {root}: {exc.strerror}", file=sys.stderr)
+        return
+    for entry in entries:
+        try:
+            if entry.is_dir():
+                if entry.name == "node_modules" or entry.name.startswith("."):
+                    continue
+                yield from walk_yaml(entry.path)
+            elif entry.name.lower().endswith(YAML_SUFFIXES) and entry.is_file():
+                yield entry.path
+        except OSError:
+            continue
+
+
+class Progress:
+    """A one-line progress bar on stderr, only on a terminal and only for many files."""
+
+    def __init__(self, total: int, enabled: bool) -> None:
+        self.total = total
+        self.enabled = enabled and total >= 20
+        self.last = 0.0
+
+    def update(self, done: int, current: str) -> None:
+        if not self.enabled or time.monotonic() - self.last < 0.1:
+            return
+        self.last = time.monotonic()
+        width = 30
+        filled = width * done // max(self.total, 1)
+        name = current if len(current) < 40 else "..." + current[-37:]
+        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{self.total} {name:<40}")
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            sys.stderr.write("\r" + " " * 90 + "\r")
+            sys.stderr.flush()
+
+
+def run_check(paths: Iterable[str], opts: CheckOptions, progress: bool = False) -> CheckRun:
+    run = CheckRun()
+    explicit: list[str] = []
+    walked: list[str] = []
+    for raw in paths:
+        path = os.path.abspath(raw)
+        if os.path.isdir(path):
+            walked.extend(walk_yaml(path))
+        elif os.path.exists(path):
+            explicit.append(path)
+        else:
+            run.missing_paths.append(raw)
+    queue: list[tuple[str, bool]] = [(p, True) for p in explicit] + [(p, False) for p in walked]
+    seen: set[str] = set()
+    bar = Progress(len(queue), progress)
+    index = 0
+    while index < len(queue):
+        path, named = queue[index]
+        index += 1
+        if path in seen:
+            continue
+        seen.add(path)
+        bar.update(index, os.path.relpath(path, opts.cwd))
+        report = _check_path(path, named, opts)
+        if report is None:
+            continue
+        run.files_checked += 1
+        run.reports.append(report)
+        run.diagnostics.extend(report.diagnostics)
+        # Walking a folder also checks the config and targets files its eval files use, even
+        # under .agentv/ (which the walk skips like AgentV does). A file named on the command
+        # line is checked alone: its config problems still show up on it as warnings.
+        if report.eval_file is not None and not named:
+            related = [*report.eval_file.config.skipped]
+            if report.eval_file.config.path:
+                related.append(report.eval_file.config.path)
+            targets = find_targets_file(report.eval_file.path, opts.repo_root, opts.cwd, opts.fs)
+            if targets:
+                related.append(targets)
+            queue.extend((p, True) for p in related if p not in seen)
+            bar.total = len(queue)
+    bar.close()
+    return run
+
+
+def _check_path(path: str, named: bool, opts: CheckOptions) -> DocumentReport | None:
+    try:
+        text = opts.fs.read_text(path)
+    except FileReadError as exc:
+        if not named:
+            return None
+        return DocumentReport(
+            path,
+            None,
+            None,
+            [  # type: ignore[arg-type]
+                Diagnostic(path, Span(0, 0, 0, 0), "error", "file-unreadable", f"Cannot read {path}: {exc}")
+            ],
+        )
+    if not named and _SCHEMA_MARKER not in text:
+        return None  # not an AgentV file: ignored unless named explicitly
+    report = check_document(path, text, opts)
+    if report.kind is None and not named:
+        return None
+    return report
+
+
+def run_check_command(args: argparse.Namespace) -> int:
+    from agentv_lsp.cli import default_repo_root, use_color
+    from agentv_lsp.report import RENDERERS
+
+    gc.disable()  # a short-lived process: the collector only costs time here
+    cwd = os.getcwd()
+    repo_root = os.path.abspath(args.repo_root) if args.repo_root else default_repo_root(cwd)
+    opts = CheckOptions(repo_root=repo_root, cwd=cwd, fs=FileSystem())
+    show_progress = not args.no_progress and sys.stderr.isatty() and args.format == "text"
+    try:
+        run = run_check(args.paths, opts, progress=show_progress)
+    except Exception as exc:  # an internal error must not look like "clean"
+        print(f"agentv-lsp: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    for missing in run.missing_paths:
+        print(f"agentv-lsp: path not found: {missing}", file=sys.stderr)
+    diagnostics = sorted(run.diagnostics, key=lambda d: (d.file, *d.sort_key()))
+    output = RENDERERS[args.format](diagnostics, cwd, use_color(args.color, sys.stdout), run.files_checked)
+    sys.stdout.write(output)
+    if run.missing_paths:
+        return EXIT_USAGE
+    if any(d.severity == "error" for d in diagnostics):
+        return EXIT_FINDINGS
+    if args.strict and any(d.severity == "warning" for d in diagnostics):
+        return EXIT_FINDINGS
+    return EXIT_OK

@@ -1,0 +1,48 @@
+"""JSON-schema issues (from `agentv_lsp.schemas`) as ranged diagnostics.
+
+The schemas describe what AgentV reads; anything they reject that the runtime still
+accepts is a `warning`. Failures that stop the runtime or `agentv validate` are reported by
+the parity and runtime checks with more specific messages, so a schema issue at a path that
+already has a diagnostic is dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Set
+
+from agentv_lsp import schemas
+from agentv_lsp.checks.model import Diagnostic
+from agentv_lsp.engine.model import YamlPath
+from agentv_lsp.yamlpos import YamlDocument
+
+
+def schema_diagnostics(
+    path: str, doc: YamlDocument, kind: schemas.SchemaKind, covered: Set[YamlPath] = frozenset()
+) -> list[Diagnostic]:
+    if doc.error is not None or doc.value is None:
+        return []
+    out: list[Diagnostic] = []
+    for issue in schemas.validate(doc.value, kind):
+        if issue.path in covered or any(
+            issue.path[: len(c)] == c and len(c) > 2 for c in covered if _is_drop(c)
+        ):
+            continue
+        span = doc.span_of(issue.path, key=issue.on_key)
+        out.append(
+            Diagnostic(
+                path,
+                span,
+                "warning",
+                issue.code,
+                issue.message,
+                issue.path,
+                dict(issue.data),
+                unnecessary=issue.code == "schema-unknown-key",
+            )
+        )
+    return out
+
+
+def _is_drop(path: YamlPath) -> bool:
+    """Messages the runtime drops are reported once, at the message: skip schema noise inside."""
+    return len(path) == 4 and path[2] in ("input_messages", "expected_messages")
