@@ -14,6 +14,7 @@ Environment knobs (all optional):
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -33,7 +34,9 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 CLIENT_DIR = REPO / "vscode-client"
 CACHE = Path(os.environ.get("AGENTV_E2E_CACHE", Path.home() / ".cache" / "agentv-lsp-e2e"))
-CODE_SERVER = Path(os.environ.get("CODE_SERVER", CACHE / "code-server" / "node_modules" / ".bin" / "code-server"))
+CODE_SERVER = Path(
+    os.environ.get("CODE_SERVER", CACHE / "code-server" / "node_modules" / ".bin" / "code-server")
+)
 CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 IN_CI = bool(os.environ.get("CI"))
 
@@ -112,6 +115,12 @@ class CodeServer:
     """time.monotonic() just before `code-server --install-extension` ran (cold start origin)."""
     ready_at: float
 
+    def agentv_log(self) -> str:
+        """The extension's own output channel (AgentV), as written by the extension host."""
+        return "\n".join(
+            p.read_text(errors="replace") for p in sorted(self.data_dir.glob("logs/**/AgentV.log"))
+        )
+
     def exthost_logs(self, tail: int = 6000) -> str:
         out = []
         for log in sorted(self.data_dir.glob("logs/**/exthost*/**/*.log")):
@@ -149,17 +158,22 @@ def server_settings() -> dict[str, object]:
 
 
 def start_code_server(
-    tmp: Path, bin_path: Path, vsix_path: Path, workspace: Path, extra_settings: dict[str, object] | None = None
+    tmp: Path,
+    bin_path: Path,
+    vsix_path: Path,
+    workspace: Path,
+    workspace_settings: dict[str, object] | None = None,
+    extra_env: dict[str, str] | None = None,
 ) -> tuple[CodeServer, subprocess.Popen[bytes]]:
     home, data, ext = tmp / "home", tmp / "data", tmp / "ext"
     for d in (home, data / "User", ext):
         d.mkdir(parents=True, exist_ok=True)
-    settings = server_settings()
     (data / "User" / "settings.json").write_text(json.dumps(_user_settings({}), indent=2))
     # The interpreter goes into the *workspace* settings, as a user would do it.
     vscode_dir = workspace / ".vscode"
     vscode_dir.mkdir(exist_ok=True)
-    (vscode_dir / "settings.json").write_text(json.dumps({**settings, **(extra_settings or {})}, indent=2))
+    ws_settings = server_settings() if workspace_settings is None else workspace_settings
+    (vscode_dir / "settings.json").write_text(json.dumps(ws_settings, indent=2))
     env = {
         **os.environ,
         "HOME": str(home),
@@ -167,6 +181,7 @@ def start_code_server(
         "XDG_DATA_HOME": str(home / ".local/share"),
         "XDG_CACHE_HOME": str(home / ".cache"),
         "TMPDIR": str(tmp),
+        **(extra_env or {}),
     }
     env.pop("VSCODE_IPC_HOOK_CLI", None)
     common = ["--user-data-dir", str(data), "--extensions-dir", str(ext)]
@@ -202,7 +217,8 @@ def start_code_server(
             if proc.poll() is not None or time.monotonic() > deadline:
                 stop_process_group(proc)
                 raise RuntimeError(
-                    "code-server did not come up:\n" + (tmp / "code-server.log").read_text(errors="replace")[-4000:]
+                    "code-server did not come up:\n"
+                    + (tmp / "code-server.log").read_text(errors="replace")[-4000:]
                 ) from None
             time.sleep(0.2)
     cs = CodeServer(
@@ -230,22 +246,23 @@ def stop_process_group(proc: subprocess.Popen[bytes]) -> None:
             proc.wait(timeout=10)
     else:
         # The wrapper exited; its children may not have.
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
 
 
 @pytest.fixture
-def code_server_factory(
-    tmp_path: Path, chromium: str, code_server_bin: Path, vsix: Path
-) -> Iterator[object]:
+def code_server_factory(tmp_path: Path, chromium: str, code_server_bin: Path, vsix: Path) -> Iterator[object]:
     procs: list[subprocess.Popen[bytes]] = []
     # Short: chromium and VS Code put unix sockets in TMPDIR (108-byte path limit).
     short = Path(tempfile.mkdtemp(prefix="agentv-e2e-", dir="/tmp" if os.path.isdir("/tmp") else None))
 
-    def factory(workspace: Path, extra_settings: dict[str, object] | None = None) -> CodeServer:
-        cs, proc = start_code_server(short / f"cs{len(procs)}", code_server_bin, vsix, workspace, extra_settings)
+    def factory(
+        workspace: Path, settings: dict[str, object] | None = None, env: dict[str, str] | None = None
+    ) -> CodeServer:
+        """settings: the workspace's .vscode/settings.json (default: the server interpreter, see server_settings)."""
+        cs, proc = start_code_server(
+            short / f"cs{len(procs)}", code_server_bin, vsix, workspace, settings, env
+        )
         procs.append(proc)
         return cs
 

@@ -58,7 +58,10 @@ export npm_config_audit=false npm_config_fund=false npm_config_update_notifier=f
 } >&2
 test -f "$DEST/node_modules/code-server/lib/vscode/node_modules/node-pty/build/Release/pty.node" \
   || { echo "node-pty did not build (npm skipped install scripts?)" >&2; exit 1; }
-"$BIN" --version >&2
+# --version with a throwaway HOME: code-server writes ~/.config/code-server/config.yaml on first run.
+VHOME=$(mktemp -d)
+HOME="$VHOME" XDG_CONFIG_HOME="$VHOME/.config" XDG_DATA_HOME="$VHOME/.local/share" "$BIN" --version >&2
+rm -rf "$VHOME"
 touch "$STAMP"
 echo "code-server installed: $BIN" >&2
 echo "$BIN"

@@ -14,9 +14,17 @@ import json
 import re
 import shutil
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
+
+if TYPE_CHECKING:
+    from playwright.sync_api import FrameLocator, Locator, Page
+
+# The code_server_factory fixture (conftest.py): (workspace, settings=None, env=None) -> CodeServer
+Factory = Callable[..., Any]
 
 pytestmark = pytest.mark.e2e
 
@@ -82,12 +90,12 @@ def make_workspace(dst: Path) -> Path:
     return dst
 
 
-def shot(page, name: str) -> None:
+def shot(page: Page, name: str) -> None:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / name))
 
 
-def open_file(page, name: str) -> None:
+def open_file(page: Page, name: str) -> None:
     """Opens a workspace file through Quick Open (Ctrl+P)."""
     page.locator(".monaco-workbench").wait_for(timeout=STEP_MS)
     # The explorer has loaded the folder once a row shows up.
@@ -101,17 +109,19 @@ def open_file(page, name: str) -> None:
     page.locator(".tab.active", has_text=name).wait_for(timeout=STEP_MS)
 
 
-def token(page, text: str):
+def token(page: Page, text: str) -> Locator:
     """The editor token whose text is exactly `text`."""
-    return page.locator(".monaco-editor .view-line span span", has_text=re.compile(rf"^{re.escape(text)}$")).first
+    return page.locator(
+        ".monaco-editor .view-line span span", has_text=re.compile(rf"^{re.escape(text)}$")
+    ).first
 
 
-def webview_frame(page):
+def webview_frame(page: Page) -> FrameLocator:
     """code-server puts a webview in iframe.webview, whose content is in an inner #active-frame."""
     return page.frame_locator("iframe.webview.ready").frame_locator("#active-frame")
 
 
-def test_diagnostics_hover_preview(tmp_path: Path, chromium: str, code_server_factory) -> None:
+def test_diagnostics_hover_preview(tmp_path: Path, chromium: str, code_server_factory: Factory) -> None:
     from playwright.sync_api import sync_playwright
 
     workspace = make_workspace(tmp_path / "ws")
@@ -192,3 +202,49 @@ def test_diagnostics_hover_preview(tmp_path: Path, chromium: str, code_server_fa
             browser.close()
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     (ARTIFACTS / "timings.json").write_text(json.dumps(timings, indent=2) + "\n")
+
+
+def test_bundled_server_without_settings(
+    tmp_path: Path, chromium: str, vsix: Path, code_server_factory: Factory
+) -> None:
+    """No agentv.server.* setting and no Python extension: the server bundled in the .vsix must start,
+    run by a bare `python3` that has neither agentv_lsp nor pygls installed."""
+    import os
+    import sys
+    import zipfile
+
+    from playwright.sync_api import sync_playwright
+
+    with zipfile.ZipFile(vsix) as z:
+        if "extension/bundled/libs/agentv_lsp/__init__.py" not in z.namelist():
+            pytest.fail(f"{vsix} has no bundled server (extension/bundled/libs/agentv_lsp)", pytrace=False)
+    # A bare interpreter of the same version as the one the bundle was built with.
+    base = Path(getattr(sys, "_base_executable", sys.executable)).resolve()
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "python3").symlink_to(base)
+    workspace = make_workspace(tmp_path / "ws")
+    cs = code_server_factory(
+        workspace, settings={}, env={"PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+    )
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, headless=True, env=cs.env, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 860})
+        page.set_default_timeout(STEP_MS)
+        try:
+            page.goto(cs.url, timeout=STEP_MS)
+            open_file(page, SMOKE_FILE)
+            page.locator(".monaco-editor .squiggly-error, .monaco-editor .squiggly-warning").first.wait_for(
+                timeout=STEP_MS
+            )
+            log = cs.agentv_log()
+            assert "bundled server" in log, log
+            assert re.search(r"probe bundled server .* ok: .*bundled/libs/agentv_lsp", log), log
+        except Exception:
+            try:
+                shot(page, "failure-bundled.png")
+            finally:
+                print(cs.exthost_logs())
+            raise
+        finally:
+            browser.close()

@@ -53,5 +53,5 @@ if (!existsSync(join(target, "agentv_lsp", "__init__.py"))) {
 const platform = run(python, ["-c", "import sysconfig; print(sysconfig.get_platform())"]).trim();
 writeFileSync(join(target, ".agentv-bundle.json"), JSON.stringify({ python: version, platform }, null, 2) + "\n");
 // Smoke test: the bundle imports with a clean path.
-run(python, ["-I", "-c", `import sys; sys.path.insert(0, ${JSON.stringify(target)}); import agentv_lsp, pygls, yaml, jsonschema`]);
+run(python, ["-I", "-B", "-c", `import sys; sys.path.insert(0, ${JSON.stringify(target)}); import agentv_lsp, pygls, yaml, jsonschema`]);
 console.log(`bundle-python: ok (Python ${version}, ${platform})`);
