@@ -53,10 +53,19 @@ class EvalFile:
     global_execution: dict[str, Any] | None = None
     raw_cases: list[Any] = field(default_factory=list)
     notices: list[Notice] = field(default_factory=list)  # config + suite-level notices, in order
+    _resolutions: dict[str, Resolution] = field(default_factory=dict, repr=False)
 
     @property
     def loaded(self) -> bool:
         return self.load_error is None
+
+    def resolve(self, raw: str) -> Resolution:
+        """`resolveFileReference` over this file's search roots, once per distinct value
+        (suite-level evaluators and shared snippets repeat in every case)."""
+        found = self._resolutions.get(raw)
+        if found is None:
+            found = self._resolutions[raw] = resolve_reference(raw, self.search_roots, self.fs)
+        return found
 
 
 @dataclass(slots=True)
@@ -315,7 +324,7 @@ def _process_messages(
                 value = raw_segment.get("value")
                 if not isinstance(value, str) or not value:
                     continue
-                res = resolve_reference(value, ef.search_roots, ef.fs)
+                res = ef.resolve(value)
                 if res.resolved_path is None:
                     context = "" if is_input else " in expected_messages"
                     notices.append(
@@ -397,7 +406,7 @@ def _resolve_assistant_content(
             value = entry.get("value")
             if not isinstance(value, str) or not value:
                 continue
-            res = resolve_reference(value, ef.search_roots, ef.fs)
+            res = ef.resolve(value)
             seg_path = (*content_path, seg_index)
             if res.resolved_path is None:
                 notices.append(
@@ -540,7 +549,7 @@ def _parse_evaluators(
             cwd = cwd if isinstance(cwd, str) else None
             resolved_cwd: str | None = None
             if cwd:
-                res = resolve_reference(cwd, ef.search_roots, ef.fs)
+                res = ef.resolve(cwd)
                 if res.resolved_path is not None:
                     resolved_cwd = res.resolved_path
                 else:
@@ -564,7 +573,7 @@ def _parse_evaluators(
         prompt = prompt if isinstance(prompt, str) else None
         prompt_path: str | None = None
         if prompt:
-            res = resolve_reference(prompt, ef.search_roots, ef.fs)
+            res = ef.resolve(prompt)
             if res.resolved_path is not None:
                 prompt_path = res.resolved_path
             else:

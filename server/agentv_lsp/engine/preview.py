@@ -9,7 +9,7 @@ from agentv_lsp.engine.jsrt import relative_display
 from agentv_lsp.engine.judge import CANDIDATE_PLACEHOLDER, build_judge_prompt
 from agentv_lsp.engine.loader import CaseOutcome, EvalFile, load_case
 from agentv_lsp.engine.model import EvalCase, Notice
-from agentv_lsp.engine.prompt import build_prompt_inputs, read_guidelines
+from agentv_lsp.engine.prompt import build_both_modes
 
 
 def preview_case(
@@ -17,9 +17,7 @@ def preview_case(
 ) -> dict[str, Any]:
     """One element of `cases`: both modes, paths relative to the repo root, the judge prompt."""
     fs: FileSystem = ef.fs
-    guidelines = read_guidelines(case, fs, notices)
-    lm = build_prompt_inputs(case, "lm", fs, notices, guidelines=guidelines)
-    agent = build_prompt_inputs(case, "agent", fs, notices, guidelines=guidelines)
+    lm, agent = build_both_modes(case, fs, notices)
     judge = build_judge_prompt(case, lm, fs, notices, candidate)
     root = ef.repo_root
     return {

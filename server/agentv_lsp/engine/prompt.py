@@ -26,6 +26,18 @@ from agentv_lsp.engine.model import EvalCase, Mode, Notice, PromptInputs
 Segment = dict[str, Any]
 
 
+def build_both_modes(
+    case: EvalCase, fs: FileSystem, notices: list[Notice] | None = None
+) -> tuple[PromptInputs, PromptInputs]:
+    """LM and agent prompt inputs, sharing the mode-independent work."""
+    guidelines = read_guidelines(case, fs, notices)
+    by_message = segments_by_message(case)
+    return (
+        build_prompt_inputs(case, "lm", fs, notices, guidelines, by_message),
+        build_prompt_inputs(case, "agent", fs, notices, guidelines, by_message),
+    )
+
+
 def read_guidelines(case: EvalCase, fs: FileSystem, notices: list[Notice] | None = None) -> str:
     """The `guidelines` string: `<file path="basename">` blocks of the trimmed contents."""
     parts: list[tuple[str, str | None]] = []
@@ -54,15 +66,17 @@ def build_prompt_inputs(
     fs: FileSystem,
     notices: list[Notice] | None = None,
     guidelines: str | None = None,
+    by_message: list[list[Segment]] | None = None,
 ) -> PromptInputs:
     """The same result as the runtime's `buildPromptInputs(case, mode)`.
 
-    `guidelines` may be passed in when already computed for the other mode (they do not
-    depend on the mode); otherwise the guideline files are read here.
+    `guidelines` and `by_message` do not depend on the mode: pass them in when already
+    computed for the other mode; otherwise they are computed here.
     """
     if guidelines is None:
         guidelines = read_guidelines(case, fs, notices)
-    by_message = segments_by_message(case)
+    if by_message is None:
+        by_message = segments_by_message(case)
     role_markers = needs_role_markers(case.input_messages, by_message)
     if role_markers:
         question = _marker_question(case.input_messages, by_message, mode)

@@ -1,0 +1,62 @@
+"""Shared helpers for the benchmarks: generate (and cache) the workloads of
+../shared/bench/make_workload.py and run measured subprocesses."""
+
+from __future__ import annotations
+
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("AGENTV_SHARED", REPO.parent / "shared"))
+CACHE = Path(os.environ.get("AGENTV_BENCH_CACHE", Path.home() / ".cache" / "agentv-lsp-bench"))
+
+
+def workload(cases: int, files: int = 1, no_tool: bool = False) -> Path:
+    """The workload folder for `cases` cases split over `files` files (generated once)."""
+    name = f"w{cases}" + (f"x{files}" if files > 1 else "") + ("nt" if no_tool else "")
+    target = CACHE / name
+    if not (target / ".done").exists():
+        script = SHARED / "bench" / "make_workload.py"
+        if not script.exists():
+            sys.exit(f"benchmarks need {script} (../shared beside the repository)")
+        args = [sys.executable, str(script), str(target), "--cases", str(cases)]
+        if files > 1:
+            args += ["--files", str(files)]
+        if no_tool:
+            args.append("--no-tool")
+        subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
+        (target / ".done").write_text("ok")
+    return target
+
+
+def eval_files(root: Path) -> list[Path]:
+    return sorted((root / "evals").rglob("*.yaml"))
+
+
+def run_measured(args: list[str], cwd: Path, repeat: int = 5) -> tuple[float, float, float]:
+    """Whole-process wall time: (median, min, max) over `repeat` runs after one warm-up,
+    and the peak RSS (MiB) of the largest child."""
+    times = []
+    subprocess.run(args, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # warm-up
+    for _ in range(repeat):
+        start = time.perf_counter()
+        subprocess.run(args, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        times.append(time.perf_counter() - start)
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    return statistics.median(times), min(times), peak
+
+
+def peak_rss_of(args: list[str], cwd: Path) -> float:
+    """Peak RSS (MiB) of one run, measured by a wrapper process so earlier children do not count."""
+    probe = (
+        "import resource,subprocess,sys;"
+        "subprocess.run(sys.argv[1:],stdout=subprocess.DEVNULL,stderr=subprocess.DEVNULL);"
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+    )
+    out = subprocess.run([sys.executable, "-c", probe, *args], cwd=cwd, capture_output=True, text=True)
+    return int(out.stdout.strip() or 0) / 1024
