@@ -76,6 +76,8 @@ export async function resolvePlan(extensionPath: string, resource?: Uri): Promis
     pythonExtension: explicit ? { state: "not-installed" } : await pythonExtensionInfo(resource),
     bundledLibs: hasBundle ? bundledLibs : undefined,
     systemPythons: defaultSystemPythons(process.platform),
+    trusted: vsc.isWorkspaceTrusted(),
+    workspaceFolders: vsc.workspaceFolders().map((f) => f.uri.fsPath),
   });
 }
 
@@ -240,7 +242,7 @@ export class ServerManager implements Disposable {
     const folder = vsc.workspaceFolders()[0]?.uri.fsPath;
     // Never run `python -m` from the workspace folder: a workspace could shadow the agentv_lsp module.
     const cwd = chosen.source === "setting-command" && this.trusted() && folder ? folder : extensionPath;
-    const env: Record<string, string> = { ...(process.env as Record<string, string>), PYTHONSAFEPATH: "1", ...chosen.env };
+    const env: Record<string, string> = { ...(process.env as Record<string, string>), ...chosen.env };
     const serverOptions: ServerOptions = {
       command: chosen.command,
       args: chosen.args,

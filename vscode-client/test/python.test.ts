@@ -17,6 +17,8 @@ const base: CandidateInputs = {
   pythonExtension: { state: "not-installed" },
   bundledLibs: "/ext/bundled/libs",
   systemPythons: ["python3", "python"],
+  trusted: true,
+  workspaceFolders: ["/ws"],
 };
 
 describe("planCandidates: lookup order", () => {
@@ -63,6 +65,13 @@ describe("planCandidates: lookup order", () => {
     assert.ok(plan.candidates.every((c) => c.probe));
     assert.equal(plan.candidates[1].env.PYTHONNOUSERSITE, "1");
     assert.equal(plan.candidates[1].env.EXTRA, "1");
+    // `python -m` never imports from the working directory.
+    assert.ok(plan.candidates.every((c) => c.env.PYTHONSAFEPATH === "1"));
+  });
+
+  it("does not set PYTHONSAFEPATH for an explicit command (it may be a script that imports its siblings)", () => {
+    const plan = planCandidates({ ...base, serverCommand: ["python", "/srv/server.py"] });
+    assert.equal(plan.candidates[0].env.PYTHONSAFEPATH, undefined);
   });
 
   it("ignores empty strings in the command setting", () => {
@@ -82,6 +91,31 @@ describe("planCandidates: lookup order", () => {
     const plan = planCandidates({ ...base, pythonExtension: { state: "no-interpreter", detail: "boom" } });
     assert.match(plan.skipped.join("\n"), /no active interpreter \(boom\)/);
     assert.deepEqual(plan.candidates.map((c) => c.command), ["python3", "python"]);
+  });
+});
+
+describe("planCandidates: untrusted workspace", () => {
+  it("never runs an interpreter from inside the workspace folders", () => {
+    const plan = planCandidates({
+      ...base,
+      trusted: false,
+      pythonExtension: { state: "ok", interpreter: "/ws/.venv/bin/python" },
+    });
+    assert.deepEqual(plan.candidates.map((c) => c.command), ["python3", "python"]);
+    assert.match(plan.skipped.join("\n"), /\/ws\/\.venv\/bin\/python.*inside the untrusted workspace/);
+  });
+
+  it("blocks a user-level pythonPath that points into the workspace, but allows one outside", () => {
+    const inside = planCandidates({ ...base, trusted: false, pythonPath: "/ws/sub/../.venv/bin/python" });
+    assert.deepEqual(inside.candidates, []);
+    assert.match(failureMessage(inside, []), /untrusted workspace/);
+    const outside = planCandidates({ ...base, trusted: false, pythonPath: "/wsx/bin/python" });
+    assert.equal(outside.candidates.length, 1);
+  });
+
+  it("trusted workspaces may use their own virtual environment", () => {
+    const plan = planCandidates({ ...base, pythonPath: "/ws/.venv/bin/python" });
+    assert.equal(plan.candidates[0].command, "/ws/.venv/bin/python");
   });
 });
 

@@ -76,6 +76,14 @@ describe("resolvePlan (settings through the vscode API)", () => {
     assert.deepEqual(plan.candidates, []);
   });
 
+  it("skips a workspace interpreter from the Python extension when the workspace is not trusted", async () => {
+    mock.trusted = false;
+    mock.folders = [{ uri: Uri.file("/ws"), name: "ws", index: 0 }];
+    mock.extensions["ms-python.python"] = pythonExtension("/ws/.venv/bin/python");
+    const plan = await resolvePlan(tmpExtension(true));
+    assert.deepEqual(plan.candidates.map((c) => c.command), ["python3", "python"]);
+  });
+
   it("passes agentv.server.env to every candidate", async () => {
     mock.settings["agentv.server.env"] = { AGENTV_LOG: "debug" };
     const plan = await resolvePlan(tmpExtension(true));
@@ -111,6 +119,8 @@ describe("chooseCandidate", () => {
     pythonExtension: { state: "ok" as const, interpreter: "/venv/bin/python" },
     bundledLibs: "/ext/bundled/libs",
     systemPythons: ["python3"],
+    trusted: true,
+    workspaceFolders: [],
   };
 
   it("takes the first interpreter that imports the server", async () => {

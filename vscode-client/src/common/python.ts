@@ -35,7 +35,14 @@ export interface CandidateInputs {
   bundledLibs?: string;
   /** Interpreters tried with the bundled libs, in order, after the Python extension's one. */
   systemPythons: string[];
+  /** vscode.workspace.isTrusted. Untrusted: no program from inside the workspace folders is run. */
+  trusted: boolean;
+  /** Absolute paths of the workspace folders. */
+  workspaceFolders: string[];
 }
+
+/** Env for `python -m agentv_lsp`: never put the working directory on sys.path (Python 3.11+). */
+const MODULE_ENV = { PYTHONSAFEPATH: "1" };
 
 export interface Plan {
   candidates: LaunchCandidate[];
@@ -52,7 +59,24 @@ export interface Plan {
  *     extension's interpreter, then by each of `systemPythons`.
  */
 export function planCandidates(inp: CandidateInputs): Plan {
+  const plan = planAll(inp);
+  if (inp.trusted) return plan;
+  // Untrusted workspace: a program inside the workspace (e.g. its .venv) could be anything.
+  const inside = (cmd: string) =>
+    path.isAbsolute(cmd) && inp.workspaceFolders.some((f) => isInside(path.resolve(cmd), path.resolve(f)));
+  const blocked = plan.candidates.filter((c) => inside(c.command));
+  return {
+    candidates: plan.candidates.filter((c) => !inside(c.command)),
+    skipped: [
+      ...plan.skipped,
+      ...blocked.map((c) => `${c.label}: not run, it is inside the untrusted workspace (trust the workspace to use it)`),
+    ],
+  };
+}
+
+function planAll(inp: CandidateInputs): Plan {
   const env = { ...inp.serverEnv };
+  const moduleEnv = { ...MODULE_ENV, ...env };
   const cmd = inp.serverCommand.filter((s) => typeof s === "string" && s.length > 0);
   if (cmd.length > 0) {
     return {
@@ -66,7 +90,7 @@ export function planCandidates(inp: CandidateInputs): Plan {
     const py = inp.pythonPath.trim();
     return {
       candidates: [
-        { source: "setting-pythonPath", label: `agentv.server.pythonPath (${py})`, command: py, args: [...SERVER_MODULE_ARGS], env, probe: true },
+        { source: "setting-pythonPath", label: `agentv.server.pythonPath (${py})`, command: py, args: [...SERVER_MODULE_ARGS], env: moduleEnv, probe: true },
       ],
       skipped: [],
     };
@@ -80,7 +104,7 @@ export function planCandidates(inp: CandidateInputs): Plan {
       label: `Python extension interpreter (${pyExt.interpreter})`,
       command: pyExt.interpreter,
       args: [...SERVER_MODULE_ARGS],
-      env,
+      env: moduleEnv,
       probe: true,
     });
   } else if (pyExt.state === "not-installed") {
@@ -89,7 +113,7 @@ export function planCandidates(inp: CandidateInputs): Plan {
     skipped.push(`Python extension (ms-python.python): no active interpreter${pyExt.detail ? ` (${pyExt.detail})` : ""}`);
   }
   if (inp.bundledLibs) {
-    const bundledEnv = { ...env, PYTHONPATH: inp.bundledLibs, PYTHONNOUSERSITE: "1" };
+    const bundledEnv = { ...moduleEnv, PYTHONPATH: inp.bundledLibs, PYTHONNOUSERSITE: "1" };
     const pythons = uniq([...(pyExt.state === "ok" ? [pyExt.interpreter] : []), ...inp.systemPythons]);
     for (const py of pythons) {
       candidates.push({
@@ -151,6 +175,11 @@ export function defaultSystemPythons(platform: string): string[] {
 export function interpreterFromResolved(resolved: unknown): string | undefined {
   const r = resolved as { executable?: { uri?: { fsPath?: string }; path?: string } } | undefined;
   return r?.executable?.uri?.fsPath || undefined;
+}
+
+function isInside(child: string, parent: string): boolean {
+  const rel = path.relative(parent, child);
+  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
 }
 
 function uniq(xs: string[]): string[] {
