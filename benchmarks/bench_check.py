@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _workloads import eval_files, peak_rss_of, run_measured, workload  # noqa: E402
+from _workloads import eval_files, peak_rss_of, run_measured, workload
 
 COMPOSE_ONLY = (
     "import gc,sys,yaml;gc.disable();"

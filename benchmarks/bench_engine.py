@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _workloads import eval_files, peak_rss_of, workload  # noqa: E402
+from _workloads import eval_files, peak_rss_of, workload
 
 
 def measure_inprocess(root: Path) -> dict[str, float]:
