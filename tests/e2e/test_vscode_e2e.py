@@ -184,7 +184,14 @@ def test_diagnostics_hover_preview(tmp_path: Path, chromium: str, code_server_fa
             time.sleep(0.5)
             shot(page, "03-preview.png")
 
-            # 4. The panel follows the cursor into the next case.
+            # 4. The panel refreshes as the user types in the case.
+            # (Monaco renders spaces as U+00A0, so match a one-word token: the first expected_outcome key.)
+            token(page, "expected_outcome").click()
+            page.keyboard.press("End")
+            page.keyboard.type(" Typed-E2E")
+            frame.locator("[data-section=expected] pre", has_text="Typed-E2E").wait_for(timeout=STEP_MS)
+
+            # 5. The panel follows the cursor into the next case.
             other = token(page, "broken-role")
             other.click()
             frame.locator("h1", has_text="broken-role").wait_for(timeout=STEP_MS)
