@@ -50,7 +50,7 @@ description: Smoke-test eval file written by tests/e2e (the second case has a mi
 
 evalcases:
   - id: capital-question
-    expected_outcome: The assistant answers Paris.
+    outcome: The assistant answers Paris.
     input_messages:
       - role: system
         content: |-
@@ -62,7 +62,7 @@ evalcases:
         content: Paris.
 
   - id: broken-role
-    expected_outcome: The assistant greets the user.
+    outcome: The assistant greets the user.
     input_messages:
       - role: usr
         content: Hello there, who are you?
@@ -185,8 +185,8 @@ def test_diagnostics_hover_preview(tmp_path: Path, chromium: str, code_server_fa
             shot(page, "03-preview.png")
 
             # 4. The panel refreshes as the user types in the case.
-            # (Monaco renders spaces as U+00A0, so match a one-word token: the first expected_outcome key.)
-            token(page, "expected_outcome").click()
+            # (Monaco renders spaces as U+00A0, so match a one-word token: the first outcome key.)
+            token(page, "outcome").click()
             page.keyboard.press("End")
             page.keyboard.type(" Typed-E2E")
             frame.locator("[data-section=expected] pre", has_text="Typed-E2E").wait_for(timeout=STEP_MS)
