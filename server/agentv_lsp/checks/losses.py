@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentv_lsp.checks.model import Diagnostic, Related, Severity
 from agentv_lsp.engine.config import is_guideline_file, matching_pattern
+from agentv_lsp.engine.jsrt import node_relative, relative_display
 from agentv_lsp.engine.loader import ROLES, CaseOutcome, EvalFile
 from agentv_lsp.engine.model import EvalCase, FileRef, YamlPath
 from agentv_lsp.engine.prompt import needs_role_markers, segments_by_message
@@ -183,7 +184,7 @@ def _file_losses(emit: _Emitter, ef: EvalFile, case: EvalCase, opts: CheckOption
             continue
         if builder_says_guideline:
             pattern = matching_pattern(builder_subject, patterns)
-            rel = os.path.relpath(ref.resolved_path, ef.repo_root)
+            rel = node_relative(ef.repo_root, ref.resolved_path)
             emit.warn(
                 value_path,
                 "guideline-content-lost",
@@ -231,7 +232,7 @@ def _guideline_extracted(
     config = ef.config.path or ".agentv/config.yaml"
     message = (
         f"Guideline: extracted to `guidelines` by pattern '{ref.guideline_pattern}' "
-        f"({os.path.relpath(config, ef.repo_root)}); its content goes to the guidelines block, "
+        f"({relative_display(config, ef.repo_root)}); its content goes to the guidelines block, "
         "not inline."
     )
     if role_markers and not builder_says_guideline:
@@ -259,7 +260,7 @@ def _dot_directory(
 ) -> None:
     if not patterns or ref.resolved_path is None:
         return
-    rel = os.path.relpath(ref.resolved_path, ef.repo_root).replace(os.sep, "/")
+    rel = node_relative(ef.repo_root, ref.resolved_path).replace(os.sep, "/")
     parts = rel.split("/")
     if not any(p.startswith(".") and p not in (".", "..") for p in parts):
         return
@@ -313,7 +314,7 @@ def _unknown_target(emit: _Emitter, ef: EvalFile, opts: CheckOptions) -> None:
     emit.warn(
         path,
         "target-unknown",
-        f"Target '{name}' is not defined in {os.path.relpath(targets_path, ef.repo_root)} "
+        f"Target '{name}' is not defined in {relative_display(targets_path, ef.repo_root)} "
         f"(available: {', '.join(targets.names) or 'none'}). `agentv eval` will fail with "
         f"\"Target '{name}' not found\" unless --target is given.{hint}",
         data={

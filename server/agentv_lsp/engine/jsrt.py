@@ -56,7 +56,17 @@ def capitalize_first(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+def node_relative(root: str, path: str) -> str:
+    """Node's `path.relative(root, path)` for absolute, normalised paths ('' when equal).
+    The common case (inside the root) is a slice; `os.path.relpath` is slow in a hot loop."""
+    if path.startswith(root) and path[len(root) : len(root) + 1] == "/":
+        return path[len(root) + 1 :]
+    if path == root:
+        return ""
+    return os.path.relpath(path, root)
+
+
 def relative_display(path: str, root: str) -> str:
     """A path relative to `root` with '/' separators ('../x' when outside)."""
-    rel = os.path.relpath(path, root)
-    return rel.replace(os.sep, "/")
+    rel = node_relative(root, path)
+    return rel.replace(os.sep, "/") if rel else "."

@@ -20,7 +20,7 @@ from agentv_lsp.engine.files import (
     build_search_roots,
     resolve_reference,
 )
-from agentv_lsp.engine.jsrt import crlf_to_lf, js_trim, node_resolve
+from agentv_lsp.engine.jsrt import crlf_to_lf, js_trim, node_relative, node_resolve
 from agentv_lsp.engine.model import EvalCase, EvaluatorConfig, FileRef, Notice, YamlPath
 from agentv_lsp.yamlpos import YamlDocument, parse_yaml
 from agentv_lsp.yamlpos.scalars import js_json_stringify
@@ -54,6 +54,11 @@ class EvalFile:
     raw_cases: list[Any] = field(default_factory=list)
     notices: list[Notice] = field(default_factory=list)  # config + suite-level notices, in order
     _resolutions: dict[str, Resolution] = field(default_factory=dict, repr=False)
+    # Evaluator lists that parsed without a warning, by identity of the raw list (the suite's
+    # `execution.evaluators` is shared by every case that inherits it).
+    _evaluators: dict[int, tuple[list[Any], YamlPath, tuple[EvaluatorConfig, ...] | None]] = field(
+        default_factory=dict, repr=False
+    )
 
     @property
     def loaded(self) -> bool:
@@ -348,7 +353,7 @@ def _process_messages(
                     file_refs.append(_ref(seg_path, res, not is_input))
                     continue
                 if is_input and patterns is not None and guideline_paths is not None:
-                    relative = os.path.relpath(res.resolved_path, ef.repo_root)
+                    relative = node_relative(ef.repo_root, res.resolved_path)
                     if is_guideline_file(relative, patterns):
                         guideline_paths.append(res.resolved_path)
                         file_refs.append(
@@ -507,6 +512,19 @@ def _parse_evaluators(
             _warn(ef, "evaluators-not-list", f"Skipping evaluators for '{case_id}': expected array", where)
         )
         return None
+    cached = ef._evaluators.get(id(candidate))
+    if cached is not None and cached[0] is candidate and cached[1] == where:
+        return cached[2]
+    notices_before = len(notices)
+    parsed = _parse_evaluator_list(ef, candidate, where, case_id, notices)
+    if len(notices) == notices_before:  # warnings name the case: only quiet lists are shared
+        ef._evaluators[id(candidate)] = (candidate, where, parsed)
+    return parsed
+
+
+def _parse_evaluator_list(
+    ef: EvalFile, candidate: list[Any], where: YamlPath, case_id: str, notices: list[Notice]
+) -> tuple[EvaluatorConfig, ...] | None:
     evaluators: list[EvaluatorConfig] = []
     for i, entry in enumerate(candidate):
         path = (*where, i)

@@ -75,7 +75,8 @@ def render_json(diagnostics: Sequence[Diagnostic], cwd: str, color: bool, files_
             "information": counts["information"] + counts["hint"],
         },
     }
-    return json.dumps(payload, ensure_ascii=False, indent=2) + "\n"
+    # No indentation: json's C encoder only runs without it (10x faster on large reports).
+    return json.dumps(payload, ensure_ascii=False) + "\n"
 
 
 def render_sarif(diagnostics: Sequence[Diagnostic], cwd: str, color: bool, files_checked: int) -> str:
