@@ -130,7 +130,7 @@ def run_preview(args: argparse.Namespace) -> int:
     else:
         render_preview(result, args.mode, use_color(args.color, sys.stdout), sys.stdout)
     if missing_case:
-        known = [c.get("id") for c in ef.raw_cases if isinstance(c, dict) and isinstance(c.get("id"), str)]
+        known = [str(c["id"]) for c in ef.raw_cases if isinstance(c, dict) and isinstance(c.get("id"), str)]
         print(
             f"agentv-lsp: no loaded case has id '{args.case}' in {args.eval_file}"
             f" (ids: {', '.join(known[:20])}{', ...' if len(known) > 20 else ''})",

@@ -52,7 +52,7 @@ class CheckOptions:
 class DocumentReport:
     path: str
     kind: FileKind | None
-    doc: YamlDocument
+    doc: YamlDocument | None  # None when the file could not be read
     diagnostics: list[Diagnostic]
     eval_file: EvalFile | None = None
     outcomes: list[CaseOutcome] | None = None

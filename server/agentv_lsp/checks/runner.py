@@ -130,9 +130,7 @@ def _check_path(path: str, named: bool, opts: CheckOptions) -> DocumentReport | 
             path,
             None,
             None,
-            [  # type: ignore[arg-type]
-                Diagnostic(path, Span(0, 0, 0, 0), "error", "file-unreadable", f"Cannot read {path}: {exc}")
-            ],
+            [Diagnostic(path, Span(0, 0, 0, 0), "error", "file-unreadable", f"Cannot read {path}: {exc}")],
         )
     if not named and _SCHEMA_MARKER not in text:
         return None  # not an AgentV file: ignored unless named explicitly

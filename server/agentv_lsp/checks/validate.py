@@ -165,9 +165,14 @@ class ValidatorFinding:
 
 def detect_file_type(value: Any) -> Literal["eval", "targets", "config"] | None:
     """`detectFileType`: only an exact `$schema` decides; None is AgentV's "unknown"."""
-    if not isinstance(value, dict):
-        return None
-    return {SCHEMA_EVAL: "eval", SCHEMA_TARGETS: "targets", SCHEMA_CONFIG: "config"}.get(value.get("$schema") if isinstance(value.get("$schema"), str) else "")  # type: ignore[return-value]
+    schema = value.get("$schema") if isinstance(value, dict) else None
+    if schema == SCHEMA_EVAL:
+        return "eval"
+    if schema == SCHEMA_TARGETS:
+        return "targets"
+    if schema == SCHEMA_CONFIG:
+        return "config"
+    return None
 
 
 def js_string(value: Any, missing: bool = False) -> str:

@@ -106,7 +106,7 @@ def open_eval_file(
             _fail(ef, str(exc), "file-unreadable")
             return ef
     if doc is None:
-        doc = parse_yaml(text)
+        doc = parse_yaml(text or "")
     ef = EvalFile(absolute, shown, repo_root, cwd, fs, doc, config, search_roots)
     ef.notices.extend(config.notices)
     if doc.error is not None:

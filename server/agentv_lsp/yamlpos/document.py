@@ -18,7 +18,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
@@ -111,7 +111,7 @@ class YamlDocument:
             return None
         for k, _v in reversed(parent.value):
             if _key_string(k) == path[-1]:
-                return k
+                return cast(Node, k)
         return None
 
     def span_of(self, path: Path, *, key: bool = False) -> Span:
@@ -152,11 +152,10 @@ def _child(node: Node, item: PathItem) -> Node | None:
     if isinstance(node, MappingNode) and isinstance(item, str):
         for k, v in reversed(node.value):
             if _key_string(k) == item:
-                return v
+                return cast(Node, v)
         return None
     if isinstance(node, SequenceNode) and isinstance(item, int) and 0 <= item < len(node.value):
-        child: Node = node.value[item]
-        return child
+        return cast(Node, node.value[item])
     return None
 
 
@@ -166,7 +165,7 @@ def _key_string(node: Node) -> str | None:
     return None
 
 
-class _PositionLoader(yaml.CSafeLoader):  # type: ignore[misc]
+class _PositionLoader(yaml.CSafeLoader):
     """libyaml's parser and composer with our own tag resolution (YAML 1.2, applied later)."""
 
     def resolve(self, kind: type, value: Any, implicit: Any) -> str:
@@ -279,7 +278,7 @@ def _convert_without_aliases(root: Node) -> Any:
                 raw_key = convert(k_node, depth + 1)
                 key = _js_key(raw_key)
             if key in mapping:
-                _check_duplicate(node, k_node)
+                _check_duplicate(cast(MappingNode, node), k_node)
             elif key[:1].isdigit():
                 numeric_keys = True
             mapping[key] = plain(v_node) if type(v_node) is ScalarNode else convert(v_node, depth + 1)
@@ -365,12 +364,14 @@ def _depth_guard(text: str) -> YamlError | None:
             if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
                 depth += 1
                 if depth > MAX_DEPTH:
-                    m = event.start_mark
+                    line, col = (
+                        (event.start_mark.line, event.start_mark.column) if event.start_mark else (0, 0)
+                    )
                     return YamlError(
                         "too-deep",
                         f"YAML nesting is deeper than {MAX_DEPTH} levels (AgentV's YAML parser fails "
                         "with 'Maximum call stack size exceeded' at about 1,500)",
-                        Span(m.line, m.column, m.line, m.column + 1),
+                        Span(line, col, line, col + 1),
                     )
             elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
                 depth -= 1
@@ -386,7 +387,7 @@ def _longest_line(text: str) -> int:
 
 def _from_marked(exc: yaml.MarkedYAMLError) -> YamlError:
     mark = exc.problem_mark or exc.context_mark
-    line, col = (mark.line, mark.column) if mark is not None else (0, 0)
+    line, col = (int(mark.line), int(mark.column)) if mark is not None else (0, 0)
     problem = exc.problem or "syntax error"
     kind: ErrorKind = "syntax"
     if "expected a single document" in problem:
@@ -447,7 +448,7 @@ class _Converter:
         else:
             mapping: dict[str, Any] = {}
             self.values[key] = mapping
-            self._fill_mapping(node, mapping, depth)
+            self._fill_mapping(cast(MappingNode, node), mapping, depth)
             return mapping
         self.values[key] = value
         return value
