@@ -565,9 +565,11 @@ def _order_like_js_object(mapping: dict[str, Any]) -> None:
 
 
 def ensure_recursion_headroom() -> None:
-    """Conversion recurses once per nesting level (at most MAX_DEPTH)."""
-    if sys.getrecursionlimit() < MAX_DEPTH + 500:
-        sys.setrecursionlimit(MAX_DEPTH + 500)
+    """Conversion takes up to two Python frames per nesting level (a sequence's list
+    comprehension, a mapping's `_fill_mapping`), at most MAX_DEPTH levels, on top of the
+    caller's own stack."""
+    if sys.getrecursionlimit() < 2 * MAX_DEPTH + 1000:
+        sys.setrecursionlimit(2 * MAX_DEPTH + 1000)
 
 
 ensure_recursion_headroom()
