@@ -390,7 +390,7 @@ def _from_marked(exc: yaml.MarkedYAMLError) -> YamlError:
     line, col = (int(mark.line), int(mark.column)) if mark is not None else (0, 0)
     problem = exc.problem or "syntax error"
     kind: ErrorKind = "syntax"
-    if "expected a single document" in problem:
+    if "expected a single document" in (exc.context or "") or "expected a single document" in problem:
         kind = "multiple-documents"
         message = (
             "The file contains more than one YAML document (a '---' separator); AgentV reads exactly one"
