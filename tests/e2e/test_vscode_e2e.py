@@ -11,8 +11,10 @@ printed and saved in artifacts/timings.json.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
+import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -90,9 +92,29 @@ def make_workspace(dst: Path) -> Path:
     return dst
 
 
-def shot(page: Page, name: str) -> None:
+def shot(page: Page, name: str, readme: str | None = None, around: Locator | None = None) -> None:
+    """Saves a screenshot to artifacts/. With AGENTV_E2E_README_IMAGES=<dir> (used to refresh
+    vscode-client/images/), also saves `readme` there, cropped to `around` plus a margin."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / name))
+    out_dir = os.environ.get("AGENTV_E2E_README_IMAGES")
+    if not (out_dir and readme):
+        return
+    clip: Any = None
+    box = around.bounding_box() if around is not None else None
+    if box:
+        vp = page.viewport_size or {"width": 1400, "height": 860}
+        x0, y0 = max(0, box["x"] - 360), max(0, box["y"] - 24)
+        x1 = min(vp["width"], box["x"] + box["width"] + 40)
+        y1 = min(vp["height"], box["y"] + box["height"] + 240)
+        clip = {"x": x0, "y": y0, "width": x1 - x0, "height": y1 - y0}
+    target = Path(out_dir) / readme
+    target.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(target), clip=clip)
+    if shutil.which("pngquant"):  # optional: keep README images small
+        subprocess.run(
+            ["pngquant", "--force", "--skip-if-larger", "--output", str(target), "--", str(target)]
+        )
 
 
 def open_file(page: Page, name: str) -> None:
@@ -151,7 +173,7 @@ def test_diagnostics_hover_preview(tmp_path: Path, chromium: str, code_server_fa
             problem = page.locator(".markers-panel .monaco-list-row", has_text="usr").first
             problem.wait_for(timeout=STEP_MS)
             assert "usr" in problem.inner_text()
-            shot(page, "01-diagnostics.png")
+            shot(page, "01-diagnostics.png", readme="diagnostics.png")
             page.keyboard.press("Control+Shift+M")  # hide the panel again
 
             # 2. Hover on a case id shows the exact question.
@@ -163,7 +185,7 @@ def test_diagnostics_hover_preview(tmp_path: Path, chromium: str, code_server_fa
             hover = page.locator(".monaco-hover:not(.hidden)", has_text="E2E-MARKER").first
             hover.wait_for(timeout=STEP_MS)
             assert QUESTION_MARKER in hover.inner_text()
-            shot(page, "02-hover.png")
+            shot(page, "02-hover.png", readme="hover.png", around=hover)
             page.mouse.move(5, 5)
             page.keyboard.press("Escape")
 
@@ -182,7 +204,7 @@ def test_diagnostics_hover_preview(tmp_path: Path, chromium: str, code_server_fa
             assert frame.locator(".bubble b").count() == 0
             assert frame.locator("h1").inner_text() == "capital-question"
             time.sleep(0.5)
-            shot(page, "03-preview.png")
+            shot(page, "03-preview.png", readme="preview.png")
 
             # 4. The panel refreshes as the user types in the case.
             # (Monaco renders spaces as U+00A0, so match a one-word token: the first outcome key.)
@@ -216,7 +238,6 @@ def test_bundled_server_without_settings(
 ) -> None:
     """No agentv.server.* setting and no Python extension: the server bundled in the .vsix must start,
     run by a bare `python3` that has neither agentv_lsp nor pygls installed."""
-    import os
     import sys
     import zipfile
 
