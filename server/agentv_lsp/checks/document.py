@@ -333,7 +333,10 @@ def _runtime_notice_diag(path: str, doc: YamlDocument, n: Notice, file_refs_chec
             )
         if not file_refs_checked:
             message += ". (`agentv validate` does not check file references while the file has other errors.)"
-    message += _RUNTIME_HINTS.get(n.code, "")
+    hint = _RUNTIME_HINTS.get(n.code, "")
+    if hint and not message.endswith("."):
+        message += "."  # the runtime's text has no final stop; the hint is a new sentence
+    message += hint
     severity = _RUNTIME_SEVERITY.get(n.code, "warning")
     key = n.code in ("evaluator-kind-unknown",)
     return Diagnostic(
