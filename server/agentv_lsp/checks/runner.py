@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import gc
 import os
+import re
 import sys
 import time
 from collections.abc import Iterable, Iterator
@@ -18,8 +19,13 @@ from agentv_lsp.yamlpos import Span
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 YAML_SUFFIXES = (".yaml", ".yml")
-# A file is worth parsing during a folder walk only if it can declare an AgentV schema.
-_SCHEMA_MARKER = "agentv-"
+# During a folder walk a YAML file is an AgentV file when it declares an `agentv-` schema or
+# has an `evalcases` key, even if AgentV cannot load it (syntax error, missing or wrong
+# `$schema`); any other YAML is left alone unless named on the command line.
+_AGENTV_MARKERS = ("agentv-", "evalcases")
+_AGENTV_LINE = re.compile(
+    r"""^[ \t]*(?:["']?evalcases["']?[ \t]*:|["']?\$schema["']?[ \t]*:[ \t]*["']?agentv-)""", re.M
+)
 
 
 @dataclass
@@ -132,10 +138,10 @@ def _check_path(path: str, named: bool, opts: CheckOptions) -> DocumentReport | 
             None,
             [Diagnostic(path, Span(0, 0, 0, 0), "error", "file-unreadable", f"Cannot read {path}: {exc}")],
         )
-    if not named and _SCHEMA_MARKER not in text:
+    if not named and not any(marker in text for marker in _AGENTV_MARKERS):
         return None  # not an AgentV file: ignored unless named explicitly
     report = check_document(path, text, opts)
-    if report.kind is None and not named:
+    if report.kind is None and not named and not _AGENTV_LINE.search(text):
         return None
     return report
 
