@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import _thread
 import gc
+import math
 import sys
 import threading
 from collections.abc import Iterator
@@ -289,16 +290,27 @@ def _convert_without_aliases(root: Node) -> Any:
     return convert(root, 0)
 
 
+def _key_identity(value: Any) -> tuple[str, Any]:
+    """What eemeli/yaml compares to find duplicate keys (`a.value === b.value`). JavaScript has
+    one number type, so `1`, `1.0` and `0x1` are the same key, while `1` and `"1"` are not."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        try:
+            return ("number", float(value))
+        except OverflowError:  # an integer beyond a double: Number() gives +/-Infinity
+            return ("number", math.copysign(math.inf, value))
+    return (type(value).__name__, value)
+
+
 def _check_duplicate(mapping: MappingNode, key_node: Node) -> None:
     """Two keys that become the same JavaScript key: an error only if eemeli/yaml sees the
     same scalar (`1` and `"1"` differ there, though the object ends up with one key)."""
     if not isinstance(key_node, ScalarNode):
         return
-    ident = (type(_scalar_value(key_node)), _scalar_value(key_node))
+    ident = _key_identity(_scalar_value(key_node))
     for other, _v in mapping.value:
         if other is key_node:
             break
-        if isinstance(other, ScalarNode) and (type(_scalar_value(other)), _scalar_value(other)) == ident:
+        if isinstance(other, ScalarNode) and _key_identity(_scalar_value(other)) == ident:
             raise _LoadError(
                 YamlError("duplicate-key", "Map keys must be unique (duplicate key)", Span.of(key_node))
             )
@@ -454,14 +466,14 @@ class _Converter:
         return value
 
     def _fill_mapping(self, node: MappingNode, mapping: dict[str, Any], depth: int) -> None:
-        seen: dict[tuple[type, Any], Node] = {}
+        seen: dict[tuple[str, Any], Node] = {}
         numeric_keys = False
         for k_node, v_node in node.value:
             for child in (k_node, v_node):
                 if id(child) in self.values:
                     self.alias_children.setdefault(id(node), set()).add(id(child))
             raw_key = self.convert(k_node, depth + 1)
-            ident = (type(raw_key), raw_key) if isinstance(k_node, ScalarNode) else (object, id(k_node))
+            ident = _key_identity(raw_key) if isinstance(k_node, ScalarNode) else ("node", id(k_node))
             if ident in seen:
                 raise _LoadError(
                     YamlError("duplicate-key", "Map keys must be unique (duplicate key)", Span.of(k_node))
