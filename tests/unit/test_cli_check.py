@@ -1,0 +1,87 @@
+"""`agentv-lsp check` exit codes: 0 clean (information does not count), 1 errors, 1 on warnings
+with `--strict`, 2 for usage errors and paths that do not exist."""
+
+from __future__ import annotations
+
+import pytest
+
+CLEAN = "$schema: agentv-eval-v2\nevalcases:\n  - id: c\n    outcome: o\n    input_messages: [{role: user, content: Q}]\n"
+ERROR = CLEAN.replace("id: c", "id: 1")
+WARNING = CLEAN.replace("    outcome: o\n", "    outcome: o\n    evaluator: code\n")  # runs the LLM judge
+INFO = CLEAN.replace("content: Q", "content: 'see ```x```'")  # fenced block repeated
+
+
+@pytest.mark.parametrize(
+    ("text", "strict", "code"),
+    [
+        (CLEAN, False, 0),
+        (CLEAN, True, 0),
+        (ERROR, False, 1),
+        (WARNING, False, 0),
+        (WARNING, True, 1),
+        (INFO, False, 0),
+        (INFO, True, 0),
+    ],
+    ids=["clean", "clean-strict", "error", "warning", "warning-strict", "info", "info-strict"],
+)
+def test_exit_code(make_repo, cli, text, strict, code):
+    repo = make_repo({"eval.yaml": text})
+    result = cli("check", "eval.yaml", *(["--strict"] if strict else []), cwd=repo.root)
+    assert result.code == code, result.out
+
+
+def test_fixtures_have_the_severities_the_exit_codes_assume(make_repo, cli):
+    summaries = {}
+    for name, text in (("clean", CLEAN), ("error", ERROR), ("warning", WARNING), ("info", INFO)):
+        repo = make_repo({"eval.yaml": text})
+        summaries[name] = cli("check", "eval.yaml", cwd=repo.root).out.splitlines()[-1]
+    assert summaries == {
+        "clean": "1 file checked: 0 errors, 0 warnings",
+        "error": "1 file checked: 1 error, 0 warnings",
+        "warning": "1 file checked: 0 errors, 1 warning",
+        "info": "1 file checked: 0 errors, 0 warnings, 1 info",
+    }
+
+
+def test_missing_path_exits_2_even_when_the_rest_is_clean(make_repo, cli):
+    repo = make_repo({"eval.yaml": CLEAN})
+    result = cli("check", "eval.yaml", "missing.yaml", cwd=repo.root)
+    assert result.code == 2
+    assert "agentv-lsp: path not found: missing.yaml" in result.err
+
+
+@pytest.mark.parametrize(
+    "args", [("check", "--format", "xml"), ("check", "--bogus")], ids=["bad-format", "unknown-option"]
+)
+def test_usage_errors_exit_2(make_repo, cli, args):
+    repo = make_repo({"eval.yaml": CLEAN})
+    result = cli(*args, cwd=repo.root)
+    assert result.code == 2
+    assert "usage:" in result.err
+
+
+def test_empty_folder_is_clean(make_repo, cli):
+    repo = make_repo()
+    result = cli("check", ".", cwd=repo.root)
+    assert result.code == 0
+    assert result.out == "0 files checked: 0 errors, 0 warnings\n"
+
+
+def test_repo_root_defaults_to_the_git_root_of_the_working_directory(make_repo, cli):
+    # Run from a subfolder: file references still resolve against the repository root.
+    repo = make_repo(
+        {
+            "evals/eval.yaml": CLEAN.replace("content: Q}]", "content: [{type: file, value: shared.txt}]}]"),
+            "shared.txt": "S\n",
+        }
+    )
+    result = cli("check", "eval.yaml", cwd=repo.root / "evals")
+    assert result.code == 0, result.out
+
+
+def test_real_process_exit_codes(make_repo, run_cli):
+    repo = make_repo({"ok.yaml": CLEAN, "bad.yaml": ERROR})
+    assert run_cli("check", "ok.yaml", cwd=repo.root).returncode == 0
+    assert run_cli("check", "bad.yaml", cwd=repo.root).returncode == 1
+    assert run_cli("check", "nope.yaml", cwd=repo.root).returncode == 2
+    assert run_cli("check", "--format", "xml", cwd=repo.root).returncode == 2

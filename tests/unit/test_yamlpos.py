@@ -1,0 +1,291 @@
+"""YAML as AgentV's parser (eemeli/yaml 2.x `parse()`, YAML 1.2 core schema) reads it, with
+source positions.
+
+Rules from `agentv-v2.md` (conventions) and eemeli/yaml itself: duplicate keys and several
+documents are errors, `yes`/`on`/dates stay strings, a block scalar at the end of the file
+keeps its line break, and the alias limit is eemeli's `maxAliasCount` (100): every anchor's
+use count starts at 1 at its definition, and an alias fails when uses x weight > 100, where
+a scalar weighs 1 and a collection weighs its heaviest child (an aliased child weighing its
+anchor's uses x weight at that moment).
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from agentv_lsp.yamlpos import MAX_DEPTH, Span, parse_yaml
+
+
+def value_of(text: str):
+    doc = parse_yaml(text)
+    assert doc.error is None, doc.error
+    return doc.value
+
+
+def error_of(text: str):
+    doc = parse_yaml(text)
+    assert doc.error is not None, f"expected an error, got {doc.value!r}"
+    return doc.error
+
+
+# -- scalars and documents ----------------------------------------------------------------------------
+
+
+def test_block_scalar_at_eof_keeps_newline():
+    assert value_of("a: |\n  x") == {"a": "x\n"}
+    assert value_of("a: >\n  x\n  y") == {"a": "x y\n"}
+    assert value_of("a: |-\n  x") == {"a": "x"}
+    assert value_of("a: |\r\n  x") == {"a": "x\n"}
+
+
+def test_keep_chomping_keeps_all_trailing_newlines():
+    assert value_of("a: |+\n  x\n\n") == {"a": "x\n\n"}
+
+
+def test_yes_on_dates_stay_strings():
+    text = "a: yes\nb: on\nc: 2025-01-01\nd: no\ne: off\nf: y\ng: 1:30\nh: 0b101\ni: 1_000\nj: tRUE\n"
+    assert value_of(text) == {
+        "a": "yes",
+        "b": "on",
+        "c": "2025-01-01",
+        "d": "no",
+        "e": "off",
+        "f": "y",
+        "g": "1:30",
+        "h": "0b101",
+        "i": "1_000",
+        "j": "tRUE",
+    }
+
+
+def test_core_schema_numbers_booleans_and_nulls():
+    value = value_of(
+        "a: 001\nb: 017\nc: 0o17\nd: 0x1F\ne: +12\nf: .5\ng: 1e3\nh: ~\ni: Null\nj: TRUE\nk: False\nl:\nm: -.inf\n"
+    )
+    assert value == {
+        "a": 1,
+        "b": 17,
+        "c": 15,
+        "d": 31,
+        "e": 12,
+        "f": 0.5,
+        "g": 1000,
+        "h": None,
+        "i": None,
+        "j": True,
+        "k": False,
+        "l": None,
+        "m": float("-inf"),
+    }
+    assert type(value["j"]) is bool
+
+
+def test_quoted_and_explicitly_tagged_scalars():
+    assert value_of("a: '001'\nb: !!str 5\nc: !!int '5'\nd: !custom 5\n") == {
+        "a": "001",
+        "b": "5",
+        "c": 5,
+        "d": "5",
+    }
+
+
+def test_duplicate_keys_are_load_error():
+    err = error_of("a: 1\nb: 2\na: 3\n")
+    assert err.kind == "duplicate-key"
+    assert err.message.startswith("Map keys must be unique")
+    assert (err.span.start_line, err.span.start_col) == (2, 0)
+
+
+def test_duplicate_keys_compare_scalar_values_like_javascript():
+    # eemeli/yaml compares the parsed scalar values (`a.value === b.value`): 1 and 1.0 are
+    # the same number, 0x1 is 1 too, while 1 and "1" differ (the object keeps one key "1").
+    assert error_of("1: a\n1.0: b\n").kind == "duplicate-key"
+    assert error_of("0x1: a\n1: b\n").kind == "duplicate-key"
+    assert error_of("true: a\nTrue: b\n").kind == "duplicate-key"
+    assert value_of("1: a\n'1': b\n") == {"1": "b"}
+
+
+def test_duplicate_keys_inside_anchored_documents_too():
+    assert error_of("x: &a 1\na: 1\na: 2\ny: *a\n").kind == "duplicate-key"
+
+
+def test_multi_document_is_load_error():
+    assert error_of("a: 1\n---\nb: 2\n").kind == "multiple-documents"
+    assert error_of("a: 1\n---\n").kind == "multiple-documents"
+    assert value_of("---\na: 1\n...\n") == {"a": 1}
+
+
+def test_duplicate_key_and_multiple_documents_fail_the_eval_file(repo):
+    repo.write("eval.yaml", "$schema: agentv-eval-v2\n$schema: agentv-eval-v2\nevalcases: []\n")
+    assert repo.preview()["load_error"].startswith("Map keys must be unique")
+    repo.write("eval.yaml", "$schema: agentv-eval-v2\nevalcases: []\n---\n$schema: agentv-eval-v2\n")
+    assert repo.preview()["load_error"] is not None
+
+
+def test_syntax_error_is_data_with_a_position():
+    err = error_of('a: "unclosed\nb: 1\n')
+    assert err.kind == "syntax"
+    assert err.span.start_line >= 0
+    assert "at line" in err.describe()
+
+
+def test_utf8_bom_is_ignored(repo):
+    repo.write("eval.yaml", b"\xef\xbb\xbf$schema: agentv-eval-v2\nevalcases: []\n")
+    assert repo.preview()["load_error"] is None
+
+
+def test_numeric_keys_are_ordered_like_a_javascript_object():
+    assert list(value_of("b: 1\n10: x\n2: y\na: z\n").keys()) == ["2", "10", "b", "a"]
+
+
+def test_merge_key_is_an_ordinary_key_in_yaml_1_2():
+    assert value_of("base: &b {x: 1}\nd:\n  <<: *b\n") == {"base": {"x": 1}, "d": {"<<": {"x": 1}}}
+
+
+def test_null_and_boolean_keys_become_javascript_strings():
+    assert list(value_of("~: a\ntrue: b\n3: c\n").items()) == [("3", "c"), ("", "a"), ("true", "b")]
+
+
+# -- aliases -------------------------------------------------------------------------------------------------
+
+
+def aliases(anchor_value: str, n: int) -> str:
+    return f"a: &x {anchor_value}\nl: [" + ", ".join(["*x"] * n) + "]\n"
+
+
+def test_alias_count_limit_matches_runtime():
+    # a scalar weighs 1; its use count starts at 1, so 99 aliases give 100 (allowed) ...
+    assert len(value_of(aliases("v", 99))["l"]) == 99
+    # ... and 100 aliases of one scalar already fail (101 x 1 > 100)
+    err = error_of(aliases("v", 100))
+    assert err.kind == "alias-limit"
+    assert err.message.startswith("Excessive alias count indicates a resource exhaustion attack")
+
+
+def test_alias_weight_of_a_collection_is_its_heaviest_aliased_child():
+    # b holds 9 aliases of a: a's count is 10, so b weighs 10 x 1 = 10 when first aliased.
+    # Aliasing b k times gives (k + 1) x 10: 9 aliases reach 100 (allowed), 10 reach 110.
+    base = "a: &a x\nb: &b [" + ", ".join(["*a"] * 9) + "]\nc: ["
+    assert len(value_of(base + ", ".join(["*b"] * 9) + "]\n")["c"]) == 9
+    assert error_of(base + ", ".join(["*b"] * 10) + "]\n").kind == "alias-limit"
+
+
+def test_collection_of_plain_scalars_weighs_one():
+    assert len(value_of(aliases("[1, 2, 3]", 99))["l"]) == 99
+    assert error_of(aliases("[1, 2, 3]", 100)).kind == "alias-limit"
+
+
+def test_empty_collection_weighs_nothing():
+    assert len(value_of(aliases("[]", 150))["l"]) == 150
+
+
+def test_undefined_alias_is_an_error():
+    assert parse_yaml("a: *nope\n").error is not None
+
+
+# -- depth ---------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[" * 100_000 + "]" * 100_000,
+        "{a: " * 30_000 + "1" + "}" * 30_000,
+        "[" * 4_999 + "]" * 4_999,
+        "".join(" " * i + "k:\n" for i in range(1_100)) + " " * 1_100 + "v\n",
+    ],
+    ids=["flow-100k", "flow-map-30k", "short-5k", "block-1100"],
+)
+def test_deep_nesting_rejected_quickly(text):
+    started = time.monotonic()
+    doc = parse_yaml(text)
+    elapsed = time.monotonic() - started
+    assert doc.error is not None
+    assert doc.error.kind == "too-deep"
+    assert f"deeper than {MAX_DEPTH}" in doc.error.message
+    assert elapsed < 5, f"took {elapsed:.1f}s"
+
+
+def test_moderate_nesting_is_fine():
+    value = value_of("[" * 200 + "1" + "]" * 200)
+    for _ in range(200):
+        value = value[0]
+    assert value == 1
+
+
+def test_deep_yaml_eval_file_gives_a_load_error_not_a_crash(repo):
+    repo.write("eval.yaml", "$schema: agentv-eval-v2\nevalcases: " + "[" * 50_000 + "]" * 50_000 + "\n")
+    result = repo.preview()
+    assert "deeper than" in result["load_error"]
+    assert result["cases"] == []
+
+
+# -- positions (0-based lines, code-point columns) ---------------------------------------------------------
+
+SAMPLE = (
+    "$schema: agentv-eval-v2\n"  # 0
+    "evalcases:\n"  # 1
+    '  - id: "é😀x"\n'  # 2
+    "    outcome: |\n"  # 3
+    "      line1\n"  # 4
+    "      line2\n"  # 5
+    '    note: {a: "😀é", b: x}\n'  # 6
+    "    input_messages: []\n"  # 7
+)
+
+
+@pytest.fixture(scope="module")
+def sample():
+    doc = parse_yaml(SAMPLE)
+    assert doc.error is None
+    return doc
+
+
+def test_span_of_a_value(sample):
+    assert sample.span_of(("evalcases", 0, "id")) == Span(2, 8, 2, 13)
+
+
+def test_span_of_a_key(sample):
+    assert sample.span_of(("evalcases", 0, "id"), key=True) == Span(2, 4, 2, 6)
+    assert sample.span_of(("$schema",), key=True) == Span(0, 0, 0, 7)
+
+
+def test_span_columns_count_code_points_not_bytes_or_utf16(sample):
+    # `    note: {a: "😀é", b: x}`: b is the 21st code point (the emoji is one column)
+    assert sample.span_of(("evalcases", 0, "note", "b"), key=True) == Span(6, 20, 6, 21)
+    assert sample.span_of(("evalcases", 0, "note", "b")) == Span(6, 23, 6, 24)
+
+
+def test_span_of_a_multi_line_block_scalar_covers_the_block(sample):
+    assert sample.span_of(("evalcases", 0, "outcome")) == Span(3, 13, 6, 0)
+
+
+def test_span_of_a_multi_line_collection_is_its_first_character(sample):
+    assert sample.span_of(("evalcases",)) == Span(2, 2, 2, 3)
+    assert sample.span_of(("evalcases", 0)) == Span(2, 4, 2, 5)
+
+
+def test_span_of_a_flow_collection_on_one_line_is_whole(sample):
+    assert sample.span_of(("evalcases", 0, "input_messages")) == Span(7, 20, 7, 22)
+    assert sample.span_of(("evalcases", 0, "note")) == Span(6, 10, 6, 25)
+
+
+def test_span_of_a_missing_key_points_at_the_parent_entry(sample):
+    # inside a mapping that is a sequence item: the start of that mapping
+    assert sample.span_of(("evalcases", 0, "expected_messages")) == Span(2, 4, 2, 5)
+    # inside a mapping that is a key's value: that key
+    assert sample.span_of(("evalcases", 0, "note", "zz")) == Span(6, 4, 6, 8)
+    # at the top level: the start of the document
+    assert sample.span_of(("dataset",)) == Span(0, 0, 0, 1)
+
+
+def test_span_of_a_missing_index_falls_back_to_the_collection(sample):
+    assert sample.span_of(("evalcases", 5)) == Span(2, 2, 2, 3)
+
+
+def test_node_at_and_key_node_at(sample):
+    assert sample.node_at(("evalcases", 0, "id")).value == "é😀x"
+    assert sample.key_node_at(("evalcases", 0)) is None
+    assert sample.node_at(("nope", 0)) is None
