@@ -202,6 +202,7 @@ def _parse(text: str) -> YamlDocument:
     if too_deep is not None:
         doc.error = too_deep
         return doc
+    text, restore = _hide_non_breaks(text)
     try:
         root = _compose(text)
     except yaml.MarkedYAMLError as exc:
@@ -213,6 +214,8 @@ def _parse(text: str) -> YamlDocument:
     doc.root = root
     if root is None:
         return doc
+    if restore:
+        _restore_non_breaks(root, restore)
     try:
         doc.value = (
             _convert_without_aliases(root) if not _may_have_anchors(text) else _Converter().convert(root, 0)
@@ -220,6 +223,46 @@ def _parse(text: str) -> YamlDocument:
     except _LoadError as exc:
         doc.error = exc.error
     return doc
+
+
+# YAML 1.1 (libyaml) also breaks lines at NEL, LS and PS; YAML 1.2 (eemeli/yaml) breaks
+# only at LF and CR, so text pasted from the web with a U+2028 in it loads in AgentV. While
+# libyaml reads the text they are swapped for unused private-use characters (one code point
+# each, so every position holds), and swapped back in the scalars afterwards.
+_NON_BREAKS = ("\x85", "\u2028", "\u2029")
+
+
+def _hide_non_breaks(text: str) -> tuple[str, dict[str, str]]:
+    present = [c for c in _NON_BREAKS if c in text]
+    if not present:
+        return text, {}
+    restore: dict[str, str] = {}
+    candidate = 0xE000
+    for char in present:
+        while chr(candidate) in text:
+            candidate += 1
+        restore[chr(candidate)] = char
+        text = text.replace(char, chr(candidate))
+        candidate += 1
+    return text, restore
+
+
+def _restore_non_breaks(root: Node, restore: dict[str, str]) -> None:
+    table = str.maketrans(restore)
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, ScalarNode):
+            node.value = node.value.translate(table)
+        elif isinstance(node, SequenceNode):
+            stack.extend(node.value)
+        elif isinstance(node, MappingNode):
+            for key, value in node.value:
+                stack.extend((key, value))
 
 
 _BEFORE_ANCHOR = frozenset(" \t\n\r[{,")
