@@ -823,3 +823,166 @@ def test_agent_mode_chat_prompt_uses_file_references(repo):
         ("user", 'Why?\n<file path="log.txt">\nboom\n</file>'), ("assistant", "Look")
     )
     assert c["agent"]["chatPrompt"] == chat(("user", 'Why?\n<file: path="log.txt">'), ("assistant", "Look"))
+
+
+def test_chat_prompt_null_when_no_message_renders_anything(repo):
+    repo.write("empty.txt", "")
+    c = repo.case_with(
+        """
+        - role: user
+          content:
+            - type: file
+              value: empty.txt
+        - role: assistant
+          content: ""
+        """
+    )
+    assert c["role_markers"] is True
+    assert c["lm"]["question"] == ""
+    assert c["lm"]["chatPrompt"] is None
+    assert c["agent"]["chatPrompt"] == chat(("user", '<file: path="empty.txt">'))
+
+
+def test_missing_guideline_file_at_build_time_warns_and_is_left_out(make_repo):
+    from agentv_lsp.engine.files import FileSystem
+    from agentv_lsp.engine.loader import load_case
+    from agentv_lsp.engine.prompt import read_guidelines
+
+    repo = make_repo({"a.instructions.md": "A", "b.instructions.md": "B"}, patterns=GLOB_INSTRUCTIONS)
+    repo.one_case(
+        """
+        - role: user
+          content:
+            - type: file
+              value: a.instructions.md
+            - type: file
+              value: b.instructions.md
+        """
+    )
+    case = load_case(repo.open(), 0).case
+    (repo.root / "a.instructions.md").unlink()
+    notices = []
+    assert read_guidelines(case, FileSystem(), notices) == '<file path="b.instructions.md">\nB\n</file>'
+    assert [n.render() for n in notices] == [
+        f"Warning: Could not read guideline file {repo.root}/a.instructions.md: file does not exist"
+    ]
+
+
+# -- the worked examples of agentv-v2.md §5.9 ------------------------------------------------------------
+
+
+def worked_example_repo(make_repo):
+    return make_repo(
+        {"evals/rules.instructions.md": "Be terse.\r\n", "evals/code.py": "print(1)\n"}, patterns=GLOB_INSTRUCTIONS
+    )
+
+
+def test_worked_example_a_multi_turn(make_repo):
+    from agentv_lsp.engine.loader import load_case
+
+    repo = worked_example_repo(make_repo)
+    repo.one_case(
+        """
+        - role: system
+          content: You review code.
+        - role: user
+          content:
+            - type: file
+              value: rules.instructions.md
+            - type: text
+              value: Review this
+            - type: file
+              value: code.py
+        - role: assistant
+          content: Which part?
+        - role: user
+          content: All of it.
+        """,
+        name="evals/r.yaml",
+    )
+    c = repo.case(0, "evals/r.yaml")
+    assert c["lm"]["guidelines"] == '<file path="rules.instructions.md">\nBe terse.\n</file>'
+    assert c["lm"]["question"] == (
+        "@[System]:\nYou review code.\n\n"
+        "@[User]:\n<Attached: rules.instructions.md>\nReview this\n"
+        '<file path="code.py">\nprint(1)\n</file>\n\n'
+        "@[Assistant]:\nWhich part?\n\n"
+        "@[User]:\nAll of it."
+    )
+    assert c["agent"]["question"] == (
+        "@[System]:\nYou review code.\n\n"
+        "@[User]:\n<Attached: rules.instructions.md>\nReview this\n"
+        '<file: path="code.py">\n\n'
+        "@[Assistant]:\nWhich part?\n\n"
+        "@[User]:\nAll of it."
+    )
+    assert c["lm"]["chatPrompt"] == chat(
+        (
+            "system",
+            '[[ ## Guidelines ## ]]\n\n<file path="rules.instructions.md">\nBe terse.\n</file>\n\nYou review code.',
+        ),
+        ("user", 'Review this\n<file path="code.py">\nprint(1)\n</file>'),
+        ("assistant", "Which part?"),
+        ("user", "All of it."),
+    )
+    assert load_case(repo.open("evals/r.yaml"), 0).case.question == "You review code. Review this Which part? All of it."
+
+
+def test_worked_example_b_flat_with_fence_and_file(make_repo):
+    repo = worked_example_repo(make_repo)
+    repo.one_case(
+        """
+        - role: user
+          content:
+            - type: text
+              value: |
+                Fix:
+                ```js
+                x()
+                ```
+            - type: file
+              value: code.py
+        """,
+        name="evals/r.yaml",
+    )
+    c = repo.case(0, "evals/r.yaml")
+    assert c["lm"]["question"] == (
+        'Fix:\n```js\nx()\n```\n\n<file path="code.py">\nprint(1)\n</file>\n\n```js\nx()\n```'
+    )
+    assert c["lm"]["chatPrompt"] is None
+
+
+def test_worked_example_d_later_system_and_tool_become_assistant(repo):
+    c = repo.case_with(
+        """
+        - role: user
+          content: hi
+        - role: assistant
+          content: ok
+        - role: system
+          content: Note
+        - role: tool
+          content: res
+        """
+    )
+    assert c["lm"]["chatPrompt"] == chat(
+        ("user", "hi"), ("assistant", "ok"), ("assistant", "@[System]:\nNote"), ("assistant", "@[Tool]:\nres")
+    )
+
+
+def test_worked_example_e_guideline_only_system_turn_gives_flat_question(make_repo):
+    repo = worked_example_repo(make_repo)
+    repo.one_case(
+        """
+        - role: system
+          content:
+            - type: file
+              value: rules.instructions.md
+        - role: user
+          content: Help
+        """,
+        name="evals/r.yaml",
+    )
+    c = repo.case(0, "evals/r.yaml")
+    assert (c["lm"]["question"], c["lm"]["chatPrompt"]) == ("Help", None)
+    assert c["lm"]["guidelines"] == '<file path="rules.instructions.md">\nBe terse.\n</file>'

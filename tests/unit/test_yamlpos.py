@@ -17,6 +17,8 @@ import pytest
 
 from agentv_lsp.yamlpos import MAX_DEPTH, Span, parse_yaml
 
+EVAL_ONE_CASE = "$schema: agentv-eval-v2\nevalcases:\n  - id: c\n    outcome: o\n    input_messages:\n"
+
 
 def value_of(text: str):
     doc = parse_yaml(text)
@@ -289,3 +291,18 @@ def test_node_at_and_key_node_at(sample):
     assert sample.node_at(("evalcases", 0, "id")).value == "é😀x"
     assert sample.key_node_at(("evalcases", 0)) is None
     assert sample.node_at(("nope", 0)) is None
+
+
+def test_unicode_line_separators_are_ordinary_characters():
+    # YAML 1.2 (eemeli/yaml) breaks lines only at LF and CR; YAML 1.1 also broke at NEL,
+    # LS and PS. Text pasted from the web often carries U+2028.
+    doc = parse_yaml("a: x\u2028y\nb: 'p\u2029q'\nc: |\n  r\x85s\nd: 1\n")
+    assert doc.error is None, doc.error
+    assert doc.value == {"a": "x\u2028y", "b": "p\u2029q", "c": "r\x85s\n", "d": 1}
+    assert doc.span_of(("d",), key=True) == Span(4, 0, 4, 1)
+
+
+def test_line_separator_in_an_eval_file_loads(repo):
+    # written directly: textwrap (used by the helpers) would split lines at U+2028 too
+    repo.write("eval.yaml", EVAL_ONE_CASE + "      - role: user\n        content: First\u2028second\n")
+    assert repo.case()["lm"]["question"] == "First\u2028second"
