@@ -15,6 +15,7 @@ from __future__ import annotations
 import _thread
 import gc
 import math
+import re
 import sys
 import threading
 from collections.abc import Iterator
@@ -225,20 +226,22 @@ def _parse(text: str) -> YamlDocument:
     return doc
 
 
-# YAML 1.1 (libyaml) also breaks lines at NEL, LS and PS; YAML 1.2 (eemeli/yaml) breaks
-# only at LF and CR, so text pasted from the web with a U+2028 in it loads in AgentV. While
-# libyaml reads the text they are swapped for unused private-use characters (one code point
-# each, so every position holds), and swapped back in the scalars afterwards.
-_NON_BREAKS = ("\x85", "\u2028", "\u2029")
+# Characters libyaml cannot take the way eemeli/yaml does: YAML 1.1 (libyaml) also breaks
+# lines at NEL, LS and PS, where YAML 1.2 (eemeli/yaml) breaks only at LF and CR, so text
+# pasted from the web with a U+2028 in it loads in AgentV; and libyaml refuses control
+# characters (an ANSI colour escape in pasted terminal output, a NUL) that eemeli/yaml keeps
+# as ordinary characters. While libyaml reads the text they are swapped for unused
+# private-use characters (one code point each, so every position holds), and swapped back in
+# the scalars afterwards.
+_HIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]")
 
 
 def _hide_non_breaks(text: str) -> tuple[str, dict[str, str]]:
-    present = [c for c in _NON_BREAKS if c in text]
-    if not present:
+    if _HIDDEN.search(text) is None:
         return text, {}
     restore: dict[str, str] = {}
     candidate = 0xE000
-    for char in present:
+    for char in sorted(set(_HIDDEN.findall(text))):
         while chr(candidate) in text:
             candidate += 1
         restore[chr(candidate)] = char
