@@ -306,3 +306,14 @@ def test_line_separator_in_an_eval_file_loads(repo):
     # written directly: textwrap (used by the helpers) would split lines at U+2028 too
     repo.write("eval.yaml", EVAL_ONE_CASE + "      - role: user\n        content: First\u2028second\n")
     assert repo.case()["lm"]["question"] == "First\u2028second"
+
+
+def test_control_characters_are_kept_like_eemeli_yaml():
+    # eemeli/yaml 2.8.1 keeps them as ordinary characters (checked with the library itself);
+    # libyaml alone would refuse the whole text.
+    assert value_of("a: b\x1b[31mc\n") == {"a": "b\x1b[31mc"}
+    assert value_of("a: |\n  x\x1b[0m\n") == {"a": "x\x1b[0m\n"}
+    assert value_of('a: "q\x07"\n') == {"a": "q\x07"}
+    assert value_of("\x1b: 1\n") == {"\x1b": 1}
+    assert value_of("a:\n  - b\x00\n") == {"a": ["b\x00"]}
+    assert value_of("a: b\x0cc\n") == {"a": "b\x0cc"}
