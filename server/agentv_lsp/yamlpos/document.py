@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, cast
 
 import yaml
-from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from yaml.nodes import CollectionNode, MappingNode, Node, ScalarNode, SequenceNode
 
 from agentv_lsp.yamlpos.scalars import js_json_stringify, resolve_plain
 
@@ -217,6 +217,10 @@ def _parse(text: str) -> YamlDocument:
         return doc
     if restore:
         _restore_non_breaks(root, restore)
+    unindented = _unindented_continuation(root, text)
+    if unindented is not None:
+        doc.error = unindented
+        return doc
     try:
         doc.value = (
             _convert_without_aliases(root) if not _may_have_anchors(text) else _Converter().convert(root, 0)
@@ -266,6 +270,121 @@ def _restore_non_breaks(root: Node, restore: dict[str, str]) -> None:
         elif isinstance(node, MappingNode):
             for key, value in node.value:
                 stack.extend((key, value))
+
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def _unindented_continuation(root: Node, text: str) -> YamlError | None:
+    """What eemeli/yaml's lexer rejects and libyaml accepts: in block context, every further
+    line of a quoted string or of a flow collection must be indented more than the block
+    entry it belongs to (the mapping's keys, or the `-` of a sequence item). Only the closing
+    bracket of the outermost flow collection may sit at that entry's own column.
+
+        key: "first line
+        second line"          <- AgentV: Missing closing "quote
+
+    Runs on every parse, so it only looks closer at multi-line quoted scalars and flow
+    collections."""
+    if not isinstance(root, CollectionNode):
+        return None  # a scalar document: no block around it
+    suspects: list[tuple[ScalarNode | CollectionNode, int]] = []
+    blocks: list[CollectionNode] = [root]
+    seen: set[int] = set()  # aliases share nodes
+    while blocks:
+        node = blocks.pop()
+        if node.flow_style or id(node) in seen:
+            continue
+        seen.add(id(node))
+        if node.__class__ is SequenceNode:
+            for child in node.value:
+                if child.__class__ is ScalarNode:
+                    if child.style in _QUOTED and child.start_mark.line != child.end_mark.line:
+                        suspects.append((child, node.start_mark.column + 1))
+                elif child.flow_style:
+                    if child.start_mark.line != child.end_mark.line:
+                        suspects.append((child, node.start_mark.column + 1))
+                else:
+                    blocks.append(child)
+        elif node.__class__ is MappingNode:
+            for key, child in node.value:
+                if child.__class__ is ScalarNode:
+                    if child.style in _QUOTED and child.start_mark.line != child.end_mark.line:
+                        suspects.append((child, key.start_mark.column + 1))
+                elif child.flow_style:
+                    if child.start_mark.line != child.end_mark.line:
+                        suspects.append((child, key.start_mark.column + 1))
+                else:
+                    blocks.append(child)
+    if not suspects:
+        return None
+    lines = _LINE_BREAK.split(text)
+    for suspect, need in sorted(suspects, key=lambda s: (s[0].start_mark.line, s[0].start_mark.column)):
+        if isinstance(suspect, ScalarNode):
+            error = _check_scalar_lines(suspect, need, lines)
+        else:
+            error = _check_flow_lines(suspect, need, lines)
+        if error is not None:
+            return error
+    return None
+
+
+_QUOTED = frozenset(('"', "'"))
+
+
+def _short_of(line: str, need: int) -> int | None:
+    """The indentation of a scalar's continuation line when it is too small, else None."""
+    indent = len(line) - len(line.lstrip(" "))
+    return indent if indent < need and line[indent:].strip("\r") else None
+
+
+def _check_scalar_lines(node: ScalarNode, need: int, lines: list[str]) -> YamlError | None:
+    for number in range(node.start_mark.line + 1, node.end_mark.line + 1):
+        indent = _short_of(lines[number], need)
+        if indent is not None:
+            quote = node.style
+            return YamlError(
+                "syntax",
+                f"Missing closing {quote}quote: AgentV's YAML parser (eemeli/yaml) ends a quoted string at a "
+                f"line that is not indented more than its key or '-' (at least {need} spaces)",
+                Span(number, indent, number, indent + 1),
+            )
+    return None
+
+
+def _check_flow_lines(flow: Node, need: int, lines: list[str]) -> YamlError | None:
+    continued: set[int] = set()  # lines that continue a multi-line scalar inside the collection
+    stack = [flow]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ScalarNode):
+            continued.update(range(node.start_mark.line + 1, node.end_mark.line + 1))
+        elif isinstance(node, SequenceNode):
+            stack.extend(node.value)
+        elif isinstance(node, MappingNode):
+            stack.extend(item for pair in node.value for item in pair)
+    closing = (flow.end_mark.line, flow.end_mark.column - 1)
+    for number in range(flow.start_mark.line + 1, flow.end_mark.line + 1):
+        line = lines[number]
+        if number in continued:
+            indent = _short_of(line, need)
+        else:
+            spaces = len(line) - len(line.lstrip(" "))
+            rest = line[spaces:].lstrip(" \t")
+            if not rest.strip("\r") or rest[0] == "#" or spaces >= need:
+                continue
+            at_closing = spaces == need - 1 and (number, len(line) - len(rest)) == closing
+            indent = None if at_closing else spaces
+        if indent is not None:
+            kind, end = ("sequence", "]") if isinstance(flow, SequenceNode) else ("map", "}")
+            return YamlError(
+                "syntax",
+                f"Flow {kind} in block collection must be sufficiently indented and end with a {end}: "
+                f"AgentV's YAML parser (eemeli/yaml) needs every line inside it indented more than its "
+                f"key or '-' (at least {need} spaces)",
+                Span(number, indent, number, indent + 1),
+            )
+    return None
 
 
 _BEFORE_ANCHOR = frozenset(" \t\n\r[{,")
