@@ -873,7 +873,8 @@ def test_missing_guideline_file_at_build_time_warns_and_is_left_out(make_repo):
 
 def worked_example_repo(make_repo):
     return make_repo(
-        {"evals/rules.instructions.md": "Be terse.\r\n", "evals/code.py": "print(1)\n"}, patterns=GLOB_INSTRUCTIONS
+        {"evals/rules.instructions.md": "Be terse.\r\n", "evals/code.py": "print(1)\n"},
+        patterns=GLOB_INSTRUCTIONS,
     )
 
 
@@ -925,7 +926,10 @@ def test_worked_example_a_multi_turn(make_repo):
         ("assistant", "Which part?"),
         ("user", "All of it."),
     )
-    assert load_case(repo.open("evals/r.yaml"), 0).case.question == "You review code. Review this Which part? All of it."
+    assert (
+        load_case(repo.open("evals/r.yaml"), 0).case.question
+        == "You review code. Review this Which part? All of it."
+    )
 
 
 def test_worked_example_b_flat_with_fence_and_file(make_repo):

@@ -317,3 +317,69 @@ def test_control_characters_are_kept_like_eemeli_yaml():
     assert value_of("\x1b: 1\n") == {"\x1b": 1}
     assert value_of("a:\n  - b\x00\n") == {"a": ["b\x00"]}
     assert value_of("a: b\x0cc\n") == {"a": "b\x0cc"}
+
+
+# -- indentation rules of eemeli/yaml's lexer that libyaml does not have -----------------------------------
+# Every expectation below was checked against eemeli/yaml 2.8.1, the version AgentV 903e156c2 locks.
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "col"),
+    [
+        ('a:\n  b: "x\n  y"\n', 2, 2),
+        ("a: 'x\ny'\n", 1, 0),
+        ('- "x\ny"\n', 1, 0),
+        ("evalcases:\n  - id: c\n    outcome: 'Says\n    hi'\n", 3, 4),
+    ],
+)
+def test_quoted_string_lines_must_be_indented_more_than_their_key(text, line, col):
+    err = error_of(text)
+    assert err.kind == "syntax"
+    assert err.message.startswith("Missing closing ")
+    assert (err.span.start_line, err.span.start_col) == (line, col)
+
+
+def test_quoted_string_lines_indented_more_than_their_key_are_fine():
+    assert value_of('a:\n  b: "x\n   y"\n') == {"a": {"b": "x y"}}
+    assert value_of('a: "x\n\n  y"\n') == {"a": "x\ny"}
+    assert value_of('- "x\n y"\n') == ["x y"]
+    assert value_of('"whole\ndoc"\n') == "whole doc"
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "col"),
+    [
+        ("a: [\n1\n]\n", 1, 0),
+        ("a:\n  b: [\n    1\n ]\n", 3, 1),
+        ("x:\n  - {role: user,\n  content: hi}\n", 2, 2),
+        ("a: {b: [\n1]}\n", 1, 0),
+        ("evalcases:\n  - id: x\n    input_messages: [\n    {role: user, content: hi}\n    ]\n", 3, 4),
+    ],
+)
+def test_flow_collection_lines_must_be_indented_more_than_their_key(text, line, col):
+    err = error_of(text)
+    assert err.kind == "syntax"
+    assert err.message.startswith("Flow ")
+    assert "in block collection must be sufficiently indented" in err.message
+    assert (err.span.start_line, err.span.start_col) == (line, col)
+
+
+def test_flow_collection_closing_bracket_may_sit_at_the_key_column():
+    assert value_of("a: [\n  1\n]\n") == {"a": [1]}
+    assert value_of(
+        "evalcases:\n  - id: x\n    input_messages: [\n      {role: user, content: hi}\n    ]\n"
+    ) == {"evalcases": [{"id": "x", "input_messages": [{"role": "user", "content": "hi"}]}]}
+    assert value_of("x:\n  - {role: user,\n   content: hi}\n") == {"x": [{"role": "user", "content": "hi"}]}
+    assert value_of("a: [\n  x\n  # c\n#c2\n  ]\n") == {"a": ["x"]}
+    assert value_of("a: [\n  x,\n  [y,\n  z\n ]]\n") == {"a": ["x", ["y", "z"]]}
+    assert value_of("[a,\nb]\n") == ["a", "b"]
+
+
+def test_unindented_quoted_continuation_fails_the_eval_file(repo):
+    repo.write(
+        "eval.yaml",
+        "$schema: agentv-eval-v2\nevalcases:\n  - id: c\n    outcome: 'Says\n    hi'\n    input_messages: []\n",
+    )
+    result = repo.preview()
+    assert result["load_error"].startswith("Missing closing 'quote")
+    assert [d.code for d in repo.check(kind="eval")] == ["yaml-syntax"]
