@@ -204,14 +204,20 @@ def _parse(text: str) -> YamlDocument:
         doc.error = too_deep
         return doc
     text, restore = _hide_non_breaks(text)
-    try:
-        root = _compose(text)
-    except yaml.MarkedYAMLError as exc:
-        doc.error = _from_marked(exc)
-        return doc
-    except yaml.YAMLError as exc:  # unmarked reader errors, e.g. control characters
-        doc.error = YamlError("syntax", f"YAML error: {exc}", Span(0, 0, 0, 0))
-        return doc
+    retries = 0
+    while True:
+        try:
+            root = _compose(text)
+            break
+        except yaml.MarkedYAMLError as exc:
+            blanked = _blank_tab_line(text, exc) if retries < _MAX_TAB_RETRIES else None
+            if blanked is None:
+                doc.error = _from_marked(exc)
+                return doc
+            text, retries = blanked, retries + 1
+        except yaml.YAMLError as exc:  # unmarked reader errors
+            doc.error = YamlError("syntax", f"YAML error: {exc}", Span(0, 0, 0, 0))
+            return doc
     doc.root = root
     if root is None:
         return doc
@@ -273,6 +279,30 @@ def _restore_non_breaks(root: Node, restore: dict[str, str]) -> None:
 
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
+# eemeli/yaml takes a line of nothing but spaces and tabs as a blank line; libyaml stops at
+# the tab ("found a tab character that violates indentation"). Such a line (outside block
+# scalars, where both read the tab the same way) gets spaces for tabs and the text is read
+# again; each retry moves past one line.
+_MAX_TAB_RETRIES = 100
+_TAB_PROBLEMS = (
+    "found a tab character that violates indentation",
+    "found character that cannot start any token",
+)
+
+
+def _blank_tab_line(text: str, exc: yaml.MarkedYAMLError) -> str | None:
+    mark = exc.problem_mark
+    if mark is None or not (exc.problem or "").startswith(_TAB_PROBLEMS):
+        return None
+    starts = [0, *(m.end() for m in _LINE_BREAK.finditer(text))]
+    if mark.line >= len(starts):
+        return None
+    start = starts[mark.line]
+    end = starts[mark.line + 1] if mark.line + 1 < len(starts) else len(text)
+    line = text[start:end].rstrip("\r\n")
+    if "\t" not in line or line.strip(" \t"):
+        return None
+    return text[:start] + line.replace("\t", " ") + text[start + len(line) :]
 
 
 def _unindented_continuation(root: Node, text: str) -> YamlError | None:
