@@ -383,3 +383,17 @@ def test_unindented_quoted_continuation_fails_the_eval_file(repo):
     result = repo.preview()
     assert result["load_error"].startswith("Missing closing 'quote")
     assert [d.code for d in repo.check(kind="eval")] == ["yaml-syntax"]
+
+
+def test_lines_of_only_spaces_and_tabs_are_blank_lines():
+    # eemeli/yaml 2.8.1 reads them as blank lines; libyaml alone stops at the tab
+    assert value_of("a: 1\n\t\nb: 2\n") == {"a": 1, "b": 2}
+    assert value_of("a:\n  - 1\n\t\n  - 2\n") == {"a": [1, 2]}
+    assert value_of("  \t\na: 1\n") == {"a": 1}
+    assert value_of("a:\n  b: 1\n \t \n  c: 2\n") == {"a": {"b": 1, "c": 2}}
+    assert value_of("a: 1\n\t\t\n\t\nb: 2\n") == {"a": 1, "b": 2}
+
+
+def test_tabs_inside_block_scalars_are_still_read_as_content_or_errors():
+    assert value_of("a: |\n  x\n  \t\n  y\n") == {"a": "x\n\t\ny\n"}
+    assert error_of("a: |\n  x\n\t\n  y\n").kind == "syntax"
