@@ -520,3 +520,19 @@ def test_case_evaluator_falls_back_to_global_kind(repo):
         "  - id: d\n    evaluator: llm_judge\n    outcome: o\n    input_messages: []\n",
     )
     assert [c["evaluator"] for c in repo.preview()["cases"]] == ["code", "llm_judge"]
+
+
+def test_reference_answer_json_stringifies_numbers_like_javascript(repo):
+    # checked with eemeli/yaml 2.8.1 + JSON.stringify
+    c = repo.case_with(
+        "- role: user\n  content: Q\n",
+        expected=(
+            "- role: assistant\n  content:\n"
+            "    - {type: metric, v: 1e-7, big: 1e21, f: 0.10, i: 010, neg: -0.0, h: 0x10, inf: .inf, nan: .nan,"
+            " t: true, n: ~, s: x}\n"
+        ),
+    )
+    assert c["reference_answer"] == (
+        '{"type":"metric","v":1e-7,"big":1e+21,"f":0.1,"i":10,"neg":0,"h":16,"inf":null,"nan":null,'
+        '"t":true,"n":null,"s":"x"}'
+    )
