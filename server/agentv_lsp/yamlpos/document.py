@@ -205,24 +205,27 @@ def _parse(text: str) -> YamlDocument:
         return doc
     text, restore = _hide_non_breaks(text)
     retries = 0
+    escapes: dict[str, str] = {}  # stand-in escape -> the surrogate escape it replaces
     while True:
         try:
             root = _compose(text)
             break
         except yaml.MarkedYAMLError as exc:
-            blanked = _blank_tab_line(text, exc) if retries < _MAX_TAB_RETRIES else None
-            if blanked is None:
+            retry = _blank_tab_line(text, exc) if retries < _MAX_TAB_RETRIES else None
+            if retry is None:
+                retry = _pair_surrogate_escapes(text, exc, escapes)
+            if retry is None:
                 doc.error = _from_marked(exc)
                 return doc
-            text, retries = blanked, retries + 1
+            text, retries = retry, retries + 1
         except yaml.YAMLError as exc:  # unmarked reader errors
             doc.error = YamlError("syntax", f"YAML error: {exc}", Span(0, 0, 0, 0))
             return doc
     doc.root = root
     if root is None:
         return doc
-    if restore:
-        _restore_non_breaks(root, restore)
+    if restore or escapes:
+        _restore_non_breaks(root, restore, escapes)
     unindented = _unindented_continuation(root, text)
     if unindented is not None:
         doc.error = unindented
@@ -260,8 +263,12 @@ def _hide_non_breaks(text: str) -> tuple[str, dict[str, str]]:
     return text, restore
 
 
-def _restore_non_breaks(root: Node, restore: dict[str, str]) -> None:
+def _restore_non_breaks(root: Node, restore: dict[str, str], escapes: dict[str, str] | None = None) -> None:
     table = str.maketrans(restore)
+    quoted = {
+        chr(int(stand_in[2:], 16)): chr(int(original[2:], 16))
+        for stand_in, original in (escapes or {}).items()
+    }
     seen: set[int] = set()
     stack = [root]
     while stack:
@@ -270,12 +277,50 @@ def _restore_non_breaks(root: Node, restore: dict[str, str]) -> None:
             continue
         seen.add(id(node))
         if isinstance(node, ScalarNode):
-            node.value = node.value.translate(table)
+            value = node.value.translate(table)
+            if escapes and node.style == '"':  # decoded: stand-in characters -> the pairs they were
+                value = value.translate(str.maketrans(quoted))
+                value = value.encode("utf-16-le", "surrogatepass").decode("utf-16-le")
+            elif escapes and "\\u" in value:  # literal text: the escapes as written
+                for stand_in, original in escapes.items():
+                    value = value.replace(stand_in, original)
+            node.value = value
         elif isinstance(node, SequenceNode):
             stack.extend(node.value)
         elif isinstance(node, MappingNode):
             for key, value in node.value:
                 stack.extend((key, value))
+
+
+# `"\ud83d\ude00"` (how Python's json.dumps writes an emoji) is one character for eemeli/yaml;
+# libyaml refuses escaped surrogates. When it does, every escaped surrogate pair becomes two
+# escapes of unused private-use characters (same length), turned back into the character
+# in double-quoted scalars and into the escapes as written elsewhere.
+_SURROGATE_PAIR = re.compile(
+    r"(?<!\\)((?:\\\\)*)(\\u[dD][89abAB][0-9a-fA-F]{2})(\\u[dD][c-fC-F][0-9a-fA-F]{2})"
+)
+
+
+def _pair_surrogate_escapes(text: str, exc: yaml.MarkedYAMLError, escapes: dict[str, str]) -> str | None:
+    if escapes or not (exc.problem or "").startswith("found invalid Unicode character escape code"):
+        return None
+    stand_ins: dict[str, str] = {}  # escape as written -> its stand-in escape
+    candidate = 0xE000
+
+    def stand_in(original: str) -> str:
+        nonlocal candidate
+        if original not in stand_ins:
+            while chr(candidate) in text:
+                candidate += 1
+            stand_ins[original] = f"\\u{candidate:04X}"
+            candidate += 1
+        return stand_ins[original]
+
+    replaced = _SURROGATE_PAIR.sub(lambda m: m.group(1) + stand_in(m.group(2)) + stand_in(m.group(3)), text)
+    if not stand_ins:
+        return None
+    escapes.update({new: old for old, new in stand_ins.items()})
+    return replaced
 
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
