@@ -1058,6 +1058,7 @@ NOT_CODES = {  # hyphenated literals in the sources that are not diagnostic code
     "google-gemini",
     "vscode-insiders",
     "utf-8",
+    "utf-16-le",
     "add-schema",
     "set-schema",
     "wrap-text",

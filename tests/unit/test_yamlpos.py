@@ -397,3 +397,16 @@ def test_lines_of_only_spaces_and_tabs_are_blank_lines():
 def test_tabs_inside_block_scalars_are_still_read_as_content_or_errors():
     assert value_of("a: |\n  x\n  \t\n  y\n") == {"a": "x\n\t\ny\n"}
     assert error_of("a: |\n  x\n\t\n  y\n").kind == "syntax"
+
+
+def test_escaped_surrogate_pairs_decode_as_in_eemeli_yaml():
+    # what Python's json.dumps writes for non-BMP characters; checked with eemeli/yaml 2.8.1
+    text = (
+        'a: "\\ud83d\\ude00 ok"\nb: \\ud83d\\ude00\nc: \'\\ud83d\\ude00\'\ne: "caf\\u00e9 \\uD83D\\uDE4F"\n'
+    )
+    assert value_of(text) == {
+        "a": "😀 ok",
+        "b": "\\ud83d\\ude00",
+        "c": "\\ud83d\\ude00",
+        "e": "café 🙏",
+    }
