@@ -76,7 +76,7 @@ def validate(instance: Any, kind: SchemaKind) -> list[SchemaIssue]:
         case_validator = _validator("eval", "case")
         shared: dict[str, list[ValidationError]] = {}
         for index, case in enumerate(instance["evalcases"]):
-            fingerprint = json.dumps(_shape(case), sort_keys=False, separators=(",", ":"))
+            fingerprint = repr(_shape(case))  # repr keeps key order and tells 1, 1.0 and True apart
             errors = shared.get(fingerprint)
             if errors is None:
                 errors = shared[fingerprint] = list(case_validator.iter_errors(case))
@@ -93,14 +93,14 @@ _CONSTRAINED_KEYS = frozenset(("role", "type", "evaluator", "provider", "$schema
 
 
 def _shape(value: Any, key: str = "") -> Any:
-    """The parts of a value that can change validation results."""
-    if isinstance(value, str):
-        if key in _CONSTRAINED_KEYS:
-            return value
-        return "s" if value else ""
-    if isinstance(value, dict):
+    """The parts of a value that can change validation results (exact type checks: this
+    walks every node of every case)."""
+    kind = type(value)
+    if kind is str:
+        return value if key in _CONSTRAINED_KEYS else ("s" if value else "")
+    if kind is dict:
         return {k: _shape(v, k) for k, v in value.items()}
-    if isinstance(value, list):
+    if kind is list:
         return [_shape(v) for v in value]
     return value
 

@@ -38,30 +38,48 @@ def role_suggestion(role: Any) -> dict[str, Any]:
 
 
 def eval_losses(ef: EvalFile, outcomes: list[CaseOutcome], opts: CheckOptions) -> list[Diagnostic]:
+    """Every silent-loss diagnostic of an eval file: file-level rules, then each case's."""
+    out = file_losses(ef, opts)
+    for outcome in outcomes:
+        out.extend(case_losses(ef, outcome, opts))
+    return out
+
+
+def file_losses(ef: EvalFile, opts: CheckOptions) -> list[Diagnostic]:
+    """Rules that look across cases (duplicate ids) or at the whole file (its target)."""
     out: list[Diagnostic] = []
     emit = _Emitter(ef, out)
     first_ids: dict[str, int] = {}
-    suite_evaluators = ef.global_execution is not None and ef.global_execution.get("evaluators") is not None
-    for outcome in outcomes:
-        raw = ef.raw_cases[outcome.index]
-        if isinstance(outcome.raw_id, str) and outcome.raw_id:
-            first = first_ids.setdefault(outcome.raw_id, outcome.index)
-            if first != outcome.index:
-                emit.warn(
-                    ("evalcases", outcome.index, "id"),
-                    "duplicate-case-id",
-                    f"Duplicate case id '{outcome.raw_id}' (first used by evalcases[{first}]). AgentV keeps "
-                    "both cases; results and `--eval-id` filtering cannot tell them apart.",
-                    data={"id": outcome.raw_id, "first": first},
-                    related=(Related(ef.path, ef.doc.span_of(("evalcases", first, "id")), "first use"),),
-                )
-        case = outcome.case
-        if case is None or not isinstance(raw, dict):
+    for index, raw in enumerate(ef.raw_cases):
+        case_id = raw.get("id") if isinstance(raw, dict) else None
+        if not isinstance(case_id, str) or not case_id:
             continue
-        _dropped_messages(emit, raw, outcome.index)
-        _case_settings(emit, raw, case, suite_evaluators)
-        _file_losses(emit, ef, case, opts)
+        first = first_ids.setdefault(case_id, index)
+        if first != index:
+            emit.warn(
+                ("evalcases", index, "id"),
+                "duplicate-case-id",
+                f"Duplicate case id '{case_id}' (first used by evalcases[{first}]). AgentV keeps "
+                "both cases; results and `--eval-id` filtering cannot tell them apart.",
+                data={"id": case_id, "first": first},
+                related=(Related(ef.path, ef.doc.span_of(("evalcases", first, "id")), "first use"),),
+            )
     _unknown_target(emit, ef, opts)
+    return out
+
+
+def case_losses(ef: EvalFile, outcome: CaseOutcome, opts: CheckOptions) -> list[Diagnostic]:
+    """Rules about one loaded case (nothing for a case the runtime skips)."""
+    raw = ef.raw_cases[outcome.index]
+    case = outcome.case
+    if case is None or not isinstance(raw, dict):
+        return []
+    out: list[Diagnostic] = []
+    emit = _Emitter(ef, out)
+    suite_evaluators = ef.global_execution is not None and ef.global_execution.get("evaluators") is not None
+    _dropped_messages(emit, raw, outcome.index)
+    _case_settings(emit, raw, case, suite_evaluators)
+    _file_losses(emit, ef, case, opts)
     return out
 
 

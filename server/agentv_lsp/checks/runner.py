@@ -153,7 +153,7 @@ def run_check_command(args: argparse.Namespace) -> int:
     gc.disable()  # a short-lived process: the collector only costs time here
     cwd = os.getcwd()
     repo_root = os.path.abspath(args.repo_root) if args.repo_root else default_repo_root(cwd)
-    opts = CheckOptions(repo_root=repo_root, cwd=cwd, fs=FileSystem())
+    opts = CheckOptions(repo_root=repo_root, cwd=cwd, fs=FileSystem(), workers=min(2, os.cpu_count() or 1))
     show_progress = not args.no_progress and sys.stderr.isatty() and args.format == "text"
     try:
         run = run_check(args.paths, opts, progress=show_progress)
