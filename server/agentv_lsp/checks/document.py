@@ -387,7 +387,7 @@ _RUNTIME_HINTS = {
 
 
 def _runtime_notice_diag(path: str, doc: YamlDocument, n: Notice, file_refs_checked: bool) -> Diagnostic:
-    message = f"AgentV: {n.message}"
+    message = f"AgentV: {n.message}" if n.prefixed else n.message  # unprefixed notices are our own
     if n.details and n.code in ("file-not-found", "evaluator-cwd-missing", "evaluator-prompt-inline"):
         tried = [d.strip().removeprefix("Tried: ").strip() for d in n.details if d.strip() not in ("Tried:",)]
         message += ". Tried: " + ", ".join(tried)

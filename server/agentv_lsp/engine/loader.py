@@ -16,6 +16,7 @@ from agentv_lsp.engine.config import ConfigLookup, is_guideline_file, load_confi
 from agentv_lsp.engine.files import (
     FileReadError,
     FileSystem,
+    FileText,
     Resolution,
     build_search_roots,
     resolve_reference,
@@ -338,7 +339,7 @@ def _process_messages(
                     file_refs.append(_ref(seg_path, res, not is_input))
                     continue
                 try:
-                    text = crlf_to_lf(ef.fs.read_text(res.resolved_path))
+                    read = ef.fs.read(res.resolved_path)
                 except FileReadError as exc:
                     context = "" if is_input else " expected output"
                     notices.append(
@@ -352,6 +353,8 @@ def _process_messages(
                     )
                     file_refs.append(_ref(seg_path, res, not is_input))
                     continue
+                text = crlf_to_lf(read.text)
+                _note_partial_read(ef, read, res.resolved_path, (*seg_path, "value"), notices)
                 if is_input and patterns is not None and guideline_paths is not None:
                     relative = node_relative(ef.repo_root, res.resolved_path)
                     if is_guideline_file(relative, patterns):
@@ -376,6 +379,35 @@ def _process_messages(
             if isinstance(inline, str) and text_parts is not None:
                 text_parts.append(inline)
     return segments
+
+
+def _note_partial_read(
+    ef: EvalFile, read: FileText, path: str, yaml_path: YamlPath, notices: list[Notice]
+) -> None:
+    """Our own notices (not AgentV's) when a read was capped or the file looks binary."""
+    if read.truncated:
+        notices.append(
+            Notice(
+                "file-truncated",
+                f"agentv-lsp read only the first {ef.fs.max_bytes:,} bytes of {path} ({read.size:,} bytes): the "
+                "preview of this file is incomplete (AgentV itself reads it whole). Raise maxFileSizeKb to see all.",
+                file=ef.path,
+                yaml_path=yaml_path,
+                prefixed=False,
+                data={"size": read.size, "limit": ef.fs.max_bytes},
+            )
+        )
+    if read.binary:
+        notices.append(
+            Notice(
+                "file-binary",
+                f"{path} looks binary (it contains NUL bytes): AgentV inlines it as UTF-8 text, with U+FFFD for "
+                "invalid bytes.",
+                file=ef.path,
+                yaml_path=yaml_path,
+                prefixed=False,
+            )
+        )
 
 
 def _ref(

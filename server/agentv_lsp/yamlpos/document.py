@@ -19,7 +19,7 @@ import re
 import sys
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
 import yaml
@@ -32,6 +32,10 @@ from agentv_lsp.yamlpos.scalars import js_json_stringify, resolve_plain
 MAX_DEPTH = 1000
 # eemeli/yaml's default `maxAliasCount`.
 MAX_ALIAS_COUNT = 100
+TOO_DEEP_MESSAGE = (
+    f"YAML nesting is deeper than {MAX_DEPTH} levels (AgentV's YAML parser fails with "
+    "'Maximum call stack size exceeded' at about 1,500)"
+)
 # libyaml's parser is quadratic in nesting depth (about 0.4 s at 10,000 levels, 1.5 s at
 # 20,000) and its Cython composer recurses on the C stack; texts whose possible depth stays
 # under this bound are parsed directly (in a thread with a large stack when needed).
@@ -85,9 +89,9 @@ class YamlError:
 class YamlDocument:
     """A parsed YAML text: its JSON-like value, its node tree (for positions) and any error."""
 
-    text: str
-    value: Any = None
-    root: Node | None = None
+    text: str = field(repr=False)
+    value: Any = field(default=None, repr=False)
+    root: Node | None = field(default=None, repr=False)
     error: YamlError | None = None
 
     @property
@@ -504,9 +508,7 @@ def _convert_without_aliases(root: Node) -> Any:
         if type(node) is ScalarNode:
             return plain(node)
         if depth >= MAX_DEPTH:
-            raise _LoadError(
-                YamlError("too-deep", f"YAML nesting is deeper than {MAX_DEPTH} levels", _head_span(node))
-            )
+            raise _LoadError(YamlError("too-deep", TOO_DEEP_MESSAGE, _head_span(node)))
         if type(node) is SequenceNode:
             return [plain(c) if type(c) is ScalarNode else convert(c, depth + 1) for c in node.value]
         mapping: dict[str, Any] = {}
@@ -621,8 +623,7 @@ def _depth_guard(text: str) -> YamlError | None:
                     )
                     return YamlError(
                         "too-deep",
-                        f"YAML nesting is deeper than {MAX_DEPTH} levels (AgentV's YAML parser fails "
-                        "with 'Maximum call stack size exceeded' at about 1,500)",
+                        TOO_DEEP_MESSAGE,
                         Span(line, col, line, col + 1),
                     )
             elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
@@ -686,9 +687,7 @@ class _Converter:
         if isinstance(node, ScalarNode):
             value = _scalar_value(node)
         elif depth >= MAX_DEPTH:
-            raise _LoadError(
-                YamlError("too-deep", f"YAML nesting is deeper than {MAX_DEPTH} levels", _head_span(node))
-            )
+            raise _LoadError(YamlError("too-deep", TOO_DEEP_MESSAGE, _head_span(node)))
         elif isinstance(node, SequenceNode):
             items: list[Any] = []
             self.values[key] = items
