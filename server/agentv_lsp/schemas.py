@@ -74,12 +74,14 @@ def validate(instance: Any, kind: SchemaKind) -> list[SchemaIssue]:
     if kind == "eval" and isinstance(instance, dict) and isinstance(instance.get("evalcases"), list):
         issues.extend(_issues(_validator("eval", "top").iter_errors(instance), instance, ()))
         case_validator = _validator("eval", "case")
-        shared: dict[str, list[ValidationError]] = {}
         for index, case in enumerate(instance["evalcases"]):
             fingerprint = repr(_shape(case))  # repr keeps key order and tells 1, 1.0 and True apart
-            errors = shared.get(fingerprint)
+            errors = _SHARED_CASE_ERRORS.get(fingerprint)
             if errors is None:
-                errors = shared[fingerprint] = list(case_validator.iter_errors(case))
+                errors = list(case_validator.iter_errors(case))
+                if len(_SHARED_CASE_ERRORS) >= _SHARED_CASE_LIMIT:
+                    _SHARED_CASE_ERRORS.pop(next(iter(_SHARED_CASE_ERRORS)))  # oldest first
+                _SHARED_CASE_ERRORS[fingerprint] = errors
             issues.extend(_issues(iter(errors), case, ("evalcases", index)))
     else:
         issues.extend(_issues(_validator(kind).iter_errors(instance), instance, ()))
@@ -88,6 +90,11 @@ def validate(instance: Any, kind: SchemaKind) -> list[SchemaIssue]:
         unique.setdefault((issue.path, issue.code, issue.message), issue)
     return list(unique.values())
 
+
+# Validation results by case shape, shared by every file checked in this process (a folder of
+# eval files repeats the same few dozen shapes). Bounded, oldest dropped first.
+_SHARED_CASE_ERRORS: dict[str, list[ValidationError]] = {}
+_SHARED_CASE_LIMIT = 4096
 
 _CONSTRAINED_KEYS = frozenset(("role", "type", "evaluator", "provider", "$schema"))
 

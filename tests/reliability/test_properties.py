@@ -44,7 +44,8 @@ def test_arbitrary_text_never_raises_and_errors_point_inside(text: str) -> None:
 @settings(max_examples=200, deadline=None)
 @given(json_like)
 def test_dumped_documents_load_back_with_spans_inside_the_text(value: object) -> None:
-    text = yaml.safe_dump({"root": value}, allow_unicode=True)
+    # no line folding: PyYAML folds quoted strings in a way eemeli/yaml (rightly) rejects
+    text = yaml.safe_dump({"root": value}, allow_unicode=True, width=10**9)
     doc = parse_yaml(text)
     assert doc.error is None, doc.error
     line_count = len(text.split("\n"))

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import pickle
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -34,7 +33,7 @@ from agentv_lsp.checks.validate import (
     validate_targets,
 )
 from agentv_lsp.engine.files import FileSystem, find_git_root
-from agentv_lsp.engine.loader import CaseOutcome, EvalFile, load_all, load_case, open_eval_file
+from agentv_lsp.engine.loader import CaseOutcome, EvalFile, load_all, open_eval_file
 from agentv_lsp.engine.model import Notice, YamlPath
 from agentv_lsp.yamlpos import Span, YamlDocument, parse_yaml
 
@@ -47,13 +46,10 @@ class CheckOptions:
     cwd: str
     fs: FileSystem = field(default_factory=FileSystem)
     guideline_info: bool = True  # information diagnostics on files extracted to guidelines
-    # Processes for one large eval file (the CLI uses 2 on a multi-core machine; the language
-    # server keeps 1: it never forks).
+    # Processes for checking many files (the CLI uses 2 on a multi-core machine; the language
+    # server keeps 1: it never forks). One file is always checked in one process: forking after
+    # parsing is slower, as the child's reference counting copies the shared tree page by page.
     workers: int = 1
-
-
-# Below this many cases a second process costs more than it saves.
-PARALLEL_MIN_CASES = 1000
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,62 +160,15 @@ def _check_eval(path: str, doc: YamlDocument, opts: CheckOptions) -> DocumentRep
     if not has_errors:
         git_root = find_git_root(os.path.dirname(path))
         findings.extend(validate_file_references(value, path, git_root, opts.cwd, opts.fs))
-    parallel = opts.workers > 1 and len(ef.raw_cases) >= PARALLEL_MIN_CASES and hasattr(os, "fork")
-    if parallel:
-        verdicts, case_diags = _assess_in_two_processes(ef, opts)
-        outcomes: list[CaseOutcome] | None = None
-    else:
-        outcomes = load_all(ef)
-        verdicts = [CaseVerdict(o.index, o.case is None, o.notices) for o in outcomes]
-        case_diags = [d for o in outcomes for d in losses.case_losses(ef, o, opts)]
+    outcomes = load_all(ef)
+    verdicts = [CaseVerdict(o.index, o.case is None, o.notices) for o in outcomes]
+    case_diags = [d for o in outcomes for d in losses.case_losses(ef, o, opts)]
     out.extend(_merge_eval(path, doc, ef, verdicts, findings, file_refs_checked=not has_errors))
     out.extend(losses.file_losses(ef, opts))
     out.extend(case_diags)
     out.extend(schema_diagnostics(path, doc, "eval", covered={d.yaml_path for d in out}))
     out.sort(key=Diagnostic.sort_key)
     return DocumentReport(path, "eval", doc, out, ef, outcomes)
-
-
-def _assess_cases(
-    ef: EvalFile, indices: range, opts: CheckOptions
-) -> tuple[list[CaseVerdict], list[Diagnostic]]:
-    verdicts: list[CaseVerdict] = []
-    diags: list[Diagnostic] = []
-    for index in indices:
-        outcome = load_case(ef, index)
-        verdicts.append(CaseVerdict(index, outcome.case is None, outcome.notices))
-        diags.extend(losses.case_losses(ef, outcome, opts))
-    return verdicts, diags
-
-
-def _assess_in_two_processes(ef: EvalFile, opts: CheckOptions) -> tuple[list[CaseVerdict], list[Diagnostic]]:
-    """Load and assess the cases on two cores: a forked child takes the second half of the
-    already-parsed file (shared copy-on-write) and sends back only verdicts and diagnostics."""
-    split = len(ef.raw_cases) // 2
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # child
-        status = 0
-        try:
-            os.close(read_end)
-            payload = pickle.dumps(_assess_cases(ef, range(split, len(ef.raw_cases)), opts), protocol=5)
-            with os.fdopen(write_end, "wb") as pipe:
-                pipe.write(payload)
-        except BaseException:
-            status = 1
-        finally:
-            os._exit(status)
-    os.close(write_end)
-    verdicts, diags = _assess_cases(ef, range(split), opts)
-    with os.fdopen(read_end, "rb") as pipe:
-        payload = pipe.read()
-    _, status = os.waitpid(pid, 0)
-    if status != 0 or not payload:
-        # the child failed: do its half here rather than lose it
-        more_verdicts, more_diags = _assess_cases(ef, range(split, len(ef.raw_cases)), opts)
-    else:
-        more_verdicts, more_diags = pickle.loads(payload)
-    return verdicts + more_verdicts, diags + more_diags
 
 
 def _config_notice_diags(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import gc
 import os
+import pickle
 import re
 import sys
 import time
@@ -93,37 +94,105 @@ def run_check(paths: Iterable[str], opts: CheckOptions, progress: bool = False) 
             explicit.append(path)
         else:
             run.missing_paths.append(raw)
-    queue: list[tuple[str, bool]] = [(p, True) for p in explicit] + [(p, False) for p in walked]
-    seen: set[str] = set()
-    bar = Progress(len(queue), progress)
-    index = 0
-    while index < len(queue):
-        path, named = queue[index]
-        index += 1
-        if path in seen:
+    items = list(
+        dict.fromkeys([(p, True) for p in explicit] + [(p, False) for p in walked if p not in explicit])
+    )
+    bar = Progress(len(items), progress)
+    seen = {path for path, _ in items}
+    related: list[str] = []
+    for checked in _check_all(items, opts, bar):
+        if checked is None:
             continue
-        seen.add(path)
-        bar.update(index, os.path.relpath(path, opts.cwd))
-        report = _check_path(path, named, opts)
-        if report is None:
-            continue
+        report, uses = checked
         run.files_checked += 1
         run.reports.append(report)
         run.diagnostics.extend(report.diagnostics)
-        # Walking a folder also checks the config and targets files its eval files use, even
-        # under .agentv/ (which the walk skips like AgentV does). A file named on the command
-        # line is checked alone: its config problems still show up on it as warnings.
-        if report.eval_file is not None and not named:
-            related = [*report.eval_file.config.skipped]
-            if report.eval_file.config.path:
-                related.append(report.eval_file.config.path)
-            targets = find_targets_file(report.eval_file.path, opts.repo_root, opts.cwd, opts.fs)
-            if targets:
-                related.append(targets)
-            queue.extend((p, True) for p in related if p not in seen)
-            bar.total = len(queue)
+        related.extend(p for p in uses if p not in seen)
+        seen.update(uses)
+    # Walking a folder also checks the config and targets files its eval files use, even
+    # under .agentv/ (which the walk skips like AgentV does). A file named on the command
+    # line is checked alone: its config problems still show up on it as warnings.
+    for path in related:
+        extra = _check_path(path, True, opts)
+        if extra is not None:
+            run.files_checked += 1
+            run.reports.append(extra)
+            run.diagnostics.extend(extra.diagnostics)
     bar.close()
     return run
+
+
+Checked = tuple[DocumentReport, list[str]] | None
+
+
+def _check_one(path: str, named: bool, opts: CheckOptions) -> Checked:
+    """A file's report and, for an eval file found by a folder walk, the files it uses."""
+    report = _check_path(path, named, opts)
+    if report is None:
+        return None
+    uses: list[str] = []
+    if report.eval_file is not None and not named:
+        uses.extend(report.eval_file.config.skipped)
+        if report.eval_file.config.path:
+            uses.append(report.eval_file.config.path)
+        targets = find_targets_file(report.eval_file.path, opts.repo_root, opts.cwd, opts.fs)
+        if targets:
+            uses.append(targets)
+    return report, uses
+
+
+# Below this many files a second process costs more than it saves.
+PARALLEL_MIN_FILES = 8
+
+
+def _check_all(items: list[tuple[str, bool]], opts: CheckOptions, bar: Progress) -> list[Checked]:
+    """Check every file, spreading many files over two processes (forked: nothing is
+    re-imported); the child sends back only diagnostics and the related paths."""
+    if opts.workers < 2 or len(items) < PARALLEL_MIN_FILES or not hasattr(os, "fork"):
+        results: list[Checked] = []
+        for index, (path, named) in enumerate(items, 1):
+            bar.update(index, os.path.relpath(path, opts.cwd))
+            results.append(_check_one(path, named, opts))
+        return results
+    child_items = items[1::2]  # interleaved: neighbouring files tend to be alike in size
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        status = 0
+        try:
+            os.close(read_end)
+            light = []
+            for path, named in child_items:
+                checked = _check_one(path, named, opts)
+                light.append(
+                    None
+                    if checked is None
+                    else (
+                        DocumentReport(checked[0].path, checked[0].kind, None, checked[0].diagnostics),
+                        checked[1],
+                    )
+                )
+            with os.fdopen(write_end, "wb") as pipe:
+                pipe.write(pickle.dumps(light, protocol=5))
+        except BaseException:
+            status = 1
+        finally:
+            os._exit(status)
+    os.close(write_end)
+    own: list[Checked] = []
+    for index, (path, named) in enumerate(items[0::2], 1):
+        bar.update(index * 2, os.path.relpath(path, opts.cwd))
+        own.append(_check_one(path, named, opts))
+    with os.fdopen(read_end, "rb") as pipe:
+        payload = pipe.read()
+    _, status = os.waitpid(pid, 0)
+    theirs: list[Checked] = (
+        pickle.loads(payload) if status == 0 and payload else [_check_one(p, n, opts) for p, n in child_items]
+    )
+    merged: list[Checked] = []
+    for i in range(len(items)):
+        merged.append(own[i // 2] if i % 2 == 0 else theirs[i // 2])
+    return merged
 
 
 def _check_path(path: str, named: bool, opts: CheckOptions) -> DocumentReport | None:
