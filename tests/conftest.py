@@ -227,12 +227,14 @@ class Repo:
     def warnings(self, rel: str = "eval.yaml") -> list[str]:
         return [self.scrub(w) for w in self.preview(rel)["warnings"]]
 
-    def check(self, rel: str = "eval.yaml", *, kind: str | None = None) -> list[Any]:
+    def check(self, rel: str = "eval.yaml", *, kind: str | None = None, fs: Any = None) -> list[Any]:
         """The checker's diagnostics for one file (as `agentv-lsp check FILE` computes them)."""
         from agentv_lsp.checks.document import CheckOptions, check_document
 
         path = self.root / rel
         opts = CheckOptions(repo_root=str(self.root), cwd=str(self.cwd or self.root))
+        if fs is not None:
+            opts.fs = fs
         text = path.read_bytes().decode("utf-8", errors="replace")
         return check_document(str(path), text, opts, kind=kind).diagnostics  # type: ignore[arg-type]
 

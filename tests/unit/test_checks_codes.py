@@ -38,6 +38,7 @@ fails it (the eval validator counts its own warnings, e.g. role markers, as fail
 | validate-file-unreadable        | error | eval    | file reference to a directory (EISDIR)                           |
 | validate-file-empty             | warn  | eval    | referenced file blank (validate still passes)                    |
 | file-binary                     | warn  | eval    | referenced file holds NUL bytes (inlined as text with U+FFFD)    |
+| file-truncated                  | warn  | eval    | referenced file larger than the read cap (preview incomplete)    |
 | expected-none-valid             | warn  | eval    | no valid expected message: the runtime skips the case            |
 | expected-multiple               | warn  | eval    | several expected messages: only the first is the reference       |
 | file-not-found                  | warn  | eval    | runtime "File not found" while validate skips file checks        |
@@ -920,6 +921,20 @@ def test_file_unreadable_when_named_on_the_command_line(make_repo):
     assert d.message.startswith(f"Cannot read {repo.root / 'pipe.yaml'}: not a regular file")
 
 
+def test_file_truncated_when_a_referenced_file_exceeds_the_read_cap(make_repo):
+    from agentv_lsp.engine.files import FileSystem
+
+    repo = make_repo(
+        {"eval.yaml": content("content:\n  - type: file\n    value: big.txt\n"), "big.txt": "x" * 100}
+    )
+    (d,) = [d for d in repo.check(fs=FileSystem(max_bytes=16)) if d.code == "file-truncated"]
+    assert (d.severity, d.span.start_line, d.span.start_col) == ("warning", 8, 19)
+    assert d.path == "evalcases[0].input_messages[0].content[0].value"
+    assert repo.scrub(d.message).startswith(
+        "agentv-lsp read only the first 16 bytes of <ROOT>/big.txt (100 bytes)"
+    )
+
+
 def test_validate_id_blank_string_says_only_validate_fails(make_repo):
     repo = make_repo({"eval.yaml": E("  - id: '  '\n    outcome: o\n    input_messages: []\n")})
     (d,) = [d for d in repo.check() if d.code == "validate-id"]
@@ -1089,12 +1104,12 @@ def _literals() -> set[str]:
     return found
 
 
-# needs a file above the 8 MiB read cap: triggered with a small cap in tests/reliability
-TESTED_ELSEWHERE = {"file-truncated"}
+# triggered by their own tests above (a FIFO named on the command line; a small read cap)
+TESTED_ALONE = {"file-unreadable", "file-truncated"}
 
 
 def test_every_code_in_the_sources_is_in_the_table():
-    covered = {t.code for t in TRIGGERS} | NEVER_EMITTED | NOT_CODES | TESTED_ELSEWHERE | {"file-unreadable"}
+    covered = {t.code for t in TRIGGERS} | NEVER_EMITTED | NOT_CODES | TESTED_ALONE
     unknown = sorted(c for c in _literals() if c not in covered and not c.startswith("schema-"))
     assert unknown == [], f"add a trigger (or a NEVER_EMITTED entry) for: {unknown}"
     documented = set(re.findall(r"^\| ([a-z][a-z0-9-]+)", __doc__ or "", re.M))
