@@ -165,10 +165,25 @@ def _check_eval(path: str, doc: YamlDocument, opts: CheckOptions) -> DocumentRep
     case_diags = [d for o in outcomes for d in losses.case_losses(ef, o, opts)]
     out.extend(_merge_eval(path, doc, ef, verdicts, findings, file_refs_checked=not has_errors))
     out.extend(losses.file_losses(ef, opts))
-    out.extend(case_diags)
+    _add_once_per_place(out, case_diags)
     out.extend(schema_diagnostics(path, doc, "eval", covered={d.yaml_path for d in out}))
     out.sort(key=Diagnostic.sort_key)
     return DocumentReport(path, "eval", doc, out, ef, outcomes)
+
+
+def _add_once_per_place(out: list[Diagnostic], more: list[Diagnostic]) -> None:
+    """Add diagnostics, folding one that lands exactly where another already is into it
+    (e.g. a plain item in a content list: `agentv validate`'s error and the runtime's drop)."""
+    at = {d.yaml_path: i for i, d in enumerate(out) if d.yaml_path}
+    for d in more:
+        i = at.get(d.yaml_path) if d.yaml_path else None
+        if i is None:
+            out.append(d)
+            continue
+        host = out[i]
+        out[i] = dataclasses.replace(
+            host, message=f"{host.message} — {d.message}", data={**d.data, **host.data}
+        )
 
 
 def _config_notice_diags(
