@@ -62,7 +62,9 @@ def check(root: Path, text: str, fs: FileSystem | None = None) -> list[tuple[str
     return [(d.code, d.message) for d in report.diagnostics]
 
 
-def test_nothing_from_the_repository_is_ever_executed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_nothing_from_the_repository_is_ever_executed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Protection: code evaluator scripts are shown and checked, never run."""
     marker = tmp_path / "pwned"
     text = (
@@ -98,8 +100,13 @@ def test_referenced_files_are_read_up_to_the_cap_with_a_notice(tmp_path: Path) -
     assert len(fs.read_text(str(root / "evals/big.txt"))) == 1000
     codes = [c for c, _ in check(root, eval_with_file("big.txt"), fs)]
     assert "file-truncated" in codes
-    ef = open_eval_file(str(root / "evals/e.yaml"), repo_root=str(root), cwd=str(root), fs=FileSystem(max_bytes=1000),
-                        text=eval_with_file("big.txt"))
+    ef = open_eval_file(
+        str(root / "evals/e.yaml"),
+        repo_root=str(root),
+        cwd=str(root),
+        fs=FileSystem(max_bytes=1000),
+        text=eval_with_file("big.txt"),
+    )
     assert any("read only the first 1,000 bytes" in w for w in preview_file(ef)["warnings"])
 
 

@@ -804,7 +804,11 @@ def _js_key(value: Any) -> str:
 def _order_like_js_object(mapping: dict[str, Any]) -> None:
     """JavaScript objects list array-index keys first, in ascending numeric order."""
     index_keys = sorted(
-        (k for k in mapping if k.isascii() and k.isdigit() and (k == "0" or k[0] != "0") and int(k) < 2**32 - 1),
+        (
+            k
+            for k in mapping
+            if k.isascii() and k.isdigit() and (k == "0" or k[0] != "0") and int(k) < 2**32 - 1
+        ),
         key=int,
     )
     if not index_keys:

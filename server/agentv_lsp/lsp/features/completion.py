@@ -75,11 +75,14 @@ def register(server: AgentVLanguageServer) -> None:
         if kind is None:
             return None
         value_match = _KEY.match(text)
-        indent = len(text) - len(text.lstrip(" -"))
+        stripped = text.lstrip(" ")
+        dash_column = len(text) - len(stripped)
+        in_new_item = stripped.startswith("- ")  # this line starts a sequence item
+        indent = dash_column if in_new_item else len(text) - len(text.lstrip(" -"))
         items: list[lsp.CompletionItem] = []
         if value_match:  # completing a value after "key: "
             key = value_match.group(3)
-            path = [*yaml_path_above(lines, params.position.line, indent), key]
+            path = [*yaml_path_above(lines, params.position.line, indent), *([0] if in_new_item else []), key]
             if key == "value" and any(
                 "type: file" in ln
                 for ln in lines[max(0, params.position.line - 2) : params.position.line + 1]
@@ -94,7 +97,7 @@ def register(server: AgentVLanguageServer) -> None:
                     for v in _enum_items(schema)
                 )
         else:
-            path = yaml_path_above(lines, params.position.line, indent)
+            path = [*yaml_path_above(lines, params.position.line, indent), *([0] if in_new_item else [])]
             for name, schema in keys_for_path(kind, tuple(path)).items():
                 items.append(
                     lsp.CompletionItem(
