@@ -78,6 +78,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Run the AgentV language server over stdio, or over TCP for debugging.",
     )
     serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP address instead of stdio")
+    # vscode-languageclient appends these to the server command; stdio is the default anyway
+    serve.add_argument("--stdio", action="store_true", help="use stdio (the default)")
+    serve.add_argument("--clientProcessId", help=argparse.SUPPRESS)
     return parser
 
 
