@@ -199,14 +199,61 @@ def parse_yaml(text: str) -> YamlDocument:
 
 def _parse(text: str) -> YamlDocument:
     doc = YamlDocument(text=text)
-    if text and not text.endswith(("\n", "\r")):
+    end = _end_of(text) if text and not text.endswith(("\n", "\r")) else None
+    if end is not None:
         # eemeli/yaml keeps the final line break of a `|`/`>` block scalar that ends the
-        # file without one; libyaml drops it. A newline at the end changes nothing else.
+        # file without one; libyaml drops it. A newline at the end changes nothing else,
+        # except positions on the added line: those are moved back to the end of the text.
         text += "\n"
+    _parse_into(doc, text)
+    if end is not None:
+        _keep_inside(doc, end)
+    return doc
+
+
+def _end_of(text: str) -> tuple[int, int]:
+    """(line, column) of the end of a text, counting lines as libyaml and LSP do (LF, CR, CRLF)."""
+    line = text.count("\n") + text.count("\r") - text.count("\r\n")
+    last_break = max(text.rfind("\n"), text.rfind("\r"))
+    return line, len(text) - last_break - 1
+
+
+def _keep_inside(doc: YamlDocument, end: tuple[int, int]) -> None:
+    """Move positions past `end` (on the line break `_parse` added) back to `end`. Only the
+    last node at each level (the right spine of the tree) and an error can be there."""
+    if doc.error is not None:
+        span = doc.error.span
+        start, stop = min((span.start_line, span.start_col), end), min((span.end_line, span.end_col), end)
+        if (start, stop) != ((span.start_line, span.start_col), (span.end_line, span.end_col)):
+            if stop <= start:  # an error at the very end: point at the last character
+                start = (start[0], max(start[1] - 1, 0)) if start[1] else start
+            doc.error = YamlError(doc.error.kind, doc.error.message, Span(*start, *stop))
+    node: Node | None = doc.root
+    seen: set[int] = set()
+    while node is not None and id(node) not in seen:
+        seen.add(id(node))
+        _clamp_marks(node, end)
+        if isinstance(node, SequenceNode) and node.value:
+            node = node.value[-1]
+        elif isinstance(node, MappingNode) and node.value:
+            key, node = node.value[-1]
+            _clamp_marks(key, end)
+        else:
+            node = None
+
+
+def _clamp_marks(node: Node, end: tuple[int, int]) -> None:
+    for name in ("start_mark", "end_mark"):
+        mark = getattr(node, name)
+        if (mark.line, mark.column) > end:  # libyaml's marks are read-only: replace them
+            setattr(node, name, yaml.Mark(mark.name, mark.index, end[0], end[1], None, 0))
+
+
+def _parse_into(doc: YamlDocument, text: str) -> None:
     too_deep = _depth_guard(text)
     if too_deep is not None:
         doc.error = too_deep
-        return doc
+        return
     text, restore = _hide_non_breaks(text)
     retries = 0
     escapes: dict[str, str] = {}  # stand-in escape -> the surrogate escape it replaces
@@ -220,27 +267,26 @@ def _parse(text: str) -> YamlDocument:
                 retry = _pair_surrogate_escapes(text, exc, escapes)
             if retry is None:
                 doc.error = _from_marked(exc)
-                return doc
+                return
             text, retries = retry, retries + 1
         except yaml.YAMLError as exc:  # unmarked reader errors
             doc.error = YamlError("syntax", f"YAML error: {exc}", Span(0, 0, 0, 0))
-            return doc
+            return
     doc.root = root
     if root is None:
-        return doc
+        return
     if restore or escapes:
         _restore_non_breaks(root, restore, escapes)
     unindented = _unindented_continuation(root, text)
     if unindented is not None:
         doc.error = unindented
-        return doc
+        return
     try:
         doc.value = (
             _convert_without_aliases(root) if not _may_have_anchors(text) else _Converter().convert(root, 0)
         )
     except _LoadError as exc:
         doc.error = exc.error
-    return doc
 
 
 # Characters libyaml cannot take the way eemeli/yaml does: YAML 1.1 (libyaml) also breaks
