@@ -330,7 +330,7 @@ def _restore_non_breaks(root: Node, restore: dict[str, str], escapes: dict[str, 
             value = node.value.translate(table)
             if escapes and node.style == '"':  # decoded: stand-in characters -> the pairs they were
                 value = value.translate(str.maketrans(quoted))
-                value = value.encode("utf-16-le", "surrogatepass").decode("utf-16-le")
+                value = value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
             elif escapes and "\\u" in value:  # literal text: the escapes as written
                 for stand_in, original in escapes.items():
                     value = value.replace(stand_in, original)
@@ -345,9 +345,12 @@ def _restore_non_breaks(root: Node, restore: dict[str, str], escapes: dict[str, 
 # `"\ud83d\ude00"` (how Python's json.dumps writes an emoji) is one character for eemeli/yaml;
 # libyaml refuses escaped surrogates. When it does, every escaped surrogate pair becomes two
 # escapes of unused private-use characters (same length), turned back into the character
-# in double-quoted scalars and into the escapes as written elsewhere.
+# in double-quoted scalars and into the escapes as written elsewhere. A lone escaped
+# surrogate (`"\uD800"`) loads too, as U+FFFD: what AgentV's string becomes in any UTF-8
+# output (and what our own UTF-8 output can carry).
 _SURROGATE_PAIR = re.compile(
-    r"(?<!\\)((?:\\\\)*)(\\u[dD][89abAB][0-9a-fA-F]{2})(\\u[dD][c-fC-F][0-9a-fA-F]{2})"
+    r"(?<!\\)((?:\\\\)*)(?:(\\u[dD][89abAB][0-9a-fA-F]{2})(\\u[dD][c-fC-F][0-9a-fA-F]{2})"
+    r"|(\\u[dD][89a-fA-F][0-9a-fA-F]{2}))"
 )
 
 
@@ -366,7 +369,12 @@ def _pair_surrogate_escapes(text: str, exc: yaml.MarkedYAMLError, escapes: dict[
             candidate += 1
         return stand_ins[original]
 
-    replaced = _SURROGATE_PAIR.sub(lambda m: m.group(1) + stand_in(m.group(2)) + stand_in(m.group(3)), text)
+    def replace(m: re.Match[str]) -> str:
+        if m.group(4) is not None:
+            return m.group(1) + stand_in(m.group(4))
+        return m.group(1) + stand_in(m.group(2)) + stand_in(m.group(3))
+
+    replaced = _SURROGATE_PAIR.sub(replace, text)
     if not stand_ins:
         return None
     escapes.update({new: old for old, new in stand_ins.items()})
