@@ -68,6 +68,7 @@ class FileSystem:
     _exists: dict[str, bool] = field(default_factory=dict, repr=False)
     _texts: dict[str, FileText | FileReadError] = field(default_factory=dict, repr=False)
     _blocked: set[str] = field(default_factory=set, repr=False)
+    _loops: set[str] = field(default_factory=set, repr=False)  # paths whose lookup met ELOOP
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def invalidate(self, paths: Iterable[str] | None = None) -> None:
@@ -75,10 +76,12 @@ class FileSystem:
             if paths is None:
                 self._exists.clear()
                 self._texts.clear()
+                self._loops.clear()
                 return
             for p in paths:
                 self._exists.pop(p, None)
                 self._texts.pop(p, None)
+                self._loops.discard(p)
 
     def is_allowed(self, path: str) -> bool:
         if self.allowed_roots is None:
@@ -88,6 +91,10 @@ class FileSystem:
 
     def was_blocked(self, path: str) -> bool:
         return path in self._blocked
+
+    def is_symlink_loop(self, path: str) -> bool:
+        """Whether `exists(path)` failed because of a symbolic link loop (ELOOP)."""
+        return path in self._loops
 
     def exists(self, path: str) -> bool:
         """`fs.access(path, F_OK)`: true for files and directories, following symlinks."""
@@ -103,7 +110,11 @@ class FileSystem:
             try:
                 os.stat(path)
                 result = True
-            except (OSError, ValueError):
+            except OSError as exc:
+                if exc.errno == errno.ELOOP:
+                    self._loops.add(path)
+                result = False
+            except ValueError:
                 result = False
         if self.cache:
             self._exists[path] = result

@@ -666,5 +666,7 @@ def _not_found(ef: EvalFile, message: str, seg_path: YamlPath, res: Resolution) 
             "attempted": list(res.attempted),
             "raw": res.raw,
             "blocked": [a for a in res.attempted if ef.fs.was_blocked(a)],
+            # candidates that exist but loop (ELOOP): AgentV, like Node, treats them as missing
+            "loops": [a for a in res.attempted if ef.fs.is_symlink_loop(a)],
         },
     )
