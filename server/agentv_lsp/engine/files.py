@@ -47,6 +47,7 @@ _NODE_ERRORS = {
     errno.ENOTDIR: ("ENOTDIR", "not a directory, open '{path}'"),
     errno.ELOOP: ("ELOOP", "too many symbolic links encountered, open '{path}'"),
     errno.ENAMETOOLONG: ("ENAMETOOLONG", "name too long, open '{path}'"),
+    errno.ENXIO: ("ENXIO", "no such device or address, open '{path}'"),  # a Unix socket
 }
 
 
