@@ -197,7 +197,7 @@ def _check_all(items: list[tuple[str, bool]], opts: CheckOptions, bar: Progress)
 
 def _check_path(path: str, named: bool, opts: CheckOptions) -> DocumentReport | None:
     try:
-        text = opts.fs.read_text(path)
+        text = opts.fs.read_document(path)
     except FileReadError as exc:
         if not named:
             return None

@@ -138,7 +138,18 @@ class FileSystem:
     def read_text(self, path: str) -> str:
         return self.read(path).text
 
-    def _read_disk(self, path: str) -> FileText | FileReadError:
+    def read_document(self, path: str) -> str:
+        """The whole text of a file being checked or previewed itself: the size cap is for
+        the files it references (a truncated eval file would just be a YAML error)."""
+        overlay = self.overlays.get(path)
+        if overlay is not None:
+            return overlay
+        result = self._read_disk(path, whole=True)
+        if isinstance(result, FileReadError):
+            raise result
+        return result.text
+
+    def _read_disk(self, path: str, whole: bool = False) -> FileText | FileReadError:
         if not self.is_allowed(path):
             self._blocked.add(path)
             return FileReadError(
@@ -158,7 +169,8 @@ class FileSystem:
                     f"not a regular file (FIFO, socket or device), refused: '{path}'", code="ENOTREG"
                 )
             chunks: list[bytes] = []
-            remaining = self.max_bytes + 1
+            limit = (1 << 62) if whole else self.max_bytes
+            remaining = limit + 1
             while remaining > 0:
                 chunk = os.read(fd, min(remaining, 1 << 20))
                 if not chunk:
@@ -170,9 +182,9 @@ class FileSystem:
         finally:
             os.close(fd)
         data = b"".join(chunks)
-        truncated = len(data) > self.max_bytes
+        truncated = len(data) > limit
         if truncated:
-            data = data[: self.max_bytes]
+            data = data[:limit]
         return FileText(
             data.decode("utf-8", errors="replace"),
             truncated=truncated,

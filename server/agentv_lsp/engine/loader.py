@@ -100,7 +100,7 @@ def open_eval_file(
     shown = given_path if given_path is not None else path
     if text is None and doc is None:
         try:
-            text = fs.read_text(absolute)
+            text = fs.read_document(absolute)
         except FileReadError as exc:
             ef = EvalFile(absolute, shown, repo_root, cwd, fs, YamlDocument(""), config, search_roots)
             ef.notices.extend(config.notices)
