@@ -6,6 +6,7 @@ import {
   normalizeStatus,
   parseFromWebview,
   parsePreviewTarget,
+  resolveLinkedFile,
   previewCaseArgs,
   previewFileArgs,
 } from "../src/preview/model";
@@ -93,5 +94,20 @@ describe("webview messages", () => {
     assert.equal(parseFromWebview({ type: "openFile", path: "" }), undefined);
     assert.equal(parseFromWebview({ type: "runCommand", id: "x" }), undefined);
     assert.equal(parseFromWebview("copy"), undefined);
+  });
+});
+
+describe("resolveLinkedFile", () => {
+  const files = new Set(["/repo/prompts/a.md", "/repo/evals/snippets/p.py", "/abs/x.md"]);
+  const exists = (p: string) => files.has(p);
+  it("keeps an existing absolute path", () => {
+    assert.equal(resolveLinkedFile("/abs/x.md", "/repo/evals/e.yaml", "/repo", exists), "/abs/x.md");
+    assert.equal(resolveLinkedFile("/abs/nope.md", "/repo/evals/e.yaml", "/repo", exists), undefined);
+  });
+  it("tries the workspace folder (repo-relative paths), then the eval file's folder", () => {
+    assert.equal(resolveLinkedFile("prompts/a.md", "/repo/evals/e.yaml", "/repo", exists), "/repo/prompts/a.md");
+    assert.equal(resolveLinkedFile("snippets/p.py", "/repo/evals/e.yaml", "/repo", exists), "/repo/evals/snippets/p.py");
+    assert.equal(resolveLinkedFile("nope.md", "/repo/evals/e.yaml", "/repo", exists), undefined);
+    assert.equal(resolveLinkedFile("prompts/a.md", undefined, undefined, exists), undefined);
   });
 });

@@ -1,4 +1,7 @@
 import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
 import { beforeEach, describe, it } from "node:test";
 import { type FakeWebviewPanel, Uri, mock } from "./mocks/vscode";
 import type { Pos } from "../src/preview/model";
@@ -198,13 +201,19 @@ describe("PreviewPanel", () => {
   });
 
   it("handles webview messages: copy, open file, ready; ignores unknown ones", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agentv-panel-"));
+    fs.mkdirSync(path.join(dir, "prompts"));
+    fs.mkdirSync(path.join(dir, "evals"));
+    fs.writeFileSync(path.join(dir, "prompts", "a.md"), "a");
+    mock.folders = [{ uri: Uri.file(dir), name: "ws", index: 0 }];
     const t = setup();
-    t.panel.showCase({ uri: URI, caseId: "c1" });
+    t.panel.showCase({ uri: Uri.file(path.join(dir, "evals", "x.yaml")).toString(), caseId: "c1" });
     await tick();
     const wv = t.webview();
     wv.receive({ type: "copy", text: "copied text" });
-    wv.receive({ type: "openFile", path: "/ws/prompts/a.md" });
-    wv.receive({ type: "openFile", path: "../prompts/b.md" });
+    wv.receive({ type: "openFile", path: path.join(dir, "prompts", "a.md") });
+    wv.receive({ type: "openFile", path: "prompts/a.md" });
+    wv.receive({ type: "openFile", path: "prompts/missing.md" });
     wv.receive({ type: "runCommand", command: "workbench.action.terminal.new" });
     const before = wv.posted.length;
     wv.receive({ type: "ready" });
@@ -212,8 +221,9 @@ describe("PreviewPanel", () => {
     assert.equal(mock.clipboard, "copied text");
     assert.deepEqual(
       mock.executed.filter((e) => e.id === "showTextDocument").map((e) => e.args[0]),
-      ["/ws/prompts/a.md", "/ws/prompts/b.md"],
+      [path.join(dir, "prompts", "a.md"), path.join(dir, "prompts", "a.md")],
     );
+    assert.ok(mock.messages.some((m) => m.level === "warning" && m.text.includes("prompts/missing.md")));
     assert.equal(wv.posted.length, before + 1, "ready re-sends the current content");
     assert.equal(mock.executed.filter((e) => e.id !== "showTextDocument").length, 0);
     t.panel.dispose();

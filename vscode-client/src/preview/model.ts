@@ -1,5 +1,6 @@
 // Pure logic: the shapes returned by the server's agentv.previewCase / agentv.previewFile commands,
 // defensive normalisation of whatever comes back, and building the command arguments.
+import * as path from "path";
 
 /** LSP command ids implemented by the server (workspace/executeCommand). */
 export const SERVER_PREVIEW_CASE = "agentv.previewCase";
@@ -139,6 +140,26 @@ export function normalizeStatus(v: unknown): StatusInfo | null {
   if (!v || typeof v !== "object") return null;
   const o = v as Record<string, unknown>;
   return { schema: strOrNull(o.schema), config: strOrNull(o.config) };
+}
+
+/**
+ * Where a path listed in a preview (guideline_paths, file_paths) lives. The server may send absolute
+ * paths or paths relative to the repository root; relative ones are tried against the workspace
+ * folder, then against the eval file's folder. Returns the first that exists.
+ */
+export function resolveLinkedFile(
+  p: string,
+  evalFile: string | undefined,
+  workspaceFolder: string | undefined,
+  exists: (p: string) => boolean,
+): string | undefined {
+  if (path.isAbsolute(p)) return exists(p) ? p : undefined;
+  const bases = [workspaceFolder, evalFile ? path.dirname(evalFile) : undefined].filter((b): b is string => !!b);
+  for (const b of bases) {
+    const full = path.resolve(b, p);
+    if (exists(full)) return full;
+  }
+  return undefined;
 }
 
 /** Messages from the extension to the webview. */

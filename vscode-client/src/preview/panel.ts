@@ -1,11 +1,12 @@
 // The preview webview beside the editor. The server computes the preview (agentv.previewCase /
 // agentv.previewFile); this class only asks for it, keeps it in sync with the cursor and the text
 // (debounced), and posts it to the webview, which renders it with textContent.
+import * as fs from "fs";
 import * as path from "path";
 import * as vsc from "../common/vscodeapi";
 import type { Disposable, TextDocument, TextEditor, Uri, WebviewPanel } from "../common/vscodeapi";
 import { makeNonce, webviewHtml } from "./html";
-import { type Pos, type ToWebview, normalizeCase, normalizeFile, parseFromWebview } from "./model";
+import { type Pos, type ToWebview, normalizeCase, normalizeFile, parseFromWebview, resolveLinkedFile } from "./model";
 
 export interface PreviewSource {
   /** Executes agentv.previewCase on the server. Throws when the server is not running. */
@@ -192,14 +193,14 @@ export class PreviewPanel implements Disposable {
     } else if (m.type === "copy") {
       void vsc.writeClipboard(m.text).then(() => vsc.showInformationMessage("AgentV: copied to the clipboard."));
     } else if (m.type === "openFile") {
-      if (path.isAbsolute(m.path)) {
-        void vsc.showTextDocument(vsc.uriFile(m.path)).catch((e) => this.log.warn(`cannot open ${m.path}: ${e}`));
-      } else if (this.view) {
-        const base = vsc.uriParse(this.view.uri);
-        void vsc
-          .showTextDocument(vsc.joinPath(base, "..", m.path))
-          .catch((e) => this.log.warn(`cannot open ${m.path}: ${e}`));
+      const doc = this.view ? vsc.uriParse(this.view.uri) : undefined;
+      const folder = doc ? vsc.getWorkspaceFolder(doc)?.uri.fsPath : undefined;
+      const target = resolveLinkedFile(m.path, doc?.fsPath, folder, fs.existsSync);
+      if (!target) {
+        void vsc.showWarningMessage(`AgentV: cannot find ${m.path}.`);
+        return;
       }
+      void vsc.showTextDocument(vsc.uriFile(target)).catch((e) => this.log.warn(`cannot open ${target}: ${e}`));
     }
   }
 
