@@ -21,9 +21,12 @@ export function describeStatus(
 ): { text: string; detail: string; severity: "info" | "warning" | "error" } {
   if (!running) return { text: "AgentV: server not running", detail: "Click to restart", severity: "error" };
   if (!info) return { text: "AgentV", detail: launchedWith ? `server: ${launchedWith}` : "server running", severity: "info" };
+  if (!info.kind && !info.schema) return { text: "AgentV", detail: "not an AgentV file", severity: "info" };
   const schema = info.schema ?? "no $schema";
-  const config = info.config ? `config: ${configDisplay(info.config)}` : "no .agentv/config.yaml (defaults)";
-  return { text: `AgentV ${schema}`, detail: config, severity: info.schema ? "info" : "warning" };
+  const parts = [info.config ? `config: ${configDisplay(info.config)}` : "no .agentv/config.yaml (defaults)"];
+  if (info.targets) parts.push(`targets: ${configDisplay(info.targets)}`);
+  if (typeof info.cases === "number") parts.push(`${info.cases} case${info.cases === 1 ? "" : "s"}`);
+  return { text: `AgentV ${schema}`, detail: parts.join(" · "), severity: info.schema ? "info" : "warning" };
 }
 
 export class StatusItem implements Disposable {

@@ -67,6 +67,14 @@ describe("normalizeCase", () => {
     assert.equal(c.judge_prompt, null);
     assert.deepEqual(c.warnings, []);
   });
+  it("keeps a case AgentV skips, with its error", () => {
+    const c = normalizeCase({ id: null, index: 2, error: "AgentV skips this case: missing outcome", warnings: ["w"] });
+    assert.ok(c);
+    assert.equal(c.id, "(case without an id)");
+    assert.equal(c.error, "AgentV skips this case: missing outcome");
+    assert.deepEqual(c.warnings, ["w"]);
+    assert.equal(normalizeCase({ id: "x" })?.error, undefined);
+  });
   it("returns null for anything that is not a case", () => {
     assert.equal(normalizeCase(null), null);
     assert.equal(normalizeCase([]), null);
@@ -80,7 +88,13 @@ describe("normalizeCase", () => {
     assert.equal(normalizeFile(undefined), null);
   });
   it("normalizes the status answer", () => {
-    assert.deepEqual(normalizeStatus({ schema: "agentv-eval-v2", config: null }), { schema: "agentv-eval-v2", config: null });
+    assert.deepEqual(normalizeStatus({ schema: "agentv-eval-v2", config: null, kind: "eval", targets: "/t.yaml", cases: 3 }), {
+      schema: "agentv-eval-v2",
+      config: null,
+      kind: "eval",
+      targets: "/t.yaml",
+      cases: 3,
+    });
     assert.equal(normalizeStatus(null), null);
   });
 });

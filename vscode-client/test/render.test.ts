@@ -134,6 +134,17 @@ describe("renderCase content", () => {
   });
 });
 
+describe("a case AgentV skips", () => {
+  it("shows the error and the warnings, and no prompt sections", () => {
+    const c = { ...kase({ warnings: ["w1"], error: `AgentV skips this case: ${EVIL}` }) };
+    const root = mount(renderCase(document, c, "lm", "", hooks));
+    assert.equal(root.querySelector("[data-section=error]")?.textContent, `AgentV skips this case: ${EVIL}`);
+    assert.equal(root.querySelectorAll("[data-section=warnings] li").length, 1);
+    assert.equal(root.querySelector("[data-section=question]"), null);
+    assert.equal(root.querySelectorAll("img, script, b").length, 0);
+  });
+});
+
 describe("interaction", () => {
   it("copy buttons copy the raw text", () => {
     const root = mount(renderCase(document, kase(), "lm", "", hooks));

@@ -5,14 +5,26 @@ import { describeStatus } from "../src/status";
 describe("describeStatus", () => {
   it("shows the schema and the config file", () => {
     assert.deepEqual(
-      describeStatus(true, { schema: "agentv-eval-v2", config: "/ws/.agentv/config.yaml" }, "x", () => ".agentv/config.yaml"),
-      { text: "AgentV agentv-eval-v2", detail: "config: .agentv/config.yaml", severity: "info" },
+      describeStatus(
+        true,
+        { schema: "agentv-eval-v2", config: "/ws/.agentv/config.yaml", kind: "eval", targets: "/ws/.agentv/targets.yaml", cases: 2 },
+        "x",
+        (p) => p.replace("/ws/", ""),
+      ),
+      {
+        text: "AgentV agentv-eval-v2",
+        detail: "config: .agentv/config.yaml · targets: .agentv/targets.yaml · 2 cases",
+        severity: "info",
+      },
     );
   });
   it("warns when the file has no schema and says when defaults are used", () => {
-    const d = describeStatus(true, { schema: null, config: null }, undefined);
+    const d = describeStatus(true, { schema: null, config: null, kind: "eval" }, undefined);
     assert.equal(d.severity, "warning");
     assert.match(d.detail, /defaults/);
+  });
+  it("says so for a YAML file that is not an AgentV file", () => {
+    assert.equal(describeStatus(true, { schema: null, config: null, kind: null }, undefined).detail, "not an AgentV file");
   });
   it("degrades to the launch command when the server has no agentv/status", () => {
     assert.deepEqual(describeStatus(true, null, "bundled server"), {

@@ -35,6 +35,8 @@ export interface CasePreview {
   reference_answer: string;
   judge_prompt: JudgePrompt | null;
   warnings: string[];
+  /** Set when AgentV would skip this case (e.g. a required field is missing); the rest is empty. */
+  error?: string;
 }
 
 export interface FilePreview {
@@ -47,6 +49,10 @@ export interface FilePreview {
 export interface StatusInfo {
   schema: string | null;
   config: string | null;
+  /** "eval" | "config" | "targets" | null */
+  kind?: string | null;
+  targets?: string | null;
+  cases?: number | null;
 }
 
 export interface Pos {
@@ -109,10 +115,11 @@ function mode(v: unknown): PromptMode {
 export function normalizeCase(v: unknown): CasePreview | null {
   if (!v || typeof v !== "object" || Array.isArray(v)) return null;
   const o = v as Record<string, unknown>;
-  if (o.id == null) return null;
+  const error = typeof o.error === "string" && o.error ? o.error : undefined;
+  if (o.id == null && !error) return null;
   const jp = o.judge_prompt && typeof o.judge_prompt === "object" ? (o.judge_prompt as Record<string, unknown>) : null;
   return {
-    id: str(o.id),
+    id: o.id == null ? "(case without an id)" : str(o.id),
     conversation_id: strOrNull(o.conversation_id),
     expected_outcome: str(o.expected_outcome),
     lm: mode(o.lm),
@@ -122,6 +129,7 @@ export function normalizeCase(v: unknown): CasePreview | null {
     reference_answer: str(o.reference_answer),
     judge_prompt: jp ? { question: str(jp.question), systemPrompt: str(jp.systemPrompt) } : null,
     warnings: strList(o.warnings),
+    ...(error ? { error } : {}),
   };
 }
 
@@ -139,7 +147,13 @@ export function normalizeFile(v: unknown): FilePreview | null {
 export function normalizeStatus(v: unknown): StatusInfo | null {
   if (!v || typeof v !== "object") return null;
   const o = v as Record<string, unknown>;
-  return { schema: strOrNull(o.schema), config: strOrNull(o.config) };
+  return {
+    schema: strOrNull(o.schema),
+    config: strOrNull(o.config),
+    kind: strOrNull(o.kind),
+    targets: strOrNull(o.targets),
+    cases: typeof o.cases === "number" ? o.cases : null,
+  };
 }
 
 /**

@@ -109,11 +109,13 @@ export function renderCase(doc: Doc, c: CasePreview, mode: Mode, fileName: strin
     el(doc, "header", {}, [el(doc, "h1", { text: c.id }), meta]),
     withTabs ? tabs(doc, hooks, mode) : null,
   ]);
+  if (c.error) root.appendChild(el(doc, "p", { cls: "error", text: c.error, attrs: { "data-section": "error" } }));
   if (c.warnings.length > 0) {
     const ul = el(doc, "ul", { cls: "warnings", attrs: { "data-section": "warnings" } });
     for (const w of c.warnings) ul.appendChild(el(doc, "li", { text: w }));
     root.appendChild(ul);
   }
+  if (c.error) return root; // AgentV skips this case: there is no prompt to show
   if (c.expected_outcome) root.appendChild(textSection(doc, hooks, "Expected outcome", c.expected_outcome, "expected"));
   root.appendChild(textSection(doc, hooks, "Question", m.question, "question"));
   root.appendChild(chatSection(doc, hooks, m));
