@@ -50,6 +50,10 @@ class CheckOptions:
     # server keeps 1: it never forks). One file is always checked in one process: forking after
     # parsing is slower, as the child's reference counting copies the shared tree page by page.
     workers: int = 1
+    # `agentv validate` checks file references only when the file has no other error. None:
+    # decide from this text; True/False: the caller knows the answer for the whole file (the
+    # language server checks a large file one case at a time).
+    file_references: bool | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,7 +160,11 @@ def _check_eval(path: str, doc: YamlDocument, opts: CheckOptions) -> DocumentRep
     if ef.load_error is not None:
         out.append(_load_error_diag(path, doc, ef, findings))
         return DocumentReport(path, "eval", doc, out, ef, None)
-    has_errors = any(f.severity == "error" for f in findings)
+    has_errors = (
+        any(f.severity == "error" for f in findings)
+        if opts.file_references is None
+        else not opts.file_references
+    )
     if not has_errors:
         git_root = find_git_root(os.path.dirname(path))
         findings.extend(validate_file_references(value, path, git_root, opts.cwd, opts.fs))
