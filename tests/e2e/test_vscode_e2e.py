@@ -138,9 +138,55 @@ def token(page: Page, text: str) -> Locator:
     ).first
 
 
+def hover_over(page: Page, target: Locator, text: str, attempts: int = 4) -> Locator:
+    """Moves the mouse onto `target` until a hover containing `text` shows (a hover can be lost
+    when the mouse arrives while the editor is still busy, e.g. just after a file opened)."""
+    target.wait_for(timeout=STEP_MS)
+    hover = page.locator(".monaco-hover:not(.hidden)", has_text=text).first
+    for attempt in range(attempts):
+        bb = target.bounding_box()
+        assert bb
+        page.mouse.move(bb["x"] + bb["width"] / 2, bb["y"] + bb["height"] / 2)
+        try:
+            hover.wait_for(timeout=15_000)
+            return hover
+        except Exception:
+            if attempt == attempts - 1:
+                raise
+            page.mouse.move(5, 5)
+            page.keyboard.press("Escape")
+            time.sleep(0.5)
+    return hover
+
+
 def webview_frame(page: Page) -> FrameLocator:
     """code-server puts a webview in iframe.webview, whose content is in an inner #active-frame."""
     return page.frame_locator("iframe.webview.ready").frame_locator("#active-frame")
+
+
+README_FILE, README_CASE = "code-review.eval.yaml", "bare-except-follow-up"
+
+
+def readme_images(page: Page, frame: FrameLocator) -> None:
+    """Hover and preview pictures for vscode-client/README.md, from the examples/ eval file."""
+    if not (REPO / "examples" / "evals" / README_FILE).exists():
+        return
+    page.keyboard.press("Escape")
+    page.keyboard.press("Control+1")  # open the file in the editor group, not over the preview
+    open_file(page, README_FILE)
+    case_id = token(page, README_CASE)
+    hover = hover_over(page, case_id, "senior Python reviewer")
+    time.sleep(0.3)
+    shot(page, "05-readme-hover.png", readme="hover.png", around=hover)
+    page.mouse.move(5, 5)
+    page.keyboard.press("Escape")
+    case_id.click()
+    frame.locator("h1", has_text=README_CASE).wait_for(timeout=STEP_MS)
+    frame.locator("button.tab[data-mode='lm']").click()
+    frame.locator("article[data-mode='lm'] .bubble").first.wait_for(timeout=STEP_MS)
+    frame.locator("[data-section=chat]").evaluate("e => e.scrollIntoView()")  # show the bubbles
+    time.sleep(0.5)
+    shot(page, "06-readme-preview.png", readme="preview.png")
 
 
 def test_diagnostics_hover_preview(tmp_path: Path, chromium: str, code_server_factory: Factory) -> None:
@@ -178,14 +224,9 @@ def test_diagnostics_hover_preview(tmp_path: Path, chromium: str, code_server_fa
 
             # 2. Hover on a case id shows the exact question.
             case_id = token(page, "capital-question")
-            case_id.wait_for(timeout=STEP_MS)
-            bb = case_id.bounding_box()
-            assert bb
-            page.mouse.move(bb["x"] + bb["width"] / 2, bb["y"] + bb["height"] / 2)
-            hover = page.locator(".monaco-hover:not(.hidden)", has_text="E2E-MARKER").first
-            hover.wait_for(timeout=STEP_MS)
+            hover = hover_over(page, case_id, "E2E-MARKER")
             assert QUESTION_MARKER in hover.inner_text()
-            shot(page, "02-hover.png", readme="hover.png", around=hover)
+            shot(page, "02-hover.png")
             page.mouse.move(5, 5)
             page.keyboard.press("Escape")
 
@@ -204,7 +245,7 @@ def test_diagnostics_hover_preview(tmp_path: Path, chromium: str, code_server_fa
             assert frame.locator(".bubble b").count() == 0
             assert frame.locator("h1").inner_text() == "capital-question"
             time.sleep(0.5)
-            shot(page, "03-preview.png", readme="preview.png")
+            shot(page, "03-preview.png")
 
             # 4. The panel refreshes as the user types in the case.
             # (Monaco renders spaces as U+00A0, so match a one-word token: the first outcome key.)
@@ -221,6 +262,8 @@ def test_diagnostics_hover_preview(tmp_path: Path, chromium: str, code_server_fa
             frame.locator("button.tab[data-mode='agent']").click()
             frame.locator("article[data-mode='agent']").wait_for(timeout=STEP_MS)
             shot(page, "04-preview-follow.png")
+            if os.environ.get("AGENTV_E2E_README_IMAGES"):
+                readme_images(page, frame)
         except Exception:
             try:
                 shot(page, "failure.png")
