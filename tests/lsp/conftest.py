@@ -4,6 +4,7 @@ over a small eval repository written to a temporary folder."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -12,10 +13,17 @@ import pytest_lsp
 from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
+SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "agentv_lsp", "serve"])
+
 EVAL = """\
 $schema: agentv-eval-v2
+description: Review suite
 execution:
   target: default
+  evaluators:
+    - name: rubric
+      type: llm_judge
+      prompt: judges/rubric.md
 evalcases:
   - id: two-turn
     outcome: The reviewer answers.
@@ -35,15 +43,29 @@ evalcases:
     input_messages:
       - role: usr
         content: Hi
+  - id: plain-two-turn
+    outcome: Reviews.
+    input_messages:
+      - role: system
+        content: You are a reviewer.
+      - role: user
+        content: Review this
 """
 
 FILES = {
     ".agentv/config.yaml": "$schema: agentv-config-v2\nguideline_patterns:\n  - '**/*.instructions.md'\n",
-    ".agentv/targets.yaml": "$schema: agentv-targets-v2.2\ntargets:\n  - name: default\n    provider: mock\n",
+    ".agentv/targets.yaml": (
+        "$schema: agentv-targets-v2.2\ntargets:\n  - name: default\n    provider: mock\n"
+        "  - name: azure-gpt\n    provider: azure\n"
+    ),
     "evals/code.py": "print(1)\n",
     "evals/rules.instructions.md": "Be terse.\n",
+    "evals/judges/rubric.md": "Grade the answer.\n{{ candidate_answer }}\n",
     "evals/review.eval.yaml": EVAL,
 }
+
+# The exact LM question of `plain-two-turn` (two visible turns: role markers).
+PLAIN_TWO_TURN_QUESTION = "@[System]:\nYou are a reviewer.\n\n@[User]:\nReview this"
 
 
 def write_repo(root: Path, files: dict[str, str] = FILES) -> Path:
@@ -60,29 +82,34 @@ def repo(tmp_path: Path) -> Path:
     return write_repo(tmp_path / "ws")
 
 
-def init_params(root: Path, settings: dict[str, Any] | None = None) -> lsp.InitializeParams:
+def init_params(
+    root: Path, settings: Any = None, capabilities: lsp.ClientCapabilities | None = None
+) -> lsp.InitializeParams:
     return lsp.InitializeParams(
-        capabilities=client_capabilities("visual-studio-code"),
+        capabilities=capabilities or client_capabilities("visual-studio-code"),
         root_uri=root.as_uri(),
         workspace_folders=[lsp.WorkspaceFolder(uri=root.as_uri(), name="ws")],
-        initialization_options={"settings": settings or {}},
+        initialization_options={"settings": {} if settings is None else settings},
     )
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "agentv_lsp", "serve"]))
+def accept_registrations(client: LanguageClient) -> list[lsp.Registration]:
+    """Answer client/registerCapability as VS Code does (the test client has no handler)."""
+    seen: list[lsp.Registration] = []
+
+    @client.feature(lsp.CLIENT_REGISTER_CAPABILITY)
+    def _register(params: lsp.RegistrationParams) -> None:
+        seen.extend(params.registrations)
+
+    return seen
+
+
+@pytest_lsp.fixture(config=SERVER)
 async def client(lsp_client: LanguageClient, repo: Path):  # type: ignore[no-untyped-def]
     accept_registrations(lsp_client)
     await lsp_client.initialize_session(init_params(repo))
     yield
     await lsp_client.shutdown_session()
-
-
-def accept_registrations(client: LanguageClient) -> None:
-    """Answer client/registerCapability as VS Code does (the test client has no handler)."""
-
-    @client.feature(lsp.CLIENT_REGISTER_CAPABILITY)
-    def _register(params: lsp.RegistrationParams) -> None:
-        return None
 
 
 def open_doc(client: LanguageClient, path: Path, text: str | None = None, version: int = 1) -> str:
@@ -97,8 +124,48 @@ def open_doc(client: LanguageClient, path: Path, text: str | None = None, versio
     return uri
 
 
-async def diagnostics_of(client: LanguageClient, uri: str) -> list[lsp.Diagnostic]:
-    while True:
+def change_doc(client: LanguageClient, uri: str, version: int, text: str) -> None:
+    client.text_document_did_change(
+        lsp.DidChangeTextDocumentParams(
+            text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=[lsp.TextDocumentContentChangeWholeDocument(text=text)],
+        )
+    )
+
+
+def edit_doc(
+    client: LanguageClient, uri: str, version: int, start: lsp.Position, end: lsp.Position, text: str
+) -> None:
+    """An incremental change, as VS Code sends while typing."""
+    client.text_document_did_change(
+        lsp.DidChangeTextDocumentParams(
+            text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=[
+                lsp.TextDocumentContentChangePartial(range=lsp.Range(start=start, end=end), text=text)
+            ],
+        )
+    )
+
+
+def pos(text: str, needle: str, offset: int = 0) -> lsp.Position:
+    """The position of `needle` (plus `offset` characters) in `text` (ASCII texts)."""
+    index = text.index(needle) + offset
+    line = text.count("\n", 0, index)
+    return lsp.Position(line=line, character=index - (text.rfind("\n", 0, index) + 1))
+
+
+async def diagnostics_until(
+    client: LanguageClient, uri: str, ready: Callable[[list[lsp.Diagnostic]], bool] = lambda d: True
+) -> list[lsp.Diagnostic]:
+    """The diagnostics published for `uri` once `ready` holds (waits for notifications)."""
+    while not (uri in client.diagnostics and ready(list(client.diagnostics[uri]))):
         await client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-        if uri in client.diagnostics:
-            return client.diagnostics[uri]
+    return list(client.diagnostics[uri])
+
+
+async def diagnostics_of(client: LanguageClient, uri: str) -> list[lsp.Diagnostic]:
+    return await diagnostics_until(client, uri)
+
+
+def doc_id(uri: str) -> lsp.TextDocumentIdentifier:
+    return lsp.TextDocumentIdentifier(uri=uri)

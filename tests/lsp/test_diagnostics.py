@@ -1,13 +1,29 @@
-"""textDocument/publishDiagnostics on open, unsaved edits, watched-file changes and close."""
+"""textDocument/publishDiagnostics (push) and textDocument/diagnostic (pull): the CLI's
+findings at their positions, from unsaved text, never for other YAML, cleared on close."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest_lsp
 from lsprotocol import types as lsp
-from pytest_lsp import LanguageClient
+from pytest_lsp import LanguageClient, client_capabilities
 
-from tests.lsp.conftest import diagnostics_of, open_doc
+from agentv_lsp.checks.document import CheckOptions, check_document
+from agentv_lsp.engine.files import FileSystem
+from tests.lsp.conftest import (
+    EVAL,
+    SERVER,
+    accept_registrations,
+    change_doc,
+    diagnostics_of,
+    diagnostics_until,
+    doc_id,
+    edit_doc,
+    init_params,
+    open_doc,
+    pos,
+)
 
 
 async def test_open_publishes_the_checker_diagnostics_at_their_positions(
@@ -17,51 +33,146 @@ async def test_open_publishes_the_checker_diagnostics_at_their_positions(
     diagnostics = await diagnostics_of(client, uri)
     by_code = {d.code: d for d in diagnostics}
     role = by_code["validate-role"]
-    assert role.severity == lsp.DiagnosticSeverity.Error and role.range.start.line == 20
-    assert "drops this whole message" in role.message
-    assert by_code["guideline-extracted"].severity == lsp.DiagnosticSeverity.Information
+    assert role.severity == lsp.DiagnosticSeverity.Error
+    assert role.range.start == pos(EVAL, "usr") and role.range.end == pos(EVAL, "usr", 3)
+    assert "drops this whole message" in role.message and role.source == "agentv-lsp"
+    assert role.data["suggestion"] == "user" and role.data["path"] == "evalcases[1].input_messages[0].role"
+    extracted = by_code["guideline-extracted"]
+    assert extracted.severity == lsp.DiagnosticSeverity.Information
+    assert extracted.range.start == pos(EVAL, "rules.instructions.md")
 
 
 async def test_unsaved_edits_are_checked_and_close_clears(client: LanguageClient, repo: Path) -> None:
-    path = repo / "evals/review.eval.yaml"
-    uri = open_doc(client, path)
-    await diagnostics_of(client, uri)
-    fixed = path.read_text().replace("role: usr", "role: user")
-    client.text_document_did_change(
-        lsp.DidChangeTextDocumentParams(
-            text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=2),
-            content_changes=[lsp.TextDocumentContentChangeWholeDocument(text=fixed)],
-        )
-    )
-    while True:
-        await client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-        if all(d.code != "validate-role" for d in client.diagnostics[uri]):
-            break
-    client.text_document_did_close(
-        lsp.DidCloseTextDocumentParams(text_document=lsp.TextDocumentIdentifier(uri=uri))
-    )
-    await client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-    assert list(client.diagnostics[uri]) == []
-
-
-async def test_a_changed_config_rechecks_open_eval_files(client: LanguageClient, repo: Path) -> None:
     uri = open_doc(client, repo / "evals/review.eval.yaml")
-    assert any(d.code == "guideline-extracted" for d in await diagnostics_of(client, uri))
+    await diagnostics_until(client, uri, lambda d: any(x.code == "validate-role" for x in d))
+    change_doc(client, uri, 2, EVAL.replace("role: usr", "role: user"))
+    await diagnostics_until(client, uri, lambda d: all(x.code != "validate-role" for x in d))
+    # an incremental edit (as typed): the role is misspelt again, without saving
+    start = pos(EVAL, "role: usr", 6)
+    edit_doc(client, uri, 3, start, lsp.Position(line=start.line, character=start.character + 4), "asistant")
+    diagnostics = await diagnostics_until(client, uri, lambda d: any(x.code == "validate-role" for x in d))
+    assert next(d for d in diagnostics if d.code == "validate-role").data["suggestion"] == "assistant"
+    assert (repo / "evals/review.eval.yaml").read_text() == EVAL  # nothing was written
+    client.text_document_did_close(lsp.DidCloseTextDocumentParams(text_document=doc_id(uri)))
+    await diagnostics_until(client, uri, lambda d: d == [])
+
+
+async def test_a_burst_of_edits_publishes_the_last_version(client: LanguageClient, repo: Path) -> None:
+    uri = open_doc(client, repo / "evals/review.eval.yaml")
+    await diagnostics_of(client, uri)
+    for version in range(2, 12):
+        change_doc(client, uri, version, EVAL.replace("Answer.", f"Answer {version}."))
+    change_doc(client, uri, 12, EVAL.replace("role: usr", "role: user"))
+    await diagnostics_until(client, uri, lambda d: all(x.code != "validate-role" for x in d))
+
+
+async def test_other_yaml_files_get_nothing_at_all(client: LanguageClient, repo: Path) -> None:
+    compose = repo / "docker-compose.yml"
+    compose.write_text("services:\n  web: {image: nginx, ports: [80]\n")  # broken YAML, not ours
+    no_schema = repo / "evals/noschema.yaml"
+    no_schema.write_text("evalcases: []\n")
+    other = open_doc(client, compose)
+    missing = open_doc(client, no_schema)
+    eval_uri = open_doc(client, repo / "evals/review.eval.yaml")
+    await diagnostics_of(client, eval_uri)
+    for uri in (other, missing):
+        hover = await client.text_document_hover_async(
+            lsp.HoverParams(text_document=doc_id(uri), position=lsp.Position(line=0, character=1))
+        )
+        assert hover is None
+    assert other not in client.diagnostics and missing not in client.diagnostics
+
+
+async def test_agentv_config_and_targets_files_are_checked(client: LanguageClient, repo: Path) -> None:
     config = repo / ".agentv/config.yaml"
-    config.write_text("$schema: agentv-config-v2\nguideline_patterns: []\n")
-    client.workspace_did_change_watched_files(
-        lsp.DidChangeWatchedFilesParams(
-            changes=[lsp.FileEvent(uri=config.as_uri(), type=lsp.FileChangeType.Changed)]
+    uri = open_doc(client, config, "$schema: agentv-config-v2\nguideline_patterns: '*.md'\nextra: 1\n")
+    diagnostics = await diagnostics_of(client, uri)
+    assert {d.code for d in diagnostics} >= {"config-patterns-not-array"}
+    targets = repo / ".agentv/targets.yaml"
+    turi = open_doc(client, targets, "$schema: agentv-targets-v2.2\ntargets: {}\n")
+    assert await diagnostics_of(client, turi)
+
+
+async def test_a_large_file_checked_case_by_case_matches_the_cli(client: LanguageClient, repo: Path) -> None:
+    head, cases = EVAL.split("evalcases:\n")
+    big = (
+        head
+        + "evalcases:\n"
+        + "".join(
+            cases.replace("id: two-turn", f"id: two-turn-{i}")
+            .replace("id: flat-one", f"id: flat-{i}")
+            .replace("id: plain-two-turn", f"id: plain-{i}")
+            for i in range(150)
         )
     )
-    while True:
-        await client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-        if all(d.code != "guideline-extracted" for d in client.diagnostics[uri]):
-            break
+    path = repo / "evals/big.eval.yaml"
+    path.write_text(big)
+    uri = open_doc(client, path)
+    first = await diagnostics_of(client, uri)
+    assert len([d for d in first if d.code == "validate-role"]) == 150
+    # fix the role of case 100 and duplicate an id: only that case and the file rules change
+    lines = big.split("\n")
+    target = [i for i, line in enumerate(lines) if line.endswith("role: usr")][100]
+    edit_doc(
+        client,
+        uri,
+        2,
+        lsp.Position(line=target, character=14),
+        lsp.Position(line=target, character=17),
+        "user",
+    )
+    first_id = lines.index("  - id: plain-3")
+    edit_doc(
+        client,
+        uri,
+        3,
+        lsp.Position(line=first_id, character=8),
+        lsp.Position(line=first_id, character=15),
+        "plain-2",
+    )
+    edited = list(lines)
+    edited[target] = edited[target].replace("usr", "user")
+    edited[first_id] = "  - id: plain-2"
+    text = "\n".join(edited)
+    diagnostics = await diagnostics_until(
+        client, uri, lambda d: any(x.code == "duplicate-case-id" for x in d)
+    )
+    expected = check_document(
+        str(path), text, CheckOptions(repo_root=str(repo), cwd=str(repo), fs=FileSystem())
+    )
+    got = sorted((d.range.start.line, d.range.start.character, d.code, d.message) for d in diagnostics)
+    want = sorted((d.span.start_line, d.span.start_col, d.code, d.message) for d in expected.diagnostics)
+    assert got == want
 
 
-async def test_plain_yaml_files_get_no_diagnostics(client: LanguageClient, repo: Path) -> None:
-    other = repo / "docker-compose.yml"
-    other.write_text("services: {a: 1}\n")
-    uri = open_doc(client, other)
-    assert list(await diagnostics_of(client, uri)) == []
+@pytest_lsp.fixture(config=SERVER)
+async def pull_client(lsp_client: LanguageClient, repo: Path):  # type: ignore[no-untyped-def]
+    capabilities = client_capabilities("visual-studio-code")
+    assert capabilities.text_document is not None
+    capabilities.text_document.diagnostic = lsp.DiagnosticClientCapabilities(related_document_support=True)
+    accept_registrations(lsp_client)
+    await lsp_client.initialize_session(init_params(repo, capabilities=capabilities))
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_clients_that_pull_get_the_same_diagnostics_on_request(
+    pull_client: LanguageClient, repo: Path
+) -> None:
+    uri = open_doc(pull_client, repo / "evals/review.eval.yaml")
+    report = await pull_client.text_document_diagnostic_async(
+        lsp.DocumentDiagnosticParams(text_document=doc_id(uri))
+    )
+    assert isinstance(report, lsp.RelatedFullDocumentDiagnosticReport)
+    assert "validate-role" in {d.code for d in report.items} and report.result_id
+    again = await pull_client.text_document_diagnostic_async(
+        lsp.DocumentDiagnosticParams(text_document=doc_id(uri), previous_result_id=report.result_id)
+    )
+    assert isinstance(again, lsp.RelatedUnchangedDocumentDiagnosticReport)
+    change_doc(pull_client, uri, 2, EVAL.replace("role: usr", "role: user"))
+    fresh = await pull_client.text_document_diagnostic_async(
+        lsp.DocumentDiagnosticParams(text_document=doc_id(uri), previous_result_id=report.result_id)
+    )
+    assert isinstance(fresh, lsp.RelatedFullDocumentDiagnosticReport)
+    assert "validate-role" not in {d.code for d in fresh.items}
+    assert uri not in pull_client.diagnostics  # nothing pushed to a pulling client

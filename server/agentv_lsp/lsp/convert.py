@@ -1,8 +1,11 @@
-"""Engine values -> LSP types: code-point spans to UTF-16 ranges, diagnostics, paths <-> URIs."""
+"""Engine values -> LSP types: code-point spans to client position units (UTF-16 unless the
+client negotiated UTF-32 or UTF-8), diagnostics, paths <-> URIs."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
@@ -17,57 +20,84 @@ SEVERITY = {
     "information": lsp.DiagnosticSeverity.Information,
     "hint": lsp.DiagnosticSeverity.Hint,
 }
+UTF8, UTF16, UTF32 = "utf-8", "utf-16", "utf-32"
+LineOf = Callable[[int], str]
 
 
 def uri_to_path(uri: str) -> str:
     parsed = urlparse(uri)
-    return os.path.abspath(unquote(parsed.path)) if parsed.scheme in ("file", "") else uri
+    if parsed.scheme not in ("file", ""):
+        return uri
+    return os.path.abspath(unquote(parsed.path))
+
+
+def is_file_uri(uri: str) -> bool:
+    return urlparse(uri).scheme in ("file", "")
 
 
 def path_to_uri(path: str) -> str:
-    from pathlib import Path
-
-    return Path(path).resolve().as_uri() if os.path.isabs(path) else path
+    return Path(path).absolute().as_uri() if os.path.isabs(path) else path
 
 
-def utf16_col(line: str, col: int) -> int:
-    """A code-point column as UTF-16 code units (astral characters count twice)."""
+def to_client_col(line: str, col: int, encoding: str = UTF16) -> int:
+    """A code-point column in the client's units."""
+    if encoding == UTF32 or line.isascii():
+        return col
     prefix = line[:col]
+    if encoding == UTF8:
+        return len(prefix.encode("utf-8", errors="surrogatepass")) + max(0, col - len(line))
     return col + sum(1 for ch in prefix if ord(ch) > 0xFFFF)
 
 
-def to_range(span: Span, lines: list[str]) -> lsp.Range:
+def from_client_col(line: str, units: int, encoding: str = UTF16) -> int:
+    """A column in the client's units as a code-point column (clamped to the line)."""
+    if encoding == UTF32 or line.isascii():
+        return min(max(units, 0), len(line))
+    count = 0
+    for index, ch in enumerate(line):
+        if count >= units:
+            return index
+        if encoding == UTF8:
+            count += len(ch.encode("utf-8", errors="surrogatepass"))
+        else:
+            count += 2 if ord(ch) > 0xFFFF else 1
+    return len(line)
+
+
+def to_range(span: Span, line_of: LineOf, encoding: str = UTF16) -> lsp.Range:
     def position(line: int, col: int) -> lsp.Position:
-        text = lines[line] if 0 <= line < len(lines) else ""
-        return lsp.Position(line=max(line, 0), character=utf16_col(text, max(col, 0)))
+        line = max(line, 0)
+        col = max(col, 0)
+        return lsp.Position(line=line, character=to_client_col(line_of(line), col, encoding) if col else 0)
 
     return lsp.Range(
         start=position(span.start_line, span.start_col), end=position(span.end_line, span.end_col)
     )
 
 
-def from_position(position: lsp.Position, lines: list[str]) -> tuple[int, int]:
-    """An LSP (UTF-16) position as (line, code-point column)."""
-    text = lines[position.line] if 0 <= position.line < len(lines) else ""
-    units = 0
-    for index, ch in enumerate(text):
-        if units >= position.character:
-            return position.line, index
-        units += 2 if ord(ch) > 0xFFFF else 1
-    return position.line, len(text)
+def lines_of(lines: list[str]) -> LineOf:
+    return lambda n: lines[n] if 0 <= n < len(lines) else ""
 
 
-def to_diagnostic(d: Diagnostic, lines: list[str]) -> lsp.Diagnostic:
+def no_lines(n: int) -> str:
+    return ""
+
+
+def to_diagnostic(d: Diagnostic, line_of: LineOf, encoding: str = UTF16) -> lsp.Diagnostic:
     data: dict[str, Any] = dict(d.data)
     data["path"] = d.path
     related = [
         lsp.DiagnosticRelatedInformation(
-            location=lsp.Location(uri=path_to_uri(r.file), range=to_range(r.span, [])), message=r.message
+            location=lsp.Location(
+                uri=path_to_uri(r.file),
+                range=to_range(r.span, line_of if r.file == d.file else no_lines, encoding),
+            ),
+            message=r.message,
         )
         for r in d.related
     ]
     return lsp.Diagnostic(
-        range=to_range(d.span, lines),
+        range=to_range(d.span, line_of, encoding),
         message=d.message,
         severity=SEVERITY[d.severity],
         code=d.code,

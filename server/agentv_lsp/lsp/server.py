@@ -1,132 +1,253 @@
-"""The AgentV language server (pygls 2): state, document analysis cache, and start-up.
+"""The AgentV language server (pygls 2): shared state and start-up.
 
-Every feature lives in its own module under `features/` and registers its handlers on the
-server; this module only holds what they share. Analysis (the same `check_document` that
-`agentv-lsp check` runs) is computed off the event loop, once per (uri, version).
+Every LSP method is served by a module under `features/` (each says which); this module
+holds what they share, on the server object:
+- settings (`settings.Settings`) and the `FileSystem` they configure (size cap, folder
+  restriction for untrusted workspaces), reset when settings or watched files change;
+- one `FileModel` per open document version (`model()`), built off the event loop and
+  shared by all requests for that version; its units survive across versions (`UnitCache`);
+- which documents have diagnostics showing, and the pending debounced checks.
 """
 
 from __future__ import annotations
 
 import asyncio
-import bisect
+import functools
+import inspect
 import os
-from dataclasses import dataclass, field
-from typing import Any
+import threading
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
 
 from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
 
 from agentv_lsp import __version__
-from agentv_lsp.checks.document import CheckOptions, DocumentReport, check_document
+from agentv_lsp.checks.document import CheckOptions
 from agentv_lsp.engine.files import FileSystem, find_git_root
-from agentv_lsp.engine.loader import EvalFile
-from agentv_lsp.lsp.convert import uri_to_path
+from agentv_lsp.lsp.convert import UTF16, is_file_uri, to_diagnostic, uri_to_path
+from agentv_lsp.lsp.filemodel import FileModel, UnitCache
 from agentv_lsp.lsp.settings import Settings, parse_settings
 
-AGENTV_SCHEMAS = ("agentv-eval-v2", "agentv-config-v2", "agentv-targets-v2.2")
-
-
-@dataclass
-class Analysis:
-    """What the server knows about one version of one document."""
-
-    uri: str
-    version: int | None
-    path: str
-    text: str
-    lines: list[str]
-    report: DocumentReport
-    case_lines: list[int] = field(default_factory=list)  # first line of each eval case
-
-    @property
-    def eval_file(self) -> EvalFile | None:
-        return self.report.eval_file
-
-    @property
-    def is_agentv(self) -> bool:
-        """Ours: declares an AgentV $schema, or lives at .agentv/config.yaml|targets.yaml."""
-        if self.report.kind is not None:
-            return True
-        name = os.path.basename(self.path)
-        return os.path.basename(os.path.dirname(self.path)) == ".agentv" and name in (
-            "config.yaml",
-            "targets.yaml",
-        )
-
-    def case_at(self, line: int) -> int | None:
-        """Index of the eval case whose block contains `line`."""
-        if not self.case_lines:
-            return None
-        index = bisect.bisect_right(self.case_lines, line) - 1
-        return index if index >= 0 else None
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 class AgentVLanguageServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("agentv-lsp", __version__)
+        super().__init__(
+            "agentv-lsp", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental
+        )
         self.settings = Settings()
         self.fs = FileSystem()
-        self.analyses: dict[str, Analysis] = {}
-        self.pending: dict[str, asyncio.Task[Any]] = {}
+        self.generation = 0  # bumped whenever what a check reads may have changed
         self.supports_pull = False
+        self.encoding = UTF16
+        self.pending: dict[str, asyncio.Task[Any]] = {}
+        self.published: set[str] = set()  # uris whose last published diagnostics were not empty
+        self._options: dict[tuple[str, str], CheckOptions] = {}
+        self._models: dict[str, tuple[int | None, str, FileModel]] = {}
+        self._caches: dict[str, UnitCache] = {}
+        self._lines: dict[str, tuple[int | None, str, list[str]]] = {}
+        self._building: dict[str, tuple[int | None, str, asyncio.Future[FileModel | None]]] = {}
+        self._lock = threading.Lock()
+        # called with the paths of files that changed on disk (features drop their caches)
+        self.file_listeners: list[Callable[[list[str]], None]] = []
 
-    # -- configuration ---------------------------------------------------------------------
+    # -- settings and workspace ------------------------------------------------------------
     def apply_settings(self, raw: Any) -> None:
+        """Take new settings (bad values: a warning and the defaults, never a crash)."""
         settings = parse_settings(raw)
         for problem in settings.problems:
             self.window_show_message(
                 lsp.ShowMessageParams(type=lsp.MessageType.Warning, message=f"agentv-lsp: {problem}")
             )
         self.settings = settings
-        roots = None if settings.trusted_workspace else tuple(self.workspace_roots())
-        self.fs = FileSystem(max_bytes=settings.max_file_size_kb * 1024, allowed_roots=roots)
-        self.analyses.clear()
+        self.reset_files()
+
+    def reset_files(self) -> None:
+        """A fresh FileSystem for the current settings and folders: nothing cached survives."""
+        roots = (
+            None
+            if self.settings.trusted_workspace
+            else tuple(os.path.realpath(r) for r in self.workspace_roots())
+        )
+        self.fs = FileSystem(max_bytes=self.settings.max_file_size_kb * 1024, allowed_roots=roots)
+        with self._lock:
+            self.generation += 1
+            self._options.clear()
+            self._models.clear()
+            self._caches.clear()
+
+    def invalidate(self, paths: Iterable[str]) -> None:
+        """Files changed on disk: forget what was read from them, and the checks that read them."""
+        changed = list(paths)
+        self.fs.invalidate(changed)
+        names = {os.path.basename(p) for p in changed}
+        with self._lock:
+            self.generation += 1
+            self._models.clear()
+            for cache in self._caches.values():
+                context = cache.context
+                if context is None:
+                    continue
+                if any(n in context.head or n in context.tail for n in names):
+                    cache.clear()
+                    continue
+                for unit in list(context.units.values()):
+                    if any(n in unit.chunk for n in names):
+                        unit.forget_files()
 
     def workspace_roots(self) -> list[str]:
-        return [uri_to_path(folder.uri) for folder in self.workspace.folders.values()]
+        try:
+            folders = list(self.workspace.folders.values())
+        except RuntimeError:  # before initialize
+            return []
+        return [uri_to_path(folder.uri) for folder in folders]
 
     def context_for(self, path: str) -> tuple[str, str]:
-        """(repo root, cwd) for a document: the workspace folder holding it stands in for
-        AgentV's working directory; the repo root is that folder's git root."""
-        folders = sorted((r for r in self.workspace_roots() if path.startswith(r.rstrip("/") + "/")), key=len)
-        folder = folders[-1] if folders else os.path.dirname(path)
-        repo_root = find_git_root(folder) or find_git_root(os.path.dirname(path)) or folder
-        return repo_root, folder
+        """(repo root, cwd) for a document, as `agentv` run from its workspace folder sees them:
+        cwd is the folder, the repo root the folder's git root (else the folder itself)."""
+        roots = [r for r in self.workspace_roots() if path == r or path.startswith(r.rstrip(os.sep) + os.sep)]
+        folder = max(roots, key=len) if roots else os.path.dirname(path)
+        return find_git_root(folder) or folder, folder
 
+    def options_for(self, path: str) -> CheckOptions:
+        key = self.context_for(path)
+        with self._lock:
+            found = self._options.get(key)
+            if found is None:
+                found = self._options[key] = CheckOptions(repo_root=key[0], cwd=key[1], fs=self.fs)
+            return found
+
+    # -- logging ------------------------------------------------------------------------------
     def log(self, message: str, kind: lsp.MessageType = lsp.MessageType.Log) -> None:
-        self.window_log_message(lsp.LogMessageParams(type=kind, message=message))
+        """window/logMessage: errors and warnings always, the rest when the client turned
+        tracing on ($/setTrace)."""
+        if (
+            kind in (lsp.MessageType.Error, lsp.MessageType.Warning)
+            or self.protocol.trace != lsp.TraceValue.Off
+        ):
+            self.window_log_message(lsp.LogMessageParams(type=kind, message=message))
 
-    # -- analysis --------------------------------------------------------------------------
-    def analyze_now(self, uri: str) -> Analysis:
-        document = self.workspace.get_text_document(uri)
-        cached = self.analyses.get(uri)
-        if cached is not None and cached.version == document.version and cached.text == document.source:
-            return cached
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        self.log(f"agentv-lsp: internal error: {type(error).__name__}: {error}", lsp.MessageType.Error)
+
+    # -- documents ------------------------------------------------------------------------------
+    def is_open(self, uri: str) -> bool:
+        return uri in self.workspace.text_documents
+
+    def build_model(self, uri: str, version: int | None, text: str) -> FileModel | None:
+        """The model of one version (cached); runs in a worker thread."""
+        if not is_file_uri(uri):
+            return None
+        cached = self._models.get(uri)
+        if cached is not None and cached[0] == version and cached[1] is text:
+            return cached[2]
         path = uri_to_path(uri)
-        repo_root, cwd = self.context_for(path)
-        text = document.source
-        report = check_document(path, text, CheckOptions(repo_root=repo_root, cwd=cwd, fs=self.fs))
-        analysis = Analysis(uri, document.version, path, text, text.split("\n"), report)
-        if report.eval_file is not None and report.eval_file.loaded:
-            cases = report.eval_file.doc.node_at(("evalcases",))
-            if cases is not None:
-                analysis.case_lines = [item.start_mark.line for item in cases.value]
-        self.analyses[uri] = analysis
-        return analysis
+        opts = self.options_for(path)
+        with self._lock:
+            cache = self._caches.setdefault(uri, UnitCache())
+        model = FileModel(path, text, opts, cache)
+        self._models[uri] = (version, text, model)
+        return model
 
-    async def analyze(self, uri: str) -> Analysis:
-        """The analysis of the document's current version, computed in a worker thread."""
-        document = self.workspace.get_text_document(uri)
-        cached = self.analyses.get(uri)
-        if cached is not None and cached.version == document.version and cached.text == document.source:
-            return cached
-        return await asyncio.to_thread(self.analyze_now, uri)
+    async def model(self, uri: str) -> FileModel | None:
+        """The model of the open document's current version (None when not open)."""
+        document = self.workspace.text_documents.get(uri)
+        if document is None:
+            return None
+        version, text = document.version, document.source
+        cached = self._models.get(uri)
+        if cached is not None and cached[0] == version and cached[1] is text:
+            return cached[2]
+        building = self._building.get(uri)
+        if building is None or building[0] != version or building[1] is not text:
+            future = asyncio.ensure_future(asyncio.to_thread(self.build_model, uri, version, text))
+            building = self._building[uri] = (version, text, future)
+            future.add_done_callback(functools.partial(self._built, uri))
+        return await asyncio.shield(building[2])
+
+    def _built(self, uri: str, future: asyncio.Future[FileModel | None]) -> None:
+        building = self._building.get(uri)
+        if building is not None and building[2] is future:
+            del self._building[uri]
+        if not future.cancelled() and future.exception() is not None:
+            exc = future.exception()
+            self.log(f"agentv-lsp: could not read {uri}: {type(exc).__name__}: {exc}", lsp.MessageType.Error)
+
+    def document_lines(self, uri: str) -> list[str] | None:
+        """The open document's lines (split once per version)."""
+        document = self.workspace.text_documents.get(uri)
+        if document is None:
+            return None
+        cached = self._lines.get(uri)
+        if cached is not None and cached[0] == document.version and cached[1] is document.source:
+            found: list[str] = cached[2]
+            return found
+        lines = document.source.split("\n")
+        self._lines[uri] = (document.version, document.source, lines)
+        return lines
 
     def forget(self, uri: str) -> None:
-        self.analyses.pop(uri, None)
+        self._lines.pop(uri, None)
+        self._models.pop(uri, None)
+        self._caches.pop(uri, None)
         task = self.pending.pop(uri, None)
         if task is not None:
             task.cancel()
+
+    def lsp_diagnostics(self, model: FileModel) -> list[lsp.Diagnostic]:
+        """A model's diagnostics as LSP objects; per-case conversions are cached on the unit
+        while the case stays at the same place."""
+        if not model.agentv:
+            return []
+        out: list[lsp.Diagnostic] = []
+        encoding = self.encoding
+        for unit, key, diagnostics in model.pieces():
+            if unit is None or key is None:
+                out.extend(to_diagnostic(d, model.line, encoding) for d in diagnostics)
+                continue
+            cache_key = ("lsp", encoding, key)
+            converted = unit.cache.get(cache_key)
+            if converted is None:
+                converted = unit.cache[cache_key] = [
+                    to_diagnostic(d, model.line, encoding) for d in diagnostics
+                ]
+            out.extend(converted)
+        return out
+
+
+def guard(fallback: Any = None) -> Callable[[F], F]:
+    """Run a handler; on an exception log one line (no traceback) and answer `fallback`:
+    one bad document or request never takes the server down."""
+
+    def wrap(handler: F) -> F:
+        name = handler.__name__
+        if inspect.iscoroutinefunction(handler):
+
+            @functools.wraps(handler)
+            async def run_async(ls: AgentVLanguageServer, *args: Any) -> Any:
+                try:
+                    return await handler(ls, *args)
+                except asyncio.CancelledError:
+                    raise
+                except Exception as exc:
+                    ls.log(f"agentv-lsp: {name} failed: {type(exc).__name__}: {exc}", lsp.MessageType.Error)
+                    return fallback
+
+            return run_async  # type: ignore[return-value]
+
+        @functools.wraps(handler)
+        def run(ls: AgentVLanguageServer, *args: Any) -> Any:
+            try:
+                return handler(ls, *args)
+            except Exception as exc:
+                ls.log(f"agentv-lsp: {name} failed: {type(exc).__name__}: {exc}", lsp.MessageType.Error)
+                return fallback
+
+        return run  # type: ignore[return-value]
+
+    return wrap
 
 
 def create_server() -> AgentVLanguageServer:
@@ -135,19 +256,33 @@ def create_server() -> AgentVLanguageServer:
         codelens,
         commands,
         completion,
+        configuration,
         diagnostics,
         hover,
         links,
         symbols,
+        watch,
     )
 
     server = AgentVLanguageServer()
-    for feature in (diagnostics, hover, commands, codelens, symbols, links, completion, actions):
+    for feature in (
+        configuration,
+        diagnostics,
+        watch,
+        commands,
+        hover,
+        codelens,
+        symbols,
+        links,
+        completion,
+        actions,
+    ):
         feature.register(server)
     return server
 
 
 def run_server(tcp: str | None = None) -> int:
+    """`agentv-lsp serve`: LSP over stdio, or over TCP with `--tcp HOST:PORT`."""
     server = create_server()
     if tcp:
         host, _, port = tcp.rpartition(":")

@@ -1,4 +1,5 @@
-"""Where the cursor is in a positioned YAML tree: the JSON path of the node under it."""
+"""Where the cursor is in a positioned YAML tree: the JSON path of the node under it, and the
+value at a path."""
 
 from __future__ import annotations
 
@@ -44,3 +45,15 @@ def path_at(root: Node | None, line: int, col: int) -> tuple[YamlPath, bool]:
         else:
             break
     return tuple(path), False
+
+
+def value_at(value: object, path: YamlPath) -> object:
+    """The JSON-like value at a path (None when the path does not exist)."""
+    for item in path:
+        if isinstance(value, dict) and isinstance(item, str):
+            value = value.get(item)
+        elif isinstance(value, list) and isinstance(item, int) and 0 <= item < len(value):
+            value = value[item]
+        else:
+            return None
+    return value

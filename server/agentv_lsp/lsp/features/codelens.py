@@ -1,59 +1,85 @@
-"""`textDocument/codeLens`: "▶ Preview" above each case (runs `agentv.previewCase`, which
-the VS Code client turns into its preview panel) and a one-line summary of the case."""
+"""`textDocument/codeLens` and `codeLens/resolve`: above each eval case, "▶ Preview" (runs
+`agentv.previewCase` with `[{"uri", "caseId"}]`, which the VS Code client turns into its
+preview panel) and a one-line summary ("4 turns · 2 files · 1 guideline · role markers", or
+"flat"). Lenses are listed cheaply and resolved when shown, so a 10,000-case file loads
+only the cases on screen. Off with `codeLens.enabled: false`."""
 
 from __future__ import annotations
+
+import asyncio
+from typing import Any
 
 from lsprotocol import types as lsp
 
 from agentv_lsp.engine.model import EvalCase
 from agentv_lsp.engine.prompt import needs_role_markers, segments_by_message
 from agentv_lsp.lsp.features.commands import PREVIEW_CASE
-from agentv_lsp.lsp.server import AgentVLanguageServer
+from agentv_lsp.lsp.filemodel import FileModel
+from agentv_lsp.lsp.server import AgentVLanguageServer, guard
+
+PREVIEW, SUMMARY = "preview", "summary"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def summary(case: EvalCase) -> str:
-    turns = len(case.input_messages)
     files = sum(1 for r in case.file_refs if not r.in_expected and r.guideline_pattern is None)
-    guidelines = len(case.guideline_paths)
     markers = needs_role_markers(case.input_messages, segments_by_message(case))
-    parts = [
-        f"{turns} turn{'s' if turns != 1 else ''}",
-        f"{files} file{'s' if files != 1 else ''}",
-        f"{guidelines} guideline{'s' if guidelines != 1 else ''}",
-        "role markers" if markers else "flat",
-    ]
-    return " · ".join(parts)
+    return " · ".join(
+        (
+            _plural(len(case.input_messages), "turn"),
+            _plural(files, "file"),
+            _plural(len(case.guideline_paths), "guideline"),
+            "role markers" if markers else "flat",
+        )
+    )
+
+
+def resolve(model: FileModel, uri: str, index: int, kind: str) -> lsp.Command:
+    loaded = model.case_outcome(index)
+    if loaded is None:
+        return lsp.Command(title="AgentV cannot load this file", command="")
+    outcome = loaded[1]
+    if outcome.case is None:
+        reason = "; ".join(n.message for n in outcome.notices) or "skipped"
+        return lsp.Command(title=f"⚠ {reason}", command="")
+    if kind == PREVIEW:
+        return lsp.Command(
+            title="▶ Preview", command=PREVIEW_CASE, arguments=[{"uri": uri, "caseId": outcome.case.id}]
+        )
+    return lsp.Command(title=summary(outcome.case), command="")
 
 
 def register(server: AgentVLanguageServer) -> None:
-    @server.feature(lsp.TEXT_DOCUMENT_CODE_LENS)
+    @server.feature(lsp.TEXT_DOCUMENT_CODE_LENS, lsp.CodeLensOptions(resolve_provider=True))
+    @guard([])
     async def code_lens(ls: AgentVLanguageServer, params: lsp.CodeLensParams) -> list[lsp.CodeLens]:
         uri = params.text_document.uri
-        if not ls.settings.code_lens or uri not in ls.workspace.text_documents:
+        if not ls.settings.code_lens:
             return []
-        analysis = await ls.analyze(uri)
-        ef = analysis.eval_file
-        if ef is None or not ef.loaded or analysis.report.outcomes is None:
+        model = await ls.model(uri)
+        if model is None or model.kind != "eval":
             return []
+        lines = await asyncio.to_thread(model.case_lines)
         lenses: list[lsp.CodeLens] = []
-        for outcome in analysis.report.outcomes:
-            if outcome.case is None or outcome.index >= len(analysis.case_lines):
-                continue
-            line = analysis.case_lines[outcome.index]
+        for index, line in enumerate(lines):
             where = lsp.Range(
                 start=lsp.Position(line=line, character=0), end=lsp.Position(line=line, character=0)
             )
-            lenses.append(
-                lsp.CodeLens(
-                    range=where,
-                    command=lsp.Command(
-                        title="▶ Preview",
-                        command=PREVIEW_CASE,
-                        arguments=[{"uri": uri, "caseId": outcome.case.id}],
-                    ),
-                )
-            )
-            lenses.append(
-                lsp.CodeLens(range=where, command=lsp.Command(title=summary(outcome.case), command=""))
-            )
+            for kind in (PREVIEW, SUMMARY):
+                lenses.append(lsp.CodeLens(range=where, data={"uri": uri, "index": index, "kind": kind}))
         return lenses
+
+    @server.feature(lsp.CODE_LENS_RESOLVE)
+    @guard()
+    async def code_lens_resolve(ls: AgentVLanguageServer, lens: lsp.CodeLens) -> lsp.CodeLens:
+        data: Any = lens.data if isinstance(lens.data, dict) else {}
+        uri, index, kind = data.get("uri"), data.get("index"), data.get("kind")
+        model = await ls.model(uri) if isinstance(uri, str) else None
+        if model is None or not isinstance(index, int) or model.kind != "eval":
+            lens.command = lsp.Command(title="", command="")
+            return lens
+        lens.command = await asyncio.to_thread(resolve, model, uri, index, str(kind))
+        return lens

@@ -1,90 +1,154 @@
-"""`workspace/executeCommand` `agentv.previewCase` and `agentv.previewFile` (the exact
-question, guidelines, chatPrompt and judge prompt from the unsaved text), and the custom
-request `agentv/status` (schema and config in use) for the client's status item."""
+"""`workspace/executeCommand` `agentv.previewCase` (`[{"uri", "caseId"}]` or
+`[{"uri", "position": {"line", "character"}}]`) and `agentv.previewFile` (`[{"uri"}]`):
+what `agentv-lsp preview --json` prints, computed from the unsaved editor text; and the
+custom request `agentv/status` (`{"uri"}` -> the `$schema`, the config and targets file in
+use) for the client's status item."""
 
 from __future__ import annotations
 
+import asyncio
+import re
 from typing import Any
 
 from lsprotocol import types as lsp
 
-from agentv_lsp.engine.loader import load_case
 from agentv_lsp.engine.model import Notice
 from agentv_lsp.engine.preview import preview_case, preview_file
-from agentv_lsp.lsp.convert import from_position
-from agentv_lsp.lsp.server import AgentVLanguageServer, Analysis
+from agentv_lsp.engine.targets import find_targets_file
+from agentv_lsp.lsp.convert import from_client_col
+from agentv_lsp.lsp.filemodel import FileModel
+from agentv_lsp.lsp.server import AgentVLanguageServer, guard
 
 PREVIEW_CASE = "agentv.previewCase"
 PREVIEW_FILE = "agentv.previewFile"
 STATUS = "agentv/status"
 
 
-def case_preview(analysis: Analysis, index: int) -> dict[str, Any] | None:
-    """One case as `preview --json` shows it, plus the case's own warnings."""
-    ef = analysis.eval_file
-    if ef is None or not ef.loaded or not 0 <= index < len(ef.raw_cases):
+def case_preview(model: FileModel, index: int) -> dict[str, Any] | None:
+    """One case as `preview --json` shows it, plus the warnings AgentV prints for it (its
+    load notices, then those of building its prompts)."""
+    loaded = model.case_outcome(index)
+    if loaded is None:
         return None
-    outcome = load_case(ef, index)
-    if outcome.case is None:
-        return None
+    ef, outcome = loaded
     notices: list[Notice] = list(outcome.notices)
+    if outcome.case is None:
+        raw = model.raw_case(index)
+        case_id = raw.get("id") if isinstance(raw, dict) else None
+        return {
+            "id": case_id if isinstance(case_id, str) else None,
+            "index": index,
+            "error": "AgentV skips this case: " + "; ".join(n.message for n in notices),
+            "warnings": [n.render() for n in notices],
+        }
     result = preview_case(ef, outcome.case, notices)
+    result["index"] = index
     result["warnings"] = [n.render() for n in notices]
     return result
 
 
-def case_index(analysis: Analysis, target: dict[str, Any]) -> int | None:
-    ef = analysis.eval_file
-    if ef is None:
-        return None
-    case_id = target.get("caseId")
-    if isinstance(case_id, str):
-        for index, raw in enumerate(ef.raw_cases):
-            if isinstance(raw, dict) and raw.get("id") == case_id:
+def find_case(model: FileModel, case_id: str) -> int | None:
+    """The index of the first case with this id (a text search picks the candidates)."""
+    if model.layout is not None:
+        for index, unit in enumerate(model.units):
+            if case_id in unit.chunk and unit.case_id()[0] == case_id:
                 return index
         return None
+    for index in range(model.case_count()):
+        raw = model.raw_case(index)
+        if isinstance(raw, dict) and raw.get("id") == case_id:
+            return index
+    return None
+
+
+def target_case(ls: AgentVLanguageServer, model: FileModel, target: dict[str, Any]) -> int | None:
+    case_id = target.get("caseId")
+    if isinstance(case_id, str):
+        return find_case(model, case_id)
     position = target.get("position")
     if isinstance(position, dict):
-        line, _ = from_position(
-            lsp.Position(line=int(position.get("line", 0)), character=int(position.get("character", 0))),
-            analysis.lines,
-        )
-        return analysis.case_at(line)
+        line = position.get("line")
+        character = position.get("character", 0)
+        if isinstance(line, int) and isinstance(character, int) and line >= 0:
+            col = from_client_col(model.line(line), character, ls.encoding)
+            del col  # the case is found by line; the column does not matter
+            return model.case_at(line)
     return None
+
+
+def _target(args: tuple[Any, ...]) -> dict[str, Any]:
+    first = args[0] if args else None
+    if isinstance(first, list) and first:
+        first = first[0]
+    return first if isinstance(first, dict) else {}
+
+
+def status_of(ls: AgentVLanguageServer, model: FileModel) -> dict[str, Any]:
+    value = model.root_value if model.agentv and model.kind is not None else None
+    schema = value.get("$schema") if isinstance(value, dict) else None
+    config = targets = None
+    if model.kind == "eval":
+        ef = model.eval_file
+        if ef is not None:
+            config = ef.config.path
+            targets = find_targets_file(ef.path, ef.repo_root, ef.cwd, ef.fs)
+    elif model.kind == "config":
+        config = model.path
+    elif model.kind == "targets":
+        targets = model.path
+    return {
+        "schema": schema if isinstance(schema, str) else None,
+        "config": config,
+        "kind": model.kind,
+        "targets": targets,
+        "cases": model.case_count() if model.kind == "eval" else None,
+    }
+
+
+_URI = re.compile(r"^[a-z][a-z0-9+.-]*:", re.I)
 
 
 def register(server: AgentVLanguageServer) -> None:
     @server.command(PREVIEW_CASE)
+    @guard()
     async def preview_case_command(ls: AgentVLanguageServer, *args: Any) -> dict[str, Any] | None:
-        target = args[0] if args and isinstance(args[0], dict) else {}
+        target = _target(args)
         uri = target.get("uri")
-        if not isinstance(uri, str) or uri not in ls.workspace.text_documents:
+        model = await ls.model(uri) if isinstance(uri, str) else None
+        if model is None or model.kind != "eval":
             return None
-        analysis = await ls.analyze(uri)
-        index = case_index(analysis, target)
-        return None if index is None else case_preview(analysis, index)
+
+        def compute() -> dict[str, Any] | None:
+            index = target_case(ls, model, target)
+            return None if index is None else case_preview(model, index)
+
+        return await asyncio.to_thread(compute)
 
     @server.command(PREVIEW_FILE)
+    @guard()
     async def preview_file_command(ls: AgentVLanguageServer, *args: Any) -> dict[str, Any] | None:
-        target = args[0] if args and isinstance(args[0], dict) else {}
+        target = _target(args)
         uri = target.get("uri")
-        if not isinstance(uri, str) or uri not in ls.workspace.text_documents:
+        model = await ls.model(uri) if isinstance(uri, str) else None
+        if model is None or model.kind != "eval":
             return None
-        analysis = await ls.analyze(uri)
-        ef = analysis.eval_file
-        return None if ef is None else preview_file(ef)
+
+        def compute() -> dict[str, Any] | None:
+            ef = model.whole_ef
+            return None if ef is None else preview_file(ef)
+
+        return await asyncio.to_thread(compute)
 
     @server.feature(STATUS)
+    @guard({"schema": None, "config": None, "kind": None, "targets": None})
     async def status(ls: AgentVLanguageServer, params: Any) -> dict[str, Any]:
-        uri = getattr(params, "uri", None) or (params.get("uri") if isinstance(params, dict) else None)
-        if not isinstance(uri, str) or uri not in ls.workspace.text_documents:
-            return {"schema": None, "config": None, "kind": None}
-        analysis = await ls.analyze(uri)
-        value = analysis.report.doc.value if analysis.report.doc is not None else None
-        schema = value.get("$schema") if isinstance(value, dict) else None
-        ef = analysis.eval_file
-        return {
-            "schema": schema if isinstance(schema, str) else None,
-            "config": ef.config.path if ef is not None else None,
-            "kind": analysis.report.kind,
-        }
+        uri = getattr(params, "uri", None)
+        if uri is None and isinstance(params, dict):
+            uri = params.get("uri")
+        model = await ls.model(uri) if isinstance(uri, str) and _URI.match(uri) else None
+        if model is None:
+            return {"schema": None, "config": None, "kind": None, "targets": None}
+        return await asyncio.to_thread(status_of, ls, model)
+
+
+__all__ = ["PREVIEW_CASE", "PREVIEW_FILE", "STATUS", "case_preview", "find_case", "lsp"]

@@ -1,10 +1,12 @@
-"""`textDocument/completion`: keys and enum values from our JSON schema at the cursor's
-YAML path, file paths for `value:` of file segments, target names for `execution.target`,
-and a snippet for a new eval case. Works on half-typed lines: the path comes from the
-indentation of the lines above, not from a parse."""
+"""`textDocument/completion`: keys and enum values from our JSON schema at the cursor's YAML
+path (roles, segment types, evaluator types, ...), file paths for the `value:` of a
+`type: file` segment and for evaluator `prompt:`, target names for `execution.target`, and
+a snippet for a new eval case. Works on half-typed lines: the path comes from the
+indentation of the lines above (not from a parse), read only as far up as needed."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 from typing import Any
@@ -12,10 +14,13 @@ from typing import Any
 from lsprotocol import types as lsp
 
 from agentv_lsp.engine.targets import find_targets_file, read_targets
+from agentv_lsp.lsp.convert import from_client_col, uri_to_path
+from agentv_lsp.lsp.filemodel import is_agentv_path
 from agentv_lsp.lsp.schema_nav import keys_for_path, schema_for_path
-from agentv_lsp.lsp.server import AgentVLanguageServer
+from agentv_lsp.lsp.server import AgentVLanguageServer, guard
 
 _KEY = re.compile(r"^(\s*)(-\s+)?([A-Za-z_$][\w$-]*):(.*)$")
+MAX_FILES = 500
 NEW_CASE = (
     "- id: ${1:case-id}\n  outcome: ${2:What a good answer achieves}\n  input_messages:\n"
     "    - role: user\n      content: ${3:Question}\n  expected_messages:\n    - role: assistant\n"
@@ -24,17 +29,20 @@ NEW_CASE = (
 
 
 def yaml_path_above(lines: list[str], line: int, indent: int) -> list[str | int]:
-    """Keys of the enclosing mappings (with 0 for sequence levels), from indentation."""
+    """Keys of the enclosing mappings (0 for sequence levels), read from the indentation of
+    the lines above `line`, stopping at the top-level key."""
     path: list[str | int] = []
     current = indent
-    for text in reversed(lines[:line]):
-        match = _KEY.match(text)
-        if not match or not text.strip():
+    for index in range(min(line, len(lines)) - 1, -1, -1):
+        if current <= 0:
+            break
+        match = _KEY.match(lines[index])
+        if not match:
             continue
         spaces = len(match.group(1))
         column = spaces + (len(match.group(2)) if match.group(2) else 0)
         if match.group(2) and column <= current and spaces < current:
-            path.append(0)  # we are inside an item of the sequence whose '-' is here
+            path.append(0)  # inside an item of the sequence whose '-' is here
         if column < current and not match.group(4).strip():
             path.append(match.group(3))
             current = spaces
@@ -43,94 +51,93 @@ def yaml_path_above(lines: list[str], line: int, indent: int) -> list[str | int]
     return list(reversed(path))
 
 
+def file_kind(path: str, text: str) -> str | None:
+    if "agentv-eval-v2" in text:
+        return "eval"
+    if "agentv-targets" in text or (is_agentv_path(path) and path.endswith("targets.yaml")):
+        return "targets"
+    if "agentv-config" in text or (is_agentv_path(path) and path.endswith("config.yaml")):
+        return "config"
+    return None
+
+
 def _enum_items(schema: dict[str, Any]) -> list[str]:
     values = schema.get("enum") or ([schema["const"]] if "const" in schema else [])
     return [str(v) for v in values]
 
 
-def register(server: AgentVLanguageServer) -> None:
-    @server.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=[":", " ", "/"]))
-    def completion(ls: AgentVLanguageServer, params: lsp.CompletionParams) -> lsp.CompletionList | None:
-        uri = params.text_document.uri
-        if uri not in ls.workspace.text_documents:
-            return None
-        document = ls.workspace.get_text_document(uri)
-        lines = document.source.split("\n")
-        text = (
-            lines[params.position.line][: params.position.character]
-            if params.position.line < len(lines)
-            else ""
-        )
-        kind = (
-            "eval"
-            if "agentv-eval-v2" in document.source
-            else (
-                "config"
-                if document.path.endswith(os.path.join(".agentv", "config.yaml"))
-                else "targets"
-                if "agentv-targets" in document.source
-                else None
+def completions(
+    ls: AgentVLanguageServer, uri: str, lines: list[str], line: int, character: int
+) -> list[lsp.CompletionItem]:
+    path = uri_to_path(uri)
+    kind = file_kind(path, "\n".join(lines[:50]))
+    if kind is None:
+        return []
+    current = lines[line] if 0 <= line < len(lines) else ""
+    before = current[: from_client_col(current, character, ls.encoding)]
+    value_match = _KEY.match(before)
+    stripped = before.lstrip(" ")
+    in_new_item = stripped.startswith("- ")
+    indent = len(before) - len(stripped) if in_new_item else len(before) - len(before.lstrip(" -"))
+    above = yaml_path_above(lines, line, indent)
+    items: list[lsp.CompletionItem] = []
+    if value_match:  # after "key: "
+        key = value_match.group(3)
+        typed = value_match.group(4).strip().strip("'\"")
+        where = [*above, *([0] if in_new_item else []), key]
+        nearby = lines[max(0, line - 3) : line + 4]
+        if (key == "value" and any(re.search(r"\btype:\s*['\"]?file\b", n) for n in nearby)) or (
+            key == "prompt" and "evaluators" in where
+        ):
+            items.extend(file_items(ls, path, typed))
+        elif key == "target" and kind == "eval":
+            items.extend(target_items(ls, path))
+        else:
+            schema = schema_for_path(kind, tuple(where)) or {}
+            items.extend(
+                lsp.CompletionItem(label=v, kind=lsp.CompletionItemKind.EnumMember)
+                for v in _enum_items(schema)
+            )
+        return items
+    where = [*above, *([0] if in_new_item else [])]
+    for name, schema in keys_for_path(kind, tuple(where)).items():
+        description = schema.get("markdownDescription") or schema.get("description") or ""
+        items.append(
+            lsp.CompletionItem(
+                label=name,
+                kind=lsp.CompletionItemKind.Property,
+                insert_text=f"{name}: ",
+                documentation=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=str(description)),
             )
         )
-        if kind is None:
-            return None
-        value_match = _KEY.match(text)
-        stripped = text.lstrip(" ")
-        dash_column = len(text) - len(stripped)
-        in_new_item = stripped.startswith("- ")  # this line starts a sequence item
-        indent = dash_column if in_new_item else len(text) - len(text.lstrip(" -"))
-        items: list[lsp.CompletionItem] = []
-        if value_match:  # completing a value after "key: "
-            key = value_match.group(3)
-            path = [*yaml_path_above(lines, params.position.line, indent), *([0] if in_new_item else []), key]
-            if key == "value" and any(
-                "type: file" in ln
-                for ln in lines[max(0, params.position.line - 2) : params.position.line + 1]
-            ):
-                items.extend(_file_items(ls, document.path, value_match.group(4).strip()))
-            elif key == "target" and kind == "eval":
-                items.extend(_target_items(ls, document.path))
-            else:
-                schema = schema_for_path(kind, tuple(path)) or {}
-                items.extend(
-                    lsp.CompletionItem(label=v, kind=lsp.CompletionItemKind.EnumMember)
-                    for v in _enum_items(schema)
-                )
-        else:
-            path = [*yaml_path_above(lines, params.position.line, indent), *([0] if in_new_item else [])]
-            for name, schema in keys_for_path(kind, tuple(path)).items():
-                items.append(
-                    lsp.CompletionItem(
-                        label=name,
-                        kind=lsp.CompletionItemKind.Property,
-                        insert_text=f"{name}: ",
-                        documentation=lsp.MarkupContent(
-                            kind=lsp.MarkupKind.Markdown,
-                            value=str(schema.get("markdownDescription") or schema.get("description", "")),
-                        ),
-                    )
-                )
-            if (kind == "eval" and path[-1:] in (["evalcases"], [0])) or path == ["evalcases"]:
-                items.append(
-                    lsp.CompletionItem(
-                        label="New eval case",
-                        kind=lsp.CompletionItemKind.Snippet,
-                        insert_text=NEW_CASE,
-                        insert_text_format=lsp.InsertTextFormat.Snippet,
-                    )
-                )
-        return lsp.CompletionList(is_incomplete=False, items=items)
+    if kind == "eval" and (where == ["evalcases"] or where == ["evalcases", 0]) and not before.strip(" -"):
+        snippet = NEW_CASE if not in_new_item else NEW_CASE[2:]
+        items.append(
+            lsp.CompletionItem(
+                label="New eval case",
+                kind=lsp.CompletionItemKind.Snippet,
+                insert_text=snippet.replace("\n", "\n" + " " * indent),
+                insert_text_format=lsp.InsertTextFormat.Snippet,
+                detail="id, outcome, input_messages, expected_messages",
+            )
+        )
+    return items
 
 
-def _file_items(ls: AgentVLanguageServer, document_path: str, typed: str) -> list[lsp.CompletionItem]:
+def file_items(ls: AgentVLanguageServer, document_path: str, typed: str) -> list[lsp.CompletionItem]:
+    """Entries of the folder the typed path names, relative to the eval file's folder."""
     base = os.path.dirname(document_path)
-    folder = os.path.normpath(os.path.join(base, os.path.dirname(typed)))
+    prefix = os.path.dirname(typed.lstrip("/"))
+    folder = os.path.normpath(os.path.join(base, prefix))
     if not ls.fs.is_allowed(folder) or not os.path.isdir(folder):
         return []
-    prefix = os.path.dirname(typed)
     items = []
-    for entry in sorted(os.listdir(folder))[:500]:
-        if entry.startswith("."):
+    try:
+        entries = sorted(os.listdir(folder))
+    except OSError:
+        return []
+    for entry in entries[:MAX_FILES]:
+        if entry.startswith(".") or entry == "node_modules":
             continue
         label = f"{prefix}/{entry}" if prefix else entry
         is_dir = os.path.isdir(os.path.join(folder, entry))
@@ -138,12 +145,13 @@ def _file_items(ls: AgentVLanguageServer, document_path: str, typed: str) -> lis
             lsp.CompletionItem(
                 label=label + ("/" if is_dir else ""),
                 kind=lsp.CompletionItemKind.Folder if is_dir else lsp.CompletionItemKind.File,
+                command=lsp.Command(title="", command="editor.action.triggerSuggest") if is_dir else None,
             )
         )
     return items
 
 
-def _target_items(ls: AgentVLanguageServer, document_path: str) -> list[lsp.CompletionItem]:
+def target_items(ls: AgentVLanguageServer, document_path: str) -> list[lsp.CompletionItem]:
     repo_root, cwd = ls.context_for(document_path)
     targets_path = find_targets_file(document_path, repo_root, cwd, ls.fs)
     targets = read_targets(targets_path, ls.fs) if targets_path else None
@@ -153,3 +161,16 @@ def _target_items(ls: AgentVLanguageServer, document_path: str) -> list[lsp.Comp
         lsp.CompletionItem(label=name, kind=lsp.CompletionItemKind.Value, detail=targets.providers.get(name))
         for name in targets.names
     ]
+
+
+def register(server: AgentVLanguageServer) -> None:
+    @server.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=[":", " ", "/"]))
+    @guard()
+    async def completion(ls: AgentVLanguageServer, params: lsp.CompletionParams) -> lsp.CompletionList | None:
+        uri = params.text_document.uri
+        lines = ls.document_lines(uri)
+        if lines is None:
+            return None
+        position = params.position
+        items = await asyncio.to_thread(completions, ls, uri, lines, position.line, position.character)
+        return lsp.CompletionList(is_incomplete=False, items=items)

@@ -1,9 +1,18 @@
-"""`textDocument/hover`: on a case, the exact LM question, chatPrompt turns and guidelines;
-on a file reference, where it resolves and whether it is a guideline; on a key, its schema
-description."""
+"""`textDocument/hover`.
+
+- On a case header (its `- ` line, `id`, `outcome`, `conversation_id`, `note`): the exact
+  question AgentV sends in LM mode, in a fenced block, the chatPrompt turns when there are
+  several, and the guidelines line.
+- On a file reference (`value` of a `type: file` segment), an evaluator `prompt` or a code
+  evaluator `cwd`: where it resolves, whether it becomes a guideline (and by which
+  pattern), and the first lines of the file.
+- On `execution.target`: the entry of the targets file.
+- On a key: its description from our JSON schema.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import os
 from typing import Any
 
@@ -12,99 +21,167 @@ from lsprotocol import types as lsp
 from agentv_lsp.engine.config import matching_pattern
 from agentv_lsp.engine.files import FileReadError
 from agentv_lsp.engine.jsrt import node_relative
-from agentv_lsp.lsp.convert import from_position
+from agentv_lsp.engine.loader import EvalFile
+from agentv_lsp.engine.model import YamlPath
+from agentv_lsp.engine.targets import find_targets_file, read_targets
+from agentv_lsp.lsp.convert import from_client_col
 from agentv_lsp.lsp.features.commands import case_preview
+from agentv_lsp.lsp.filemodel import FileModel
 from agentv_lsp.lsp.schema_nav import schema_for_path
-from agentv_lsp.lsp.server import AgentVLanguageServer, Analysis
-from agentv_lsp.lsp.yamlnav import path_at
+from agentv_lsp.lsp.server import AgentVLanguageServer, guard
+from agentv_lsp.lsp.yamlnav import path_at, value_at
 
 CASE_HEADER_KEYS = ("id", "outcome", "conversation_id", "note")
+HEAD_LINES = 8
 
 
-def fence(text: str) -> str:
+def fence(text: str, language: str = "text") -> str:
     ticks = "```"
     while ticks in text:
         ticks += "`"
-    return f"{ticks}text\n{text}\n{ticks}"
+    return f"{ticks}{language}\n{text}\n{ticks}"
 
 
 def case_markdown(preview: dict[str, Any]) -> str:
+    if "error" in preview:
+        return f"**{preview.get('id') or 'This case'}**: {preview['error']}"
     lm = preview["lm"]
-    parts = [f"**AgentV question** for `{preview['id']}` (LM mode)", fence(lm["question"])]
-    if lm["chatPrompt"]:
-        parts.append("**chatPrompt**")
-        for turn in lm["chatPrompt"]:
+    parts = [
+        f"**Question** for `{preview['id']}` (LM mode, exactly as AgentV sends it)",
+        fence(lm["question"]),
+    ]
+    turns = lm["chatPrompt"]
+    if turns:
+        parts.append(f"**chatPrompt**: {len(turns)} turns")
+        for turn in turns:
             parts.append(f"*{turn['role']}*")
             parts.append(fence(turn["content"]))
     else:
-        parts.append("*No chatPrompt: one visible message, so the question is flat.*")
+        parts.append("*One visible turn: the question is sent flat (no chatPrompt).*")
     guidelines = preview["guideline_paths"]
-    parts.append(f"**Guidelines:** {', '.join(guidelines)}" if guidelines else "**Guidelines:** none")
+    parts.append("**Guidelines:** " + (", ".join(f"`{g}`" for g in guidelines) if guidelines else "none"))
+    if preview.get("warnings"):
+        parts.append("**AgentV warns:**\n" + "\n".join(f"- {w.splitlines()[0]}" for w in preview["warnings"]))
     return "\n\n".join(parts)
 
 
-def file_markdown(analysis: Analysis, path: tuple[str | int, ...]) -> str | None:
-    ef = analysis.eval_file
-    if ef is None or not ef.loaded or len(path) < 2 or not isinstance(path[1], int):
+def file_head(ef: EvalFile, path: str) -> str | None:
+    if not os.path.isfile(path):
         return None
-    raw = ef.raw_cases[path[1]] if path[1] < len(ef.raw_cases) else None
-    segment: Any = raw
-    for item in path[2:-1]:
-        if isinstance(segment, dict) and isinstance(item, str):
-            segment = segment.get(item)
-        elif isinstance(segment, list) and isinstance(item, int) and item < len(segment):
-            segment = segment[item]
-        else:
-            segment = None
-    if (
-        not isinstance(segment, dict)
-        or segment.get("type") != "file"
-        or not isinstance(segment.get("value"), str)
-    ):
-        return None
-    res = ef.resolve(segment["value"])
+    try:
+        read = ef.fs.read(path)
+    except FileReadError as exc:
+        return f"Cannot read: {exc}"
+    if read.binary:
+        return "*Binary file.*"
+    lines = read.text.split("\n")
+    head = "\n".join(lines[:HEAD_LINES])
+    more = f"\n\n*… {len(lines) - HEAD_LINES} more lines*" if len(lines) > HEAD_LINES else ""
+    return fence(head) + more
+
+
+def reference_markdown(ef: EvalFile, raw: str, guideline_candidate: bool) -> str:
+    res = ef.resolve(raw)
     if res.resolved_path is None:
-        return f"**File not found:** `{res.display_path}`\n\nTried:\n" + "\n".join(
-            f"- `{a}`" for a in res.attempted
-        )
+        tried = "\n".join(f"- `{a}`" for a in res.attempted)
+        return f"**File not found:** `{res.display_path}`\n\nTried:\n{tried}"
     relative = node_relative(ef.repo_root, res.resolved_path)
-    pattern = matching_pattern(relative, ef.config.guideline_patterns)
     lines = [f"**{relative}** → `{res.resolved_path}`"]
-    if pattern is not None and path[2] == "input_messages":
-        lines.append(f"Guideline: extracted to `guidelines` by pattern `{pattern}`.")
-    else:
-        lines.append("Regular file: inlined as `<file path>` in LM mode, referenced in agent mode.")
-    if os.path.isfile(res.resolved_path):
-        try:
-            head = "\n".join(ef.fs.read_text(res.resolved_path).split("\n")[:8])
-            lines.append(fence(head))
-        except FileReadError as exc:
-            lines.append(f"Cannot read: {exc}")
+    if guideline_candidate:
+        pattern = matching_pattern(relative, ef.config.guideline_patterns)
+        if pattern is not None:
+            config = node_relative(ef.repo_root, ef.config.path) if ef.config.path else "config"
+            lines.append(
+                f"Guideline: **yes**, by pattern `{pattern}` ({config}): its content goes to the guidelines block."
+            )
+        else:
+            lines.append("Guideline: **no**: inlined as `<file path=…>` in LM mode, listed in agent mode.")
+    head = file_head(ef, res.resolved_path)
+    if head is not None:
+        lines.append(head)
     return "\n\n".join(lines)
+
+
+def target_markdown(ls: AgentVLanguageServer, ef: EvalFile, name: str) -> str | None:
+    targets_path = find_targets_file(ef.path, ef.repo_root, ef.cwd, ef.fs)
+    if targets_path is None:
+        return f"**Target `{name}`**: no targets.yaml found (looked from this folder up to the repo root)."
+    targets = read_targets(targets_path, ef.fs)
+    if targets is None:
+        return None
+    relative = node_relative(ef.repo_root, targets_path)
+    if name not in targets.names:
+        return f"**Target `{name}`** is not defined in `{relative}` (available: {', '.join(targets.names) or 'none'})."
+    provider = targets.providers.get(name, "?")
+    return f"**Target `{name}`**: provider `{provider}` ({relative}, entry {targets.names[name] + 1})"
+
+
+def hover_markdown(ls: AgentVLanguageServer, model: FileModel, line: int, character: int) -> str | None:
+    text = model.line(line)
+    col = from_client_col(text, character, ls.encoding)
+    located = model.locate(line)
+    doc = located.doc
+    if doc.root is None:
+        return None
+    doc_path, on_key = path_at(doc.root, located.line, col)
+    path = located.file_path(doc_path)
+    if model.kind == "eval":
+        case = model.case_at(line)
+        lines = model.case_lines()
+        dash = case is not None and lines[case] == line and text[:col].strip() in ("", "-")
+        if case is not None and (
+            dash
+            or path == ("evalcases", case)
+            or (len(path) == 3 and path[2] in CASE_HEADER_KEYS and path[1] == case)
+        ):
+            preview = case_preview(model, case)
+            return case_markdown(preview) if preview is not None else None
+        ef = located.ef
+        if ef is not None and not on_key:
+            found = _reference(ls, ef, doc.value, doc_path, path)
+            if found is not None:
+                return found
+    if on_key and model.kind is not None:
+        schema = schema_for_path(model.kind, path)
+        if schema is not None:
+            description = schema.get("markdownDescription") or schema.get("description")
+            if description:
+                extra = ""
+                values = schema.get("enum")
+                if isinstance(values, list) and values:
+                    extra = "\n\nOne of: " + ", ".join(f"`{v}`" for v in values[:20])
+                return f"**{path[-1]}**\n\n{description}{extra}"
+    return None
+
+
+def _reference(
+    ls: AgentVLanguageServer, ef: EvalFile, value: Any, doc_path: YamlPath, path: YamlPath
+) -> str | None:
+    if not doc_path:
+        return None
+    leaf = value_at(value, doc_path)
+    if not isinstance(leaf, str) or not leaf:
+        return None
+    parent = value_at(value, doc_path[:-1])
+    key = doc_path[-1]
+    if key == "value" and isinstance(parent, dict) and parent.get("type") == "file" and "content" in path:
+        return reference_markdown(ef, leaf, guideline_candidate=len(path) > 2 and path[2] == "input_messages")
+    if key in ("prompt", "cwd") and "evaluators" in path and isinstance(parent, dict):
+        return reference_markdown(ef, leaf, guideline_candidate=False)
+    if path in (("execution", "target"), ("target",)):
+        return target_markdown(ls, ef, leaf.strip())
+    return None
 
 
 def register(server: AgentVLanguageServer) -> None:
     @server.feature(lsp.TEXT_DOCUMENT_HOVER)
+    @guard()
     async def hover(ls: AgentVLanguageServer, params: lsp.HoverParams) -> lsp.Hover | None:
-        if params.text_document.uri not in ls.workspace.text_documents:
+        model = await ls.model(params.text_document.uri)
+        if model is None or not model.agentv:
             return None
-        analysis = await ls.analyze(params.text_document.uri)
-        if not analysis.is_agentv or analysis.report.doc is None:
-            return None
-        line, col = from_position(params.position, analysis.lines)
-        path, on_key = path_at(analysis.report.doc.root, line, col)
-        markdown: str | None = None
-        if len(path) >= 2 and path[0] == "evalcases" and isinstance(path[1], int):
-            if path[-1] == "value" and "content" in path:
-                markdown = file_markdown(analysis, path)
-            elif len(path) == 2 or (len(path) == 3 and path[2] in CASE_HEADER_KEYS):
-                preview = case_preview(analysis, path[1])
-                markdown = case_markdown(preview) if preview else None
-        if markdown is None and on_key and analysis.report.kind is not None:
-            schema = schema_for_path(analysis.report.kind, path)
-            if schema is not None:
-                text = schema.get("markdownDescription") or schema.get("description")
-                markdown = f"**{path[-1]}**\n\n{text}" if text else None
+        position = params.position
+        markdown = await asyncio.to_thread(hover_markdown, ls, model, position.line, position.character)
         if markdown is None:
             return None
         return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=markdown))

@@ -1,20 +1,29 @@
-"""`textDocument/documentSymbol` (one symbol per eval case, messages and evaluators inside)
-and `workspace/symbol` (case ids across open and on-disk eval files)."""
+"""`textDocument/documentSymbol` (one symbol per eval case, named by its id, with its
+messages and evaluators inside) and `workspace/symbol` (case ids across the open documents
+and the eval files on disk in the workspace folders; the folder walk skips `node_modules`
+and dot-folders, and each file is read again only when it changed)."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
+import threading
+import time
+from dataclasses import dataclass, field
 
 from lsprotocol import types as lsp
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from agentv_lsp.checks.runner import walk_yaml
-from agentv_lsp.lsp.convert import path_to_uri, to_range
-from agentv_lsp.lsp.server import AgentVLanguageServer
+from agentv_lsp.lsp.convert import path_to_uri, to_range, uri_to_path
+from agentv_lsp.lsp.filemodel import FileModel, Located
+from agentv_lsp.lsp.server import AgentVLanguageServer, guard
 from agentv_lsp.yamlpos import Span
 
-_CASE_ID = re.compile(r"^\s*(?:-\s+)?id:\s*['\"]?([^'\"#\n]+?)['\"]?\s*$", re.M)
+_CASE_ID = re.compile(r"""^[ ]*-[ ]+id:[ ]*(["']?)([^\n"'#]+?)\1[ ]*(?:#.*)?\r?$""", re.M)
+MAX_RESULTS = 500
+WALK_TTL = 30.0  # seconds a folder listing is trusted without a watched-file event
 
 
 def _get(node: Node, key: str) -> Node | None:
@@ -25,95 +34,175 @@ def _get(node: Node, key: str) -> Node | None:
     return None
 
 
-def _symbol(
-    name: str,
-    kind: lsp.SymbolKind,
-    node: Node,
-    lines: list[str],
-    children: list[lsp.DocumentSymbol] | None = None,
-) -> lsp.DocumentSymbol:
-    full = to_range(Span.of(node), lines)
-    head = lsp.Range(
-        start=full.start, end=lsp.Position(line=full.start.line, character=full.start.character + 1)
-    )
-    return lsp.DocumentSymbol(
-        name=name or "(unnamed)", kind=kind, range=full, selection_range=head, children=children or None
-    )
+def _label(node: Node | None, limit: int = 40) -> str:
+    if isinstance(node, ScalarNode):
+        text = " ".join(str(node.value).split())
+        return text if len(text) <= limit else text[: limit - 1] + "…"
+    if isinstance(node, SequenceNode):
+        return f"{len(node.value)} segments"
+    return "…"
 
 
-def register(server: AgentVLanguageServer) -> None:
-    workspace_index: dict[str, tuple[float, list[tuple[str, int]]]] = {}
+def document_symbols(ls: AgentVLanguageServer, model: FileModel) -> list[lsp.DocumentSymbol]:
+    encoding = ls.encoding
 
-    @server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
-    async def document_symbols(
-        ls: AgentVLanguageServer, params: lsp.DocumentSymbolParams
-    ) -> list[lsp.DocumentSymbol]:
-        if params.text_document.uri not in ls.workspace.text_documents:
-            return []
-        analysis = await ls.analyze(params.text_document.uri)
-        doc = analysis.report.doc
-        cases = doc.node_at(("evalcases",)) if doc is not None and analysis.report.kind == "eval" else None
-        if not isinstance(cases, SequenceNode):
-            return []
-        symbols = []
-        for index, case in enumerate(cases.value):
-            id_node = _get(case, "id")
-            name = str(id_node.value) if isinstance(id_node, ScalarNode) else f"evalcases[{index}]"
-            children: list[lsp.DocumentSymbol] = []
-            for key in ("input_messages", "expected_messages"):
-                messages = _get(case, key)
-                if isinstance(messages, SequenceNode):
-                    for message in messages.value:
-                        role = _get(message, "role")
-                        content = _get(message, "content")
-                        preview = str(content.value)[:40] if isinstance(content, ScalarNode) else "…"
-                        label = f"{role.value if isinstance(role, ScalarNode) else '?'}: {preview}"
-                        children.append(_symbol(label, lsp.SymbolKind.Field, message, analysis.lines))
-            evaluators = _get(case, "evaluators")
+    def symbol(
+        name: str,
+        kind: lsp.SymbolKind,
+        node: Node,
+        located: Located,
+        children: list[lsp.DocumentSymbol] | None = None,
+    ) -> lsp.DocumentSymbol:
+        full = to_range(model.file_span(Span.of(node), located), model.line, encoding)
+        head = lsp.Range(start=full.start, end=full.start)
+        return lsp.DocumentSymbol(
+            name=name or "(unnamed)", kind=kind, range=full, selection_range=head, children=children
+        )
+
+    out: list[lsp.DocumentSymbol] = []
+    for index, located, path in model.case_docs():
+        case = located.doc.node_at(path)
+        if case is None:
+            continue
+        id_node = _get(case, "id")
+        name = (
+            str(id_node.value) if isinstance(id_node, ScalarNode) and id_node.value else f"evalcases[{index}]"
+        )
+        children: list[lsp.DocumentSymbol] = []
+        for key in ("input_messages", "expected_messages"):
+            messages = _get(case, key)
+            if isinstance(messages, SequenceNode):
+                for message in messages.value:
+                    role = _get(message, "role")
+                    role_name = role.value if isinstance(role, ScalarNode) else "?"
+                    label = f"{role_name}: {_label(_get(message, 'content'))}"
+                    kind = lsp.SymbolKind.Field if key == "input_messages" else lsp.SymbolKind.Constant
+                    children.append(symbol(label, kind, message, located))
+        for container in (case, _get(case, "execution")):
+            evaluators = _get(container, "evaluators") if container is not None else None
             if isinstance(evaluators, SequenceNode):
                 for evaluator in evaluators.value:
                     ev_name = _get(evaluator, "name")
-                    label = f"evaluator {ev_name.value if isinstance(ev_name, ScalarNode) else '?'}"
-                    children.append(_symbol(label, lsp.SymbolKind.Function, evaluator, analysis.lines))
-            symbols.append(_symbol(name, lsp.SymbolKind.Object, case, analysis.lines, children))
-        return symbols
+                    ev_type = _get(evaluator, "type")
+                    label = f"{_label(ev_name)} ({_label(ev_type)})"
+                    children.append(symbol(label, lsp.SymbolKind.Function, evaluator, located))
+        outcome = _get(case, "outcome")
+        sym = symbol(name, lsp.SymbolKind.Object, case, located, children or None)
+        if isinstance(outcome, ScalarNode):
+            sym.detail = _label(outcome, 60)
+        out.append(sym)
+    return out
+
+
+@dataclass
+class WorkspaceIndex:
+    """Case ids of the eval files on disk, by file (re-read when mtime or size change)."""
+
+    files: dict[str, tuple[float, int, list[tuple[str, int]]]] = field(default_factory=dict)
+    listing: dict[str, tuple[float, list[str]]] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def forget_listings(self) -> None:
+        with self.lock:
+            self.listing.clear()
+
+    def paths(self, root: str) -> list[str]:
+        with self.lock:
+            found = self.listing.get(root)
+        if found is None or time.monotonic() - found[0] > WALK_TTL:
+            found = (time.monotonic(), list(walk_yaml(root)))
+            with self.lock:
+                self.listing[root] = found
+        return found[1]
+
+    def ids(self, ls: AgentVLanguageServer, path: str) -> list[tuple[str, int]]:
+        try:
+            info = os.stat(path)
+        except OSError:
+            return []
+        with self.lock:
+            cached = self.files.get(path)
+        if cached is not None and cached[0] == info.st_mtime and cached[1] == info.st_size:
+            return cached[2]
+        ids: list[tuple[str, int]] = []
+        if ls.fs.is_allowed(path) and info.st_size <= ls.fs.max_bytes:
+            try:
+                with open(path, encoding="utf-8", errors="replace") as handle:
+                    text = handle.read()
+            except OSError:
+                text = ""
+            ids = case_ids(text)
+        with self.lock:
+            self.files[path] = (info.st_mtime, info.st_size, ids)
+        return ids
+
+
+def case_ids(text: str) -> list[tuple[str, int]]:
+    """(id, line) of each `- id:` line of an eval text."""
+    if "agentv-eval-v2" not in text:
+        return []
+    out = []
+    line, last = 0, 0
+    for match in _CASE_ID.finditer(text):
+        line += text.count("\n", last, match.start())
+        last = match.start()
+        out.append((match.group(2).strip(), line))
+    return out
+
+
+def workspace_symbols(
+    ls: AgentVLanguageServer, index: WorkspaceIndex, query: str
+) -> list[lsp.SymbolInformation]:
+    needle = query.lower()
+    found: list[lsp.SymbolInformation] = []
+    open_docs = {uri_to_path(uri): doc.source for uri, doc in list(ls.workspace.text_documents.items())}
+    seen: set[str] = set()
+
+    def add(path: str, ids: list[tuple[str, int]], container: str) -> None:
+        for case_id, line in ids:
+            if needle in case_id.lower() and len(found) < MAX_RESULTS:
+                where = lsp.Range(
+                    start=lsp.Position(line=line, character=0), end=lsp.Position(line=line, character=0)
+                )
+                found.append(
+                    lsp.SymbolInformation(
+                        name=case_id,
+                        kind=lsp.SymbolKind.Object,
+                        location=lsp.Location(uri=path_to_uri(path), range=where),
+                        container_name=container,
+                    )
+                )
+
+    for path, text in open_docs.items():
+        seen.add(path)
+        add(path, case_ids(text), os.path.basename(path))
+    for root in ls.workspace_roots():
+        for path in index.paths(root):
+            if path not in seen:
+                seen.add(path)
+                add(path, index.ids(ls, path), os.path.relpath(path, root))
+            if len(found) >= MAX_RESULTS:
+                return found
+    return found
+
+
+def register(server: AgentVLanguageServer) -> None:
+    index = WorkspaceIndex()
+    server.file_listeners.append(lambda paths: index.forget_listings())
+
+    @server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+    @guard([])
+    async def document_symbol(
+        ls: AgentVLanguageServer, params: lsp.DocumentSymbolParams
+    ) -> list[lsp.DocumentSymbol]:
+        model = await ls.model(params.text_document.uri)
+        if model is None or model.kind != "eval":
+            return []
+        return await asyncio.to_thread(document_symbols, ls, model)
 
     @server.feature(lsp.WORKSPACE_SYMBOL)
-    def workspace_symbols(
+    @guard([])
+    async def workspace_symbol(
         ls: AgentVLanguageServer, params: lsp.WorkspaceSymbolParams
     ) -> list[lsp.SymbolInformation]:
-        query = params.query.lower()
-        found: list[lsp.SymbolInformation] = []
-        for root in ls.workspace_roots():
-            for path in walk_yaml(root):
-                try:
-                    mtime = os.stat(path).st_mtime
-                except OSError:
-                    continue
-                cached = workspace_index.get(path)
-                if cached is None or cached[0] != mtime:
-                    try:
-                        text = ls.fs.read_text(path) if ls.fs.is_allowed(path) else ""
-                    except Exception:
-                        text = ""
-                    ids = (
-                        [(m.group(1), text.count("\n", 0, m.start(1))) for m in _CASE_ID.finditer(text)]
-                        if "agentv-eval-v2" in text
-                        else []
-                    )
-                    cached = workspace_index[path] = (mtime, ids)
-                for case_id, line in cached[1]:
-                    if query in case_id.lower():
-                        where = lsp.Range(
-                            start=lsp.Position(line=line, character=0),
-                            end=lsp.Position(line=line, character=0),
-                        )
-                        found.append(
-                            lsp.SymbolInformation(
-                                name=case_id,
-                                kind=lsp.SymbolKind.Object,
-                                location=lsp.Location(uri=path_to_uri(path), range=where),
-                                container_name=os.path.relpath(path, root),
-                            )
-                        )
-        return found[:500]
+        return await asyncio.to_thread(workspace_symbols, ls, index, params.query)

@@ -1,0 +1,94 @@
+"""Settings and session set-up: `initialize` (initializationOptions.settings, client
+capabilities, position encoding, trace), `initialized` (pulls `workspace/configuration`
+section `agentv`), `workspace/didChangeConfiguration` and
+`workspace/didChangeWorkspaceFolders` (an untrusted workspace may read only its folders)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lsprotocol import types as lsp
+
+from agentv_lsp.lsp.convert import UTF8, UTF16, UTF32
+from agentv_lsp.lsp.server import AgentVLanguageServer, guard
+
+
+def register(server: AgentVLanguageServer) -> None:
+    initial: dict[str, Any] = {}
+
+    @server.feature(lsp.INITIALIZE)
+    @guard()
+    def initialize(ls: AgentVLanguageServer, params: lsp.InitializeParams) -> None:
+        options = params.initialization_options
+        raw = options.get("settings") if isinstance(options, dict) else None
+        if isinstance(raw, dict):
+            initial.update(raw)
+        text_caps = params.capabilities.text_document
+        ls.supports_pull = bool(text_caps is not None and text_caps.diagnostic is not None)
+        encoding = str(ls.workspace.position_encoding or UTF16)
+        ls.encoding = encoding if encoding in (UTF8, UTF16, UTF32) else UTF16
+        if params.trace is not None:
+            ls.protocol.trace = params.trace
+        ls.apply_settings(raw if raw is not None else {})
+
+    @server.feature(lsp.INITIALIZED)
+    @guard()
+    async def initialized(ls: AgentVLanguageServer, params: lsp.InitializedParams) -> None:
+        await fetch_configuration(ls, initial)
+        from agentv_lsp.lsp.features.watch import register_watchers
+
+        await register_watchers(ls)
+
+    @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    @guard()
+    async def did_change_configuration(
+        ls: AgentVLanguageServer, params: lsp.DidChangeConfigurationParams
+    ) -> None:
+        pushed = params.settings.get("agentv") if isinstance(params.settings, dict) else None
+        if isinstance(pushed, dict):
+            ls.apply_settings({**initial, **pushed})
+        elif not await fetch_configuration(ls, initial):
+            return
+        from agentv_lsp.lsp.features.diagnostics import recheck_open_documents
+
+        recheck_open_documents(ls)
+
+    @server.feature(lsp.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    @guard()
+    def did_change_folders(ls: AgentVLanguageServer, params: lsp.DidChangeWorkspaceFoldersParams) -> None:
+        # pygls updates `ls.workspace.folders` first; the folder restriction follows them
+        ls.reset_files()
+        from agentv_lsp.lsp.features.diagnostics import recheck_open_documents
+
+        recheck_open_documents(ls)
+
+
+async def fetch_configuration(ls: AgentVLanguageServer, initial: dict[str, Any]) -> bool:
+    """Ask the client for section `agentv` (when it can answer); True when settings changed."""
+    workspace_caps = ls.client_capabilities.workspace
+    if workspace_caps is None or not workspace_caps.configuration:
+        return False
+    try:
+        result = await ls.workspace_configuration_async(
+            lsp.ConfigurationParams(items=[lsp.ConfigurationItem(section="agentv")])
+        )
+    except Exception as exc:  # a client that cannot answer keeps the settings it gave at start
+        ls.log(f"agentv-lsp: workspace/configuration failed: {exc}", lsp.MessageType.Warning)
+        return False
+    value = result[0] if result else None
+    if value is None:
+        return False
+    if not isinstance(value, dict):
+        ls.apply_settings(value)  # reported as a bad value, defaults used
+        return True
+    merged = {**initial, **value}
+    if not value or (merged == initial and ls.settings == _parsed(initial)):
+        return False
+    ls.apply_settings(merged)
+    return True
+
+
+def _parsed(raw: dict[str, Any]) -> Any:
+    from agentv_lsp.lsp.settings import parse_settings
+
+    return parse_settings(raw)

@@ -1,0 +1,82 @@
+"""`workspace/didChangeWatchedFiles`: configs, targets files and the files eval cases refer
+to changed on disk. Registered dynamically (`client/registerCapability`) when the client
+supports it. Cached reads are dropped; cases that mention a changed file (or the whole
+file, for a config or targets change) are checked again in every open document."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+
+from lsprotocol import types as lsp
+
+from agentv_lsp.lsp.convert import uri_to_path
+from agentv_lsp.lsp.server import AgentVLanguageServer, guard
+
+WATCHERS = (
+    "**/.agentv/*.yaml",
+    "**/.agentv/*.yml",
+    "**/targets.yaml",
+    "**/targets.yml",
+    # files eval cases refer to: prompts, snippets, evaluator prompts, guidelines
+    "**/*.{md,txt,py,js,ts,json,yaml,yml,sh}",
+)
+REGISTRATION_ID = "agentv-watched-files"
+
+
+def register(server: AgentVLanguageServer) -> None:
+    @server.feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    @guard()
+    def did_change_watched_files(ls: AgentVLanguageServer, params: lsp.DidChangeWatchedFilesParams) -> None:
+        paths = [uri_to_path(change.uri) for change in params.changes]
+        # an open document's own changes arrive through didChange: not a disk event for us
+        files_changed(ls, [p for p in paths if p])
+
+
+def is_setup_file(path: str) -> bool:
+    """Files that decide how every eval file is read: configs and targets files."""
+    name = os.path.basename(path)
+    in_agentv = os.path.basename(os.path.dirname(path)) == ".agentv"
+    return name in ("targets.yaml", "targets.yml") or (in_agentv and name in ("config.yaml", "config.yml"))
+
+
+def files_changed(ls: AgentVLanguageServer, paths: Iterable[str]) -> None:
+    from agentv_lsp.lsp.features.diagnostics import recheck_open_documents
+
+    changed = list(paths)
+    if not changed:
+        return
+    if any(is_setup_file(p) for p in changed):
+        ls.fs.invalidate()
+        ls.reset_files()
+    else:
+        ls.invalidate(changed)
+    for listener in ls.file_listeners:
+        listener(changed)
+    ls.log(f"agentv-lsp: {len(changed)} watched file(s) changed; checking open documents again")
+    recheck_open_documents(ls)
+
+
+async def register_watchers(ls: AgentVLanguageServer) -> None:
+    """Ask the client to watch our files (when it supports dynamic registration)."""
+    workspace_caps = ls.client_capabilities.workspace
+    watch = workspace_caps.did_change_watched_files if workspace_caps else None
+    if watch is None or not watch.dynamic_registration:
+        return
+    options = lsp.DidChangeWatchedFilesRegistrationOptions(
+        watchers=[lsp.FileSystemWatcher(glob_pattern=pattern) for pattern in WATCHERS]
+    )
+    try:
+        await ls.client_register_capability_async(
+            lsp.RegistrationParams(
+                registrations=[
+                    lsp.Registration(
+                        id=REGISTRATION_ID,
+                        method=lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                        register_options=options,
+                    )
+                ]
+            )
+        )
+    except Exception as exc:
+        ls.log(f"agentv-lsp: could not register file watchers: {exc}", lsp.MessageType.Warning)

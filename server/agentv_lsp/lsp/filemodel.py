@@ -1,0 +1,816 @@
+"""One version of one open document, checked and navigated one eval case at a time.
+
+A large eval file is cut into a *head* (everything before the first case: `$schema`,
+`execution`, the `evalcases:` line), one *chunk* per case, and a *tail* (top-level keys
+after the cases). Each case can be parsed and checked as the small document
+``head + chunk + tail`` (a *unit*) with the same `check_document` that `agentv-lsp check`
+runs. Units are cached by their exact text, so after an edit only the edited case is parsed
+and checked again and the diagnostics of the others are moved to their new lines.
+
+The first check of a text (or after the head, the tail or the options changed) runs
+`check_document` on the whole text, as the CLI does, and hands each unit its share; later
+versions are assembled from units. What one case cannot see is computed across units:
+whether `agentv validate` checks file references at all (only when the whole file has no
+error), duplicate ids, and notices the runtime prints once per file (the first case that
+inherits a broken suite evaluator). The cut is conservative: flow-style `evalcases`,
+document markers, directives, lone CRs, aliases, or a chunk that does not parse on its own
+as exactly one case make the whole text be checked at once. `tests/lsp/test_filemodel.py`
+compares both paths on random edits.
+"""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+import os
+import re
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from yaml.nodes import Node, SequenceNode
+
+from agentv_lsp.checks.document import CheckOptions, DocumentReport, FileKind, check_document, detect_kind
+from agentv_lsp.checks.model import Diagnostic, Related
+from agentv_lsp.checks.validate import validate_eval
+from agentv_lsp.engine.loader import CaseOutcome, EvalFile, load_case, open_eval_file
+from agentv_lsp.engine.model import YamlPath
+from agentv_lsp.yamlpos import Span, YamlDocument, parse_yaml
+
+# Texts below this size are checked whole: cutting them buys nothing.
+SPLIT_MIN_BYTES = 64 * 1024
+# In a unit's cached results chunk lines are numbered from CHUNK_BASE and tail lines from
+# TAIL_BASE (both move when other cases grow or shrink); head lines stay as they are.
+CHUNK_BASE = 1 << 28
+TAIL_BASE = 1 << 29
+# Assemble from units when at most this share of them must be checked afresh; otherwise
+# one whole-text check is cheaper.
+FRESH_SHARE = 0.25
+
+_EVALCASES = re.compile(r"\nevalcases[ \t]*:[ \t]*(?:#[^\n]*)?\r?\n")
+_EVALCASES_ANY = re.compile(r"\n[\"']?evalcases[\"']?[ \t]*:")
+_MARKERS = re.compile(r"\n(?:---|\.\.\.|%)")
+_CONTENT = re.compile(r"\n[ ]*[^ \n\r#]")  # the next line with content (not blank, not comment)
+_TOP_LEVEL = re.compile(r"\n[^ \t\n\r#]")
+_TOP_LEVEL_NOT_ITEM = re.compile(r"\n(?:[^ \t\n\r#-]|-[^ \t\n\r])")
+_ALIAS = re.compile(r"(?:^[ \t]*|[:\-?][ \t]+|[\[{,][ \t]*)[*&][^\s\[\]{},]", re.M)
+_ALIAS_LIMIT = 10
+# Suite-level evaluators are parsed for the first case that inherits them: their notices
+# depend on which case that is.
+_CASE_DEPENDENT_HEAD = ("execution", "evaluators")
+
+
+def is_agentv_path(path: str) -> bool:
+    return os.path.basename(os.path.dirname(path)) == ".agentv" and os.path.basename(path) in (
+        "config.yaml",
+        "targets.yaml",
+    )
+
+
+# -- the cut ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """Where the cases of an eval text start (character offsets and 0-based lines)."""
+
+    text: str
+    offsets: list[int]  # first character of each case chunk (the line of its `-`)
+    lines: list[int]  # first line of each case chunk
+    tail_offset: int  # first character after the last chunk
+    tail_line: int
+
+    @property
+    def head(self) -> str:
+        return self.text[: self.offsets[0]]
+
+    @property
+    def tail(self) -> str:
+        return self.text[self.tail_offset :]
+
+    def chunk(self, index: int) -> str:
+        end = self.offsets[index + 1] if index + 1 < len(self.offsets) else self.tail_offset
+        return self.text[self.offsets[index] : end]
+
+    def end_line(self, index: int) -> int:
+        return self.lines[index + 1] if index + 1 < len(self.lines) else self.tail_line
+
+    def case_at(self, line: int) -> int | None:
+        """The case whose chunk holds `line` (None in the head or the tail)."""
+        if line < self.lines[0] or line >= self.tail_line:
+            return None
+        return bisect.bisect_right(self.lines, line) - 1
+
+
+def cut(text: str) -> Layout | None:
+    """The cases of a block-style top-level `evalcases:` sequence, or None when unsure."""
+    if "\r" in text and text.count("\r") != text.count("\r\n"):
+        return None  # a lone CR breaks lines for YAML but not for our line counting
+    padded = "\n" + text  # patterns look for "\n" + line start: offsets are one more
+    if _MARKERS.search(padded) or "\t" in text[:0]:
+        return None
+    found = _EVALCASES.search(padded)
+    if found is None or len(_EVALCASES_ANY.findall(padded)) != 1:
+        return None
+    first = _CONTENT.search(padded, found.end() - 1)
+    if first is None:
+        return None
+    start = first.start()  # offset in `text` of the first content line after `evalcases:`
+    indent = first.end() - 1 - first.start() - 1
+    marker = text[start + indent : start + indent + 2]
+    if marker not in ("- ", "-\t", "-\n", "-\r", "-"):
+        return None
+    end_pattern = _TOP_LEVEL_NOT_ITEM if indent == 0 else _TOP_LEVEL
+    end = end_pattern.search(padded, start + 1)
+    tail_offset = end.start() if end is not None else len(text)
+    item = re.compile("\n" + " " * indent + r"-(?:[ \t\n]|\r\n|$)")
+    offsets = [m.start() for m in item.finditer(padded, start, tail_offset + 1)]
+    if not offsets or offsets[0] != start:
+        return None
+    lines: list[int] = []
+    line = text.count("\n", 0, start)
+    previous = start
+    for offset in offsets:
+        line += text.count("\n", previous, offset)
+        lines.append(line)
+        previous = offset
+    tail_line = line + text.count("\n", previous, tail_offset)
+    return Layout(text, offsets, lines, tail_offset, tail_line)
+
+
+# -- one case as a small document ----------------------------------------------------------
+
+
+@dataclass
+class UnitResult:
+    """A unit's diagnostics with lines relative to the unit: chunk lines from CHUNK_BASE
+    (its case is index 0 in YAML paths), tail lines from TAIL_BASE, head lines as they are."""
+
+    local: list[Diagnostic]
+    header: list[Diagnostic]
+    uses_tail: bool = False
+
+
+class Unit:
+    """`head + chunk + tail` for one case: parsed, loaded and checked lazily (thread-safe)."""
+
+    def __init__(self, context: UnitContext, chunk: str) -> None:
+        self.context = context
+        self.chunk = chunk
+        self.chunk_lines = chunk.count("\n")
+        self._lock = threading.RLock()
+        self._doc: YamlDocument | None = None
+        self._ef: EvalFile | None = None
+        self._outcome: CaseOutcome | None = None
+        self._lines: list[str] | None = None
+        self.validate_error: bool | None = None
+        self.verified: bool | None = None  # parses alone as exactly one case inside its chunk
+        self.results: dict[bool, UnitResult] = {}
+        self.id_info: tuple[Any, Span] | None = None  # raw id and its span (unit lines)
+        self.aliases = len(_ALIAS.findall(chunk)) if ("*" in chunk or "&" in chunk) else 0
+        self.cache: dict[Any, Any] = {}  # moved and converted diagnostics, by position
+        self.memo: dict[str, Any] = {}  # features' results in unit lines (links, ...)
+
+    @property
+    def text(self) -> str:
+        return self.context.head + self.chunk + self.context.tail
+
+    @property
+    def lines(self) -> list[str]:
+        if self._lines is None:
+            self._lines = self.chunk.split("\n")
+        return self._lines
+
+    # positions: unit lines <-> file lines ------------------------------------------------
+    def to_file_line(self, line: int, start: int, tail_line: int, local: bool = True) -> int:
+        head = self.context.head_lines
+        if line < head:
+            return line
+        if line < head + self.chunk_lines or (local and line == head + self.chunk_lines):
+            return line - head + start
+        return line - head - self.chunk_lines + tail_line
+
+    def to_unit_line(self, line: int, start: int, tail_line: int) -> int:
+        head = self.context.head_lines
+        if line < head:
+            return line
+        if line < tail_line:
+            return line - start + head
+        return line - tail_line + head + self.chunk_lines
+
+    # lazily computed -----------------------------------------------------------------------
+    @property
+    def doc(self) -> YamlDocument:
+        with self._lock:
+            if self._doc is None:
+                self._doc = parse_yaml(self.text)
+            return self._doc
+
+    @property
+    def ef(self) -> EvalFile:
+        with self._lock:
+            if self._ef is None:
+                c = self.context
+                self._ef = open_eval_file(
+                    c.path,
+                    repo_root=c.opts.repo_root,
+                    cwd=c.opts.cwd,
+                    fs=c.opts.fs,
+                    doc=self.doc,
+                    given_path=c.path,
+                )
+            return self._ef
+
+    def forget_files(self) -> None:
+        """Files this case refers to changed: load and check it again when asked."""
+        with self._lock:
+            self._ef = None
+            self._outcome = None
+            self.results.clear()
+            self.cache.clear()
+            self.memo.clear()
+
+    def verify(self) -> bool:
+        with self._lock:
+            if self.verified is None:
+                self.verified = self._parses_alone()
+            return self.verified
+
+    def _parses_alone(self) -> bool:
+        doc = self.doc
+        if doc.error is not None:
+            return False
+        cases = doc.node_at(("evalcases",))
+        if not isinstance(cases, SequenceNode) or len(cases.value) != 1:
+            return False
+        item: Node = cases.value[0]
+        head = self.context.head_lines
+        last = (head + self.chunk_lines, 0 if self.chunk.endswith("\n") else 1 << 30)
+        return head <= item.start_mark.line and (item.end_mark.line, item.end_mark.column) <= last
+
+    def has_validate_error(self) -> bool:
+        with self._lock:
+            if self.validate_error is None:
+                findings = validate_eval(self.doc.value)
+                self.validate_error = any(f.severity == "error" for f in findings)
+            return self.validate_error
+
+    def outcome(self) -> CaseOutcome | None:
+        with self._lock:
+            if self._outcome is None:
+                ef = self.ef
+                if not ef.loaded or not ef.raw_cases:
+                    return None
+                self._outcome = load_case(ef, 0)
+            return self._outcome
+
+    def raw_case(self) -> Any:
+        ef = self.ef
+        return ef.raw_cases[0] if ef.loaded and ef.raw_cases else None
+
+    def case_id(self) -> tuple[Any, Span]:
+        """The raw `id` value and where it is (unit lines)."""
+        with self._lock:
+            if self.id_info is None:
+                raw = self.raw_case()
+                self.id_info = (
+                    raw.get("id") if isinstance(raw, dict) else None,
+                    self.doc.span_of(("evalcases", 0, "id")),
+                )
+            return self.id_info
+
+    def result(self, file_references: bool) -> UnitResult:
+        with self._lock:
+            found = self.results.get(file_references)
+            if found is None:
+                found = self.results[file_references] = self._check(file_references)
+            return found
+
+    def _check(self, file_references: bool) -> UnitResult:
+        c = self.context
+        opts = dataclasses.replace(c.opts, file_references=file_references)
+        report = check_document(c.path, self.text, opts, kind="eval")
+        head, end = c.head_lines, c.head_lines + self.chunk_lines
+        return _split_result(report.diagnostics, c.path, head, end, end, lambda i: i == 0)
+
+
+def _split_result(
+    diagnostics: list[Diagnostic],
+    path: str,
+    chunk_start: int,
+    chunk_end: int,
+    tail_start: int,
+    ours: Any,
+) -> UnitResult:
+    """Sort diagnostics into a unit's own and the file's, in unit-relative lines."""
+    out = UnitResult([], [])
+
+    def line(n: int, is_local: bool) -> int:
+        if n < chunk_start:
+            return n
+        if n < chunk_end or (is_local and n == chunk_end):
+            return n - chunk_start + CHUNK_BASE
+        out.uses_tail = True
+        return n - tail_start + TAIL_BASE
+
+    def move(span: Span, is_local: bool) -> Span:
+        return Span(
+            line(span.start_line, is_local), span.start_col, line(span.end_line, is_local), span.end_col
+        )
+
+    for d in diagnostics:
+        if d.file != path:
+            continue
+        p = d.yaml_path
+        is_local = (len(p) >= 2 and p[0] == "evalcases" and ours(p[1])) or (
+            chunk_start <= d.span.start_line < chunk_end
+        )
+        related = tuple(
+            Related(r.file, move(r.span, is_local), r.message) if r.file == path else r for r in d.related
+        )
+        if is_local and len(p) >= 2 and p[0] == "evalcases":
+            p = ("evalcases", 0, *p[2:])
+        moved = dataclasses.replace(d, span=move(d.span, is_local), yaml_path=p, related=related)
+        (out.local if is_local else out.header).append(moved)
+    return out
+
+
+@dataclass(eq=False)
+class UnitContext:
+    """What the units of a text share: the head, the tail and the check options."""
+
+    path: str
+    head: str
+    tail: str
+    opts: CheckOptions
+    units: dict[str, Unit] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def __post_init__(self) -> None:
+        self.head_lines = self.head.count("\n")
+        self.head_split = self.head.split("\n")
+        self.tail_split = self.tail.split("\n")
+        self.head_aliases = len(_ALIAS.findall(self.head + self.tail))
+
+    def unit(self, chunk: str) -> Unit:
+        with self.lock:
+            found = self.units.get(chunk)
+            if found is None:
+                found = self.units[chunk] = Unit(self, chunk)
+            return found
+
+    def keep_only(self, units: list[Unit]) -> None:
+        with self.lock:
+            self.units = {u.chunk: u for u in units}
+
+
+class UnitCache:
+    """The units of one document across its versions (kept while the head, the tail and the
+    options stay the same)."""
+
+    def __init__(self) -> None:
+        self.context: UnitContext | None = None
+        self.lock = threading.Lock()
+
+    def context_for(self, path: str, head: str, tail: str, opts: CheckOptions) -> UnitContext:
+        with self.lock:
+            c = self.context
+            if c is None or c.path != path or c.opts is not opts or c.head != head or c.tail != tail:
+                c = self.context = UnitContext(path, head, tail, opts)
+            return c
+
+    def clear(self) -> None:
+        with self.lock:
+            self.context = None
+
+
+# -- a whole version -------------------------------------------------------------------------
+
+
+@dataclass
+class Located:
+    """Where a position of the file lands: the parsed document holding it, the line in that
+    document, its EvalFile, and the file's case index when the document holds one case."""
+
+    doc: YamlDocument
+    line: int
+    ef: EvalFile | None
+    case: int | None
+    whole: bool = False  # the whole text: lines and case indices are the file's
+
+    def file_path(self, path: YamlPath) -> YamlPath:
+        if self.case is not None and path[:2] == ("evalcases", 0):
+            return ("evalcases", self.case, *path[2:])
+        return path
+
+    def doc_path(self, path: YamlPath) -> YamlPath:
+        if self.case is not None and path[:2] == ("evalcases", self.case):
+            return ("evalcases", 0, *path[2:])
+        return path
+
+
+Piece = tuple["Unit | None", Any, list[Diagnostic]]
+
+
+class FileModel:
+    """One (uri, version) of a document: what the editor features ask, each computed once."""
+
+    def __init__(self, path: str, text: str, opts: CheckOptions, cache: UnitCache | None = None) -> None:
+        self.path = path
+        self.text = text
+        self.opts = opts
+        self._lock = threading.RLock()
+        self.layout: Layout | None = None
+        self.units: list[Unit] = []
+        self._doc: YamlDocument | None = None
+        self._ef: EvalFile | None = None
+        self._report: DocumentReport | None = None
+        self._pieces: list[Piece] | None = None
+        self._outcomes: dict[int, CaseOutcome] = {}
+        self._lines: list[str] | None = None
+        self._cache = cache
+        self.kind: FileKind | None = None
+        self.ours = "agentv-" in text or is_agentv_path(path)
+        self.stats = {"units": 0, "checked": 0}  # for the log: how much work a version took
+        if not self.ours:
+            return
+        layout = cut(text) if len(text) >= SPLIT_MIN_BYTES and cache is not None else None
+        if layout is not None and cache is not None:
+            context = cache.context_for(path, layout.head, layout.tail, opts)
+            units = [context.unit(layout.chunk(i)) for i in range(len(layout.offsets))]
+            context.keep_only(units)
+            first = units[0]
+            if first.verify() and detect_kind(first.doc, path) == "eval":
+                self.layout, self.units, self.kind = layout, units, "eval"
+                self.stats["units"] = len(units)
+                return
+            cache.clear()
+        self.kind = detect_kind(self.doc, path)
+
+    @property
+    def split(self) -> bool:
+        return self.layout is not None
+
+    @property
+    def agentv(self) -> bool:
+        """An AgentV file: an AgentV `$schema`, or `.agentv/config.yaml|targets.yaml`."""
+        return self.ours and (self.kind is not None or is_agentv_path(self.path))
+
+    def line(self, n: int) -> str:
+        """The text of line `n` (without its line break)."""
+        layout = self.layout
+        if layout is None:
+            with self._lock:
+                if self._lines is None:
+                    self._lines = self.text.split("\n")
+            return self._lines[n] if 0 <= n < len(self._lines) else ""
+        context = self.units[0].context
+        if n < layout.lines[0]:
+            return context.head_split[n] if n >= 0 else ""
+        if n >= layout.tail_line:
+            k = n - layout.tail_line
+            return context.tail_split[k] if k < len(context.tail_split) else ""
+        index = bisect.bisect_right(layout.lines, n) - 1
+        return self.units[index].lines[n - layout.lines[index]]
+
+    # -- the whole text ----------------------------------------------------------------------
+    @property
+    def doc(self) -> YamlDocument:
+        """The whole text parsed (only computed when asked)."""
+        with self._lock:
+            if self._report is not None and self._report.doc is not None:
+                return self._report.doc
+            if self._doc is None:
+                self._doc = parse_yaml(self.text)
+            return self._doc
+
+    @property
+    def whole_ef(self) -> EvalFile | None:
+        with self._lock:
+            if self.kind != "eval":
+                return None
+            if self._report is not None and self._report.eval_file is not None:
+                return self._report.eval_file
+            if self._ef is None:
+                o = self.opts
+                self._ef = open_eval_file(
+                    self.path, repo_root=o.repo_root, cwd=o.cwd, fs=o.fs, doc=self.doc, given_path=self.path
+                )
+            return self._ef
+
+    def report(self) -> DocumentReport:
+        """What `agentv-lsp check` reports for the whole text."""
+        with self._lock:
+            if self._report is None:
+                self._report = check_document(self.path, self.text, self.opts)
+            return self._report
+
+    # -- suite-level questions ---------------------------------------------------------------
+    @property
+    def eval_file(self) -> EvalFile | None:
+        """An EvalFile for suite-level questions (config in use, search roots, target)."""
+        return self.units[0].ef if self.units else self.whole_ef
+
+    @property
+    def root_value(self) -> Any:
+        return self.units[0].doc.value if self.units else self.doc.value
+
+    # -- cases ---------------------------------------------------------------------------------
+    def case_count(self) -> int:
+        if self.layout is not None:
+            return len(self.units)
+        ef = self.whole_ef
+        return len(ef.raw_cases) if ef is not None and ef.loaded else 0
+
+    def case_lines(self) -> list[int]:
+        """First line of each case (its `- ` line)."""
+        if self.layout is not None:
+            return self.layout.lines
+        ef = self.whole_ef
+        if ef is None or not ef.loaded:
+            return []
+        cases = ef.doc.node_at(("evalcases",))
+        if not isinstance(cases, SequenceNode):
+            return []
+        return [item.start_mark.line for item in cases.value]
+
+    def case_at(self, line: int) -> int | None:
+        """The case whose block holds `line`: from its `- ` line down to the next case."""
+        if self.layout is not None:
+            return self.layout.case_at(line)
+        lines = self.case_lines()
+        if not lines or line < lines[0]:
+            return None
+        index = bisect.bisect_right(lines, line) - 1
+        ef = self.whole_ef
+        node = ef.doc.node_at(("evalcases", index)) if ef is not None else None
+        if node is not None and index == len(lines) - 1 and line > node.end_mark.line:
+            return None
+        return index
+
+    def raw_case(self, index: int) -> Any:
+        if self.layout is not None:
+            return self.units[index].raw_case() if 0 <= index < len(self.units) else None
+        ef = self.whole_ef
+        ok = ef is not None and ef.loaded and 0 <= index < len(ef.raw_cases)
+        return ef.raw_cases[index] if ok and ef is not None else None
+
+    def case_outcome(self, index: int) -> tuple[EvalFile, CaseOutcome] | None:
+        """The case as AgentV's loader sees it, with the EvalFile that loaded it (in split
+        mode an EvalFile of this case alone: the outcome's index is then 0)."""
+        if not 0 <= index < self.case_count():
+            return None
+        if self.layout is not None:
+            unit = self.units[index]
+            outcome = unit.outcome()
+            return None if outcome is None else (unit.ef, outcome)
+        ef = self.whole_ef
+        if ef is None or not ef.loaded:
+            return None
+        with self._lock:
+            outcome = self._outcomes.get(index)
+            if outcome is None:
+                outcome = self._outcomes[index] = load_case(ef, index)
+        return ef, outcome
+
+    def locate(self, line: int) -> Located:
+        """The parsed document holding `line`, and the line in it."""
+        layout = self.layout
+        if layout is not None:
+            index = layout.case_at(line)
+            unit = self.units[index if index is not None else 0]
+            if index is None or unit.verify():
+                start = layout.lines[index if index is not None else 0]
+                return Located(unit.doc, unit.to_unit_line(line, start, layout.tail_line), unit.ef, index)
+        return Located(self.doc, line, self.whole_ef, None, whole=True)
+
+    def file_span(self, span: Span, located: Located) -> Span:
+        """A span of a located document in file lines."""
+        layout = self.layout
+        if layout is None or located.whole:
+            return span
+        index = located.case if located.case is not None else 0
+        unit, start, tail = self.units[index], layout.lines[index], layout.tail_line
+        local = located.case is not None
+        return Span(
+            unit.to_file_line(span.start_line, start, tail, local),
+            span.start_col,
+            unit.to_file_line(span.end_line, start, tail, local),
+            span.end_col,
+        )
+
+    def case_docs(self) -> Iterator[tuple[int, Located, YamlPath]]:
+        """(case index, where it is parsed, its path there) for every case."""
+        layout = self.layout
+        if layout is not None:
+            for i, unit in enumerate(self.units):
+                yield i, Located(unit.doc, 0, unit.ef, i), ("evalcases", 0)
+            return
+        located = Located(self.doc, 0, self.whole_ef, None, whole=True)
+        for i in range(self.case_count()):
+            yield i, located, ("evalcases", i)
+
+    # -- diagnostics ---------------------------------------------------------------------------
+    def diagnostics(self) -> list[Diagnostic]:
+        """Exactly what `check_document` says about the whole text, in file lines."""
+        return sorted((d for piece in self.pieces() for d in piece[2]), key=Diagnostic.sort_key)
+
+    def pieces(self) -> list[Piece]:
+        """The diagnostics as (unit, position key, diagnostics in file lines): one piece per
+        case in split mode (unit None: the file's own), so callers can cache conversions."""
+        with self._lock:
+            if self._pieces is None:
+                self._pieces = self._compute_pieces()
+            return self._pieces
+
+    def _compute_pieces(self) -> list[Piece]:
+        layout = self.layout
+        if layout is not None and self._assemblable():
+            return self._assemble(layout)
+        report = self.report()
+        diagnostics = [d for d in report.diagnostics if d.file == self.path]
+        if layout is not None:
+            self._seed(layout, report, diagnostics)
+        return [(None, None, diagnostics)]
+
+    def _assemblable(self) -> bool:
+        """Whether assembling this version from units is exact and cheap."""
+        units = self.units
+        limit = max(8, FRESH_SHARE * len(units))
+        if sum(1 for u in units if u.verified is None) > limit:
+            return False
+        if not all(u.verify() for u in units):
+            return False
+        context = units[0].context
+        if context.head_aliases or sum(u.aliases for u in units) > _ALIAS_LIMIT:
+            return False  # anchors shared by cases, or enough aliases to near the runtime's limit
+        refs = self.file_references()
+        return sum(1 for u in units if refs not in u.results) <= limit
+
+    def file_references(self) -> bool:
+        return not any(u.has_validate_error() for u in self.units)
+
+    def _seed(self, layout: Layout, report: DocumentReport, diagnostics: list[Diagnostic]) -> None:
+        """Hand each unit its share of a whole-text check, when the whole text parsed into
+        exactly the cases the cut found."""
+        doc = report.doc
+        ef = report.eval_file
+        if doc is None or doc.error is not None or ef is None or not ef.loaded or report.outcomes is None:
+            return
+        cases = doc.node_at(("evalcases",))
+        units = self.units
+        if not isinstance(cases, SequenceNode) or len(cases.value) != len(units):
+            return
+        for i, item in enumerate(cases.value):
+            end = layout.end_line(i)
+            if not layout.lines[i] <= item.start_mark.line < end or item.end_mark.line > end:
+                return
+        findings = validate_eval(doc.value)
+        head_error = any(f.severity == "error" and (f.path is None or len(f.path) < 2) for f in findings)
+        case_errors = {f.path[1] for f in findings if f.severity == "error" and f.path and len(f.path) >= 2}
+        refs = not any(f.severity == "error" for f in findings)
+        by_case: dict[int, list[Diagnostic]] = {}
+        header: list[Diagnostic] = []
+        duplicated: set[int] = set()
+        for d in diagnostics:
+            p = d.yaml_path
+            index = p[1] if len(p) >= 2 and p[0] == "evalcases" and isinstance(p[1], int) else None
+            if index is None and layout.lines[0] <= d.span.start_line < layout.tail_line:
+                index = layout.case_at(d.span.start_line)
+            if d.code == "duplicate-case-id" and index is not None:
+                duplicated.add(index)
+            if index is None:
+                header.append(d)
+            else:
+                by_case.setdefault(index, []).append(d)
+        if any(d.yaml_path[:2] == _CASE_DEPENDENT_HEAD for d in header):
+            return
+        tail = layout.tail_line
+        head_result = _split_result(
+            header, self.path, layout.lines[0], layout.lines[0], tail, lambda i: False
+        )
+        head_lines = units[0].context.head_lines
+        for i, unit in enumerate(units):
+            raw = ef.raw_cases[i]
+            raw_id = raw.get("id") if isinstance(raw, dict) else None
+            span = doc.span_of(("evalcases", i, "id"))
+            shift = head_lines - layout.lines[i]
+            with unit._lock:
+                if unit.id_info is None:
+                    unit.id_info = (
+                        raw_id,
+                        Span(span.start_line + shift, span.start_col, span.end_line + shift, span.end_col),
+                    )
+                unit.verified = True
+                unit.validate_error = head_error or i in case_errors
+                if i in duplicated or refs in unit.results:
+                    continue
+                start, end = layout.lines[i], layout.end_line(i)
+                own = _split_result(by_case.get(i, []), self.path, start, end, tail, lambda k, i=i: k == i)
+                unit.results[refs] = UnitResult(
+                    own.local, head_result.header, own.uses_tail or head_result.uses_tail
+                )
+
+    def _assemble(self, layout: Layout) -> list[Piece]:
+        refs = self.file_references()
+        tail = layout.tail_line
+        out: list[Piece] = []
+        header: list[Diagnostic] = []
+        seen: set[tuple[str, YamlPath]] = set()
+        at_id: dict[int, list[Diagnostic]] = {}
+        for index, unit in enumerate(self.units):
+            fresh = refs not in unit.results
+            result = unit.result(refs)
+            self.stats["checked"] += fresh
+            start = layout.lines[index]
+            key = (refs, index, start, tail if result.uses_tail else None)
+            moved = unit.cache.get(key)
+            if moved is None:
+                moved = [_to_file(d, index, start, tail, self.path) for d in result.local]
+                unit.cache.clear()
+                unit.cache[key] = moved
+            out.append((unit, key, moved))
+            new: list[tuple[str, YamlPath]] = []
+            for d in result.header:
+                ident = (d.code, d.yaml_path)
+                if ident not in seen:
+                    new.append(ident)
+                    header.append(_to_file(d, index, start, tail, self.path))
+            seen.update(new)
+            for d in moved:
+                if d.yaml_path[2:] == ("id",):
+                    at_id.setdefault(index, []).append(d)
+        if self.units[0].ef.loaded:
+            for dup in self._duplicates(layout):
+                dup_index = dup.yaml_path[1]
+                assert isinstance(dup_index, int)
+                here = at_id.get(dup_index)
+                if here:
+                    dup_unit, _, dup_moved = out[dup_index]
+                    for d in here:
+                        if not d.code.startswith("schema-"):
+                            dup = dataclasses.replace(
+                                dup, message=f"{dup.message} — {d.message}", data={**d.data, **dup.data}
+                            )
+                    out[dup_index] = (dup_unit, None, [d for d in dup_moved if d not in here])
+                header.append(dup)
+        out.append((None, None, header))
+        return out
+
+    def _duplicates(self, layout: Layout) -> list[Diagnostic]:
+        """`duplicate-case-id` across units, worded as `checks.losses.file_losses` does."""
+        first_ids: dict[str, int] = {}
+        out: list[Diagnostic] = []
+
+        def id_span(index: int) -> Span:
+            unit = self.units[index]
+            span = unit.case_id()[1]
+            return Span(
+                unit.to_file_line(span.start_line, layout.lines[index], layout.tail_line),
+                span.start_col,
+                unit.to_file_line(span.end_line, layout.lines[index], layout.tail_line),
+                span.end_col,
+            )
+
+        for index, unit in enumerate(self.units):
+            case_id = unit.case_id()[0]
+            if not isinstance(case_id, str) or not case_id:
+                continue
+            first = first_ids.setdefault(case_id, index)
+            if first != index:
+                out.append(
+                    Diagnostic(
+                        self.path,
+                        id_span(index),
+                        "warning",
+                        "duplicate-case-id",
+                        f"Duplicate case id '{case_id}' (first used by evalcases[{first}]). AgentV keeps "
+                        "both cases; results and `--eval-id` filtering cannot tell them apart.",
+                        ("evalcases", index, "id"),
+                        {"id": case_id, "first": first},
+                        (Related(self.path, id_span(first), "first use"),),
+                    )
+                )
+        return out
+
+
+def _to_file(d: Diagnostic, index: int, start: int, tail: int, path: str) -> Diagnostic:
+    def line(n: int) -> int:
+        if n >= TAIL_BASE:
+            return n - TAIL_BASE + tail
+        if n >= CHUNK_BASE:
+            return n - CHUNK_BASE + start
+        return n
+
+    def move(span: Span) -> Span:
+        return Span(line(span.start_line), span.start_col, line(span.end_line), span.end_col)
+
+    yaml_path = d.yaml_path
+    if len(yaml_path) >= 2 and yaml_path[0] == "evalcases" and yaml_path[1] == 0:
+        yaml_path = ("evalcases", index, *yaml_path[2:])
+    related = tuple(Related(r.file, move(r.span), r.message) if r.file == path else r for r in d.related)
+    message = d.message
+    if index and "evalcases[0]" in message and d.yaml_path is not yaml_path:
+        message = message.replace("evalcases[0]", f"evalcases[{index}]")
+    return dataclasses.replace(d, span=move(d.span), yaml_path=yaml_path, related=related, message=message)
