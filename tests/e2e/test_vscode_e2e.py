@@ -222,6 +222,17 @@ def test_diagnostics_hover_preview(tmp_path: Path, chromium: str, code_server_fa
             shot(page, "01-diagnostics.png", readme="diagnostics.png")
             page.keyboard.press("Control+Shift+M")  # hide the panel again
 
+            # 1b. The language status item names the schema in use.
+            lang_status = page.locator("#status\\.languageStatus")
+            lang_status.wait_for(timeout=STEP_MS)
+            lang_status.hover()
+            page.locator(".monaco-hover:not(.hidden)", has_text="AgentV agentv-eval-v2").first.wait_for(
+                timeout=STEP_MS
+            )
+            shot(page, "01b-language-status.png")
+            page.mouse.move(5, 5)
+            page.keyboard.press("Escape")
+
             # 2. Hover on a case id shows the exact question.
             case_id = token(page, "capital-question")
             hover = hover_over(page, case_id, "E2E-MARKER")
