@@ -3,6 +3,7 @@ over a small eval repository written to a temporary folder."""
 
 from __future__ import annotations
 
+import itertools
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -68,6 +69,9 @@ FILES = {
 PLAIN_TWO_TURN_QUESTION = "@[System]:\nYou are a reviewer.\n\n@[User]:\nReview this"
 
 
+INIT_RESULTS: dict[int, lsp.InitializeResult] = {}
+
+
 def write_repo(root: Path, files: dict[str, str] = FILES) -> Path:
     (root / ".git").mkdir(parents=True, exist_ok=True)
     for name, text in files.items():
@@ -77,9 +81,10 @@ def write_repo(root: Path, files: dict[str, str] = FILES) -> Path:
     return root
 
 
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return write_repo(tmp_path / "ws")
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One repository per test module (shared by its tests: each opens its own files)."""
+    return write_repo(tmp_path_factory.mktemp("repo") / "ws")
 
 
 def init_params(
@@ -104,10 +109,11 @@ def accept_registrations(client: LanguageClient) -> list[lsp.Registration]:
     return seen
 
 
-@pytest_lsp.fixture(config=SERVER)
+@pytest_lsp.fixture(config=SERVER, scope="module")
 async def client(lsp_client: LanguageClient, repo: Path):  # type: ignore[no-untyped-def]
     accept_registrations(lsp_client)
-    await lsp_client.initialize_session(init_params(repo))
+    result = await lsp_client.initialize_session(init_params(repo))
+    INIT_RESULTS[id(lsp_client)] = result
     yield
     await lsp_client.shutdown_session()
 
@@ -122,6 +128,17 @@ def open_doc(client: LanguageClient, path: Path, text: str | None = None, versio
         )
     )
     return uri
+
+
+_names = itertools.count(1)
+
+
+def open_eval(client: LanguageClient, repo: Path, text: str = EVAL, folder: str = "evals") -> str:
+    """Write `text` to a fresh eval file of the shared repository and open it."""
+    path = repo / folder / f"t{next(_names)}.eval.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return open_doc(client, path)
 
 
 def change_doc(client: LanguageClient, uri: str, version: int, text: str) -> None:

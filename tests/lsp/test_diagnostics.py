@@ -4,7 +4,9 @@ findings at their positions, from unsaved text, never for other YAML, cleared on
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import urlparse
 
+import pytest
 import pytest_lsp
 from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient, client_capabilities
@@ -22,14 +24,17 @@ from tests.lsp.conftest import (
     edit_doc,
     init_params,
     open_doc,
+    open_eval,
     pos,
 )
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
 async def test_open_publishes_the_checker_diagnostics_at_their_positions(
     client: LanguageClient, repo: Path
 ) -> None:
-    uri = open_doc(client, repo / "evals/review.eval.yaml")
+    uri = open_eval(client, repo)
     diagnostics = await diagnostics_of(client, uri)
     by_code = {d.code: d for d in diagnostics}
     role = by_code["validate-role"]
@@ -43,7 +48,7 @@ async def test_open_publishes_the_checker_diagnostics_at_their_positions(
 
 
 async def test_unsaved_edits_are_checked_and_close_clears(client: LanguageClient, repo: Path) -> None:
-    uri = open_doc(client, repo / "evals/review.eval.yaml")
+    uri = open_eval(client, repo)
     await diagnostics_until(client, uri, lambda d: any(x.code == "validate-role" for x in d))
     change_doc(client, uri, 2, EVAL.replace("role: usr", "role: user"))
     await diagnostics_until(client, uri, lambda d: all(x.code != "validate-role" for x in d))
@@ -52,13 +57,13 @@ async def test_unsaved_edits_are_checked_and_close_clears(client: LanguageClient
     edit_doc(client, uri, 3, start, lsp.Position(line=start.line, character=start.character + 4), "asistant")
     diagnostics = await diagnostics_until(client, uri, lambda d: any(x.code == "validate-role" for x in d))
     assert next(d for d in diagnostics if d.code == "validate-role").data["suggestion"] == "assistant"
-    assert (repo / "evals/review.eval.yaml").read_text() == EVAL  # nothing was written
+    assert Path(urlparse(uri).path).read_text() == EVAL  # nothing was written
     client.text_document_did_close(lsp.DidCloseTextDocumentParams(text_document=doc_id(uri)))
     await diagnostics_until(client, uri, lambda d: d == [])
 
 
 async def test_a_burst_of_edits_publishes_the_last_version(client: LanguageClient, repo: Path) -> None:
-    uri = open_doc(client, repo / "evals/review.eval.yaml")
+    uri = open_eval(client, repo)
     await diagnostics_of(client, uri)
     for version in range(2, 12):
         change_doc(client, uri, version, EVAL.replace("Answer.", f"Answer {version}."))
@@ -73,7 +78,7 @@ async def test_other_yaml_files_get_nothing_at_all(client: LanguageClient, repo:
     no_schema.write_text("evalcases: []\n")
     other = open_doc(client, compose)
     missing = open_doc(client, no_schema)
-    eval_uri = open_doc(client, repo / "evals/review.eval.yaml")
+    eval_uri = open_eval(client, repo)
     await diagnostics_of(client, eval_uri)
     for uri in (other, missing):
         hover = await client.text_document_hover_async(
@@ -145,7 +150,7 @@ async def test_a_large_file_checked_case_by_case_matches_the_cli(client: Languag
     assert got == want
 
 
-@pytest_lsp.fixture(config=SERVER)
+@pytest_lsp.fixture(config=SERVER, scope="module")
 async def pull_client(lsp_client: LanguageClient, repo: Path):  # type: ignore[no-untyped-def]
     capabilities = client_capabilities("visual-studio-code")
     assert capabilities.text_document is not None
@@ -159,7 +164,7 @@ async def pull_client(lsp_client: LanguageClient, repo: Path):  # type: ignore[n
 async def test_clients_that_pull_get_the_same_diagnostics_on_request(
     pull_client: LanguageClient, repo: Path
 ) -> None:
-    uri = open_doc(pull_client, repo / "evals/review.eval.yaml")
+    uri = open_eval(pull_client, repo)
     report = await pull_client.text_document_diagnostic_async(
         lsp.DocumentDiagnosticParams(text_document=doc_id(uri))
     )

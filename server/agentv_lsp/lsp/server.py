@@ -184,7 +184,7 @@ class AgentVLanguageServer(LanguageServer):
         if cached is not None and cached[0] == document.version and cached[1] is document.source:
             found: list[str] = cached[2]
             return found
-        lines = document.source.split("\n")
+        lines: list[str] = document.source.split("\n")
         self._lines[uri] = (document.version, document.source, lines)
         return lines
 
