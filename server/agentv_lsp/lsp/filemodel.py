@@ -454,8 +454,15 @@ class FileModel:
 
     @property
     def agentv(self) -> bool:
-        """An AgentV file: an AgentV `$schema`, or `.agentv/config.yaml|targets.yaml`."""
-        return self.ours and (self.kind is not None or is_agentv_path(self.path))
+        """An AgentV file: declares an AgentV `$schema` (even a wrong one), or is
+        `.agentv/config.yaml|targets.yaml`. Other YAML files get nothing from the server."""
+        if not self.ours:
+            return False
+        if self.kind is not None or is_agentv_path(self.path):
+            return True
+        value = self.doc.value  # declares an AgentV schema AgentV does not know (a typo)
+        schema = value.get("$schema") if isinstance(value, dict) else None
+        return isinstance(schema, str) and schema.startswith("agentv-")
 
     def line(self, n: int) -> str:
         """The text of line `n` (without its line break)."""

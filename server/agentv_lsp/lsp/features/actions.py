@@ -30,6 +30,8 @@ SUGGESTION_CODES = frozenset(
         "config-pattern-dotdir",
     )
 )
+ALL_SCHEMAS = ["agentv-eval-v2", "agentv-config-v2", "agentv-targets-v2.2"]
+_SCHEMA_LINE = re.compile(r"""^(["']?\$schema["']?[ \t]*:[ \t]*)["']?([^"'#\s]*)""")
 MISSING_FILE_CODES = frozenset(("file-not-found", "validate-file-not-found"))
 
 
@@ -80,21 +82,7 @@ def actions_for(
     fix = data.get("fix")
     current = _range_text(lines, diagnostic.range, ls.encoding)
     if fix == "add-schema" or code == "unknown-file-type":
-        name = os.path.basename(path)
-        schema = (
-            SCHEMAS.get(name, "agentv-eval-v2")
-            if os.path.basename(os.path.dirname(path)) == ".agentv"
-            else "agentv-eval-v2"
-        )
-        start = lsp.Position(line=0, character=0)
-        out.append(
-            _fix(
-                f"Add `$schema: {schema}`",
-                diagnostic,
-                _edit(uri, lsp.Range(start=start, end=start), f"$schema: {schema}\n"),
-                True,
-            )
-        )
+        out.extend(schema_actions(uri, path, lines, diagnostic))
     if fix == "set-schema" and current:
         out.append(
             _fix(
@@ -152,6 +140,26 @@ def actions_for(
     if code in MISSING_FILE_CODES:
         out.extend(missing_file_actions(ls, uri, diagnostic, data, current))
     return out
+
+
+def schema_actions(uri: str, path: str, lines: list[str], diagnostic: lsp.Diagnostic) -> list[lsp.CodeAction]:
+    """Add `$schema` at the top, or correct the value of the one there."""
+    in_agentv = os.path.basename(os.path.dirname(path)) == ".agentv"
+    default = SCHEMAS.get(os.path.basename(path), "agentv-eval-v2") if in_agentv else "agentv-eval-v2"
+    for number, line in enumerate(lines):
+        match = _SCHEMA_LINE.match(line)
+        if match is None:
+            continue
+        value = match.group(2)
+        close = difflib.get_close_matches(value, ALL_SCHEMAS, n=1, cutoff=0.5)
+        schema = close[0] if close else default
+        start = lsp.Position(line=number, character=match.start(2))
+        end = lsp.Position(line=number, character=match.end(2))
+        edit = _edit(uri, lsp.Range(start=start, end=end), schema)
+        return [_fix(f"Change `$schema` to `{schema}`", diagnostic, edit, True)]
+    start = lsp.Position(line=0, character=0)
+    edit = _edit(uri, lsp.Range(start=start, end=start), f"$schema: {default}\n")
+    return [_fix(f"Add `$schema: {default}`", diagnostic, edit, True)]
 
 
 def missing_file_actions(
