@@ -3,6 +3,7 @@ over a small eval repository written to a temporary folder."""
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import sys
 from collections.abc import Callable
@@ -98,13 +99,22 @@ def init_params(
     )
 
 
-def accept_registrations(client: LanguageClient) -> list[lsp.Registration]:
+class Registrations(list[lsp.Registration]):
+    """What the server registered, and an event set on the first registration."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.arrived = asyncio.Event()
+
+
+def accept_registrations(client: LanguageClient) -> Registrations:
     """Answer client/registerCapability as VS Code does (the test client has no handler)."""
-    seen: list[lsp.Registration] = []
+    seen = Registrations()
 
     @client.feature(lsp.CLIENT_REGISTER_CAPABILITY)
     def _register(params: lsp.RegistrationParams) -> None:
         seen.extend(params.registrations)
+        seen.arrived.set()
 
     return seen
 

@@ -51,18 +51,25 @@ class AgentVLanguageServer(LanguageServer):
         self._building: dict[str, tuple[int | None, str, asyncio.Future[FileModel | None]]] = {}
         self._lock = threading.Lock()
         # called with the paths of files that changed on disk (features drop their caches)
+        self._shown_problems: set[str] = set()
         self.file_listeners: list[Callable[[list[str]], None]] = []
 
     # -- settings and workspace ------------------------------------------------------------
-    def apply_settings(self, raw: Any) -> None:
-        """Take new settings (bad values: a warning and the defaults, never a crash)."""
+    def apply_settings(self, raw: Any) -> bool:
+        """Take new settings (a bad value: a warning, once, and its default; never a crash).
+        True when they changed."""
         settings = parse_settings(raw)
         for problem in settings.problems:
-            self.window_show_message(
-                lsp.ShowMessageParams(type=lsp.MessageType.Warning, message=f"agentv-lsp: {problem}")
-            )
+            if problem not in self._shown_problems:
+                self._shown_problems.add(problem)
+                self.window_show_message(
+                    lsp.ShowMessageParams(type=lsp.MessageType.Warning, message=f"agentv-lsp: {problem}")
+                )
+        if settings == self.settings:
+            return False
         self.settings = settings
         self.reset_files()
+        return True
 
     def reset_files(self) -> None:
         """A fresh FileSystem for the current settings and folders: nothing cached survives."""

@@ -46,8 +46,10 @@ def register(server: AgentVLanguageServer) -> None:
     ) -> None:
         pushed = params.settings.get("agentv") if isinstance(params.settings, dict) else None
         if isinstance(pushed, dict):
-            ls.apply_settings({**initial, **pushed})
-        elif not await fetch_configuration(ls, initial):
+            changed = ls.apply_settings({**initial, **pushed})
+        else:
+            changed = await fetch_configuration(ls, initial)
+        if not changed:
             return
         from agentv_lsp.lsp.features.diagnostics import recheck_open_documents
 
@@ -76,19 +78,6 @@ async def fetch_configuration(ls: AgentVLanguageServer, initial: dict[str, Any])
         ls.log(f"agentv-lsp: workspace/configuration failed: {exc}", lsp.MessageType.Warning)
         return False
     value = result[0] if result else None
-    if value is None:
-        return False
-    if not isinstance(value, dict):
-        ls.apply_settings(value)  # reported as a bad value, defaults used
-        return True
-    merged = {**initial, **value}
-    if not value or (merged == initial and ls.settings == _parsed(initial)):
-        return False
-    ls.apply_settings(merged)
-    return True
-
-
-def _parsed(raw: dict[str, Any]) -> Any:
-    from agentv_lsp.lsp.settings import parse_settings
-
-    return parse_settings(raw)
+    if value is None or value == {}:
+        return False  # the client has no `agentv` settings: keep the initial ones
+    return ls.apply_settings({**initial, **value} if isinstance(value, dict) else value)
