@@ -55,7 +55,6 @@ _CONTENT = re.compile(r"\n[ ]*[^ \n\r#]")  # the next line with content (not bla
 _TOP_LEVEL = re.compile(r"\n[^ \t\n\r#]")
 _TOP_LEVEL_NOT_ITEM = re.compile(r"\n(?:[^ \t\n\r#-]|-[^ \t\n\r])")
 _ALIAS = re.compile(r"(?:^[ \t]*|[:\-?][ \t]+|[\[{,][ \t]*)[*&][^\s\[\]{},]", re.M)
-_ALIAS_LIMIT = 10
 # Suite-level evaluators are parsed for the first case that inherits them: their notices
 # depend on which case that is.
 _CASE_DEPENDENT_HEAD = ("execution", "evaluators")
@@ -329,9 +328,14 @@ def _split_result(
         related = tuple(
             Related(r.file, move(r.span, is_local), r.message) if r.file == path else r for r in d.related
         )
+        message = d.message
         if is_local and len(p) >= 2 and p[0] == "evalcases":
+            if p[1] != 0:  # a whole-text check's case index: messages name it too
+                message = message.replace(f"evalcases[{p[1]}]", "evalcases[0]")
             p = ("evalcases", 0, *p[2:])
-        moved = dataclasses.replace(d, span=move(d.span, is_local), yaml_path=p, related=related)
+        moved = dataclasses.replace(
+            d, span=move(d.span, is_local), yaml_path=p, related=related, message=message
+        )
         (out.local if is_local else out.header).append(moved)
     return out
 
@@ -552,8 +556,10 @@ class FileModel:
         index = bisect.bisect_right(lines, line) - 1
         ef = self.whole_ef
         node = ef.doc.node_at(("evalcases", index)) if ef is not None else None
-        if node is not None and index == len(lines) - 1 and line > node.end_mark.line:
-            return None
+        if node is not None and index == len(lines) - 1:
+            end = node.end_mark
+            if line > (end.line if end.column > 0 else end.line - 1):
+                return None  # below the last case: the tail
         return index
 
     def raw_case(self, index: int) -> Any:
@@ -650,8 +656,8 @@ class FileModel:
         if not all(u.verify() for u in units):
             return False
         context = units[0].context
-        if context.head_aliases or sum(u.aliases for u in units) > _ALIAS_LIMIT:
-            return False  # anchors shared by cases, or enough aliases to near the runtime's limit
+        if context.head_aliases or any(u.aliases for u in units):
+            return False  # anchors and aliases: names, duplicates and counts span cases
         refs = self.file_references()
         return sum(1 for u in units if refs not in u.results) <= limit
 

@@ -34,7 +34,9 @@ def parse_settings(raw: Any) -> Settings:
     if raw is None:
         return Settings()
     if not isinstance(raw, dict):
-        return Settings(problems=(f"settings must be an object, got {type(raw).__name__}; using the defaults",))
+        return Settings(
+            problems=(f"settings must be an object, got {type(raw).__name__}; using the defaults",)
+        )
     problems: list[str] = []
 
     def pick(key: str, kind: type, default: Any, check: Callable[[Any], bool] | None = None) -> Any:
@@ -56,7 +58,9 @@ def parse_settings(raw: Any) -> Settings:
     defaults = Settings()
     return Settings(
         trusted_workspace=pick("trustedWorkspace", bool, defaults.trusted_workspace),
-        max_file_size_kb=pick("maxFileSizeKb", int, defaults.max_file_size_kb, lambda v: 1 <= v <= 1024 * 1024),
+        max_file_size_kb=pick(
+            "maxFileSizeKb", int, defaults.max_file_size_kb, lambda v: 1 <= v <= 1024 * 1024
+        ),
         code_lens=pick("codeLens.enabled", bool, defaults.code_lens),
         debounce_ms=pick("preview.debounceMs", int, defaults.debounce_ms, lambda v: 0 <= v <= 10_000),
         problems=tuple(problems),

@@ -1,0 +1,237 @@
+"""FileModel (no server): a text checked case by case says exactly what `check_document`
+says about the whole text, over seeded random edit sequences; and hover/preview positions
+map to the same cases and paths in both modes."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from agentv_lsp.checks.document import CheckOptions, check_document
+from agentv_lsp.checks.model import Diagnostic
+from agentv_lsp.engine.files import FileSystem
+from agentv_lsp.lsp import filemodel
+from agentv_lsp.lsp.filemodel import FileModel, UnitCache, cut
+from agentv_lsp.lsp.yamlnav import path_at
+from tests.lsp.conftest import write_repo
+
+HEAD = """\
+# A generated suite
+$schema: agentv-eval-v2
+description: Property test suite
+execution:
+  target: default
+  evaluators:
+    - name: judge
+      type: llm_judge
+      prompt: judges/rubric.md
+evalcases:
+"""
+
+SHAPES = [
+    """\
+  - id: single-{n}
+    outcome: Answers {n}.
+    input_messages:
+      - role: user
+        content: What is {n}?
+""",
+    """\
+  - id: system-{n}
+    outcome: Reviews {n}.
+    input_messages:
+      - role: system
+        content: You are careful.
+      - role: user
+        content:
+          - type: text
+            value: Review case {n} ```print({n})```
+          - type: file
+            value: code.py
+          - type: file
+            value: rules.instructions.md
+    expected_messages:
+      - role: assistant
+        content: |
+          Looks fine {n}.
+""",
+    """\
+  - id: multi-{n}
+    outcome: Multi {n}.
+    input_messages:
+      - role: system
+        content: Be brief.
+      - role: user
+        content: First {n}
+      - role: assistant
+        content: Answer {n}
+      - role: user
+        content: "Second ünïcode 😀 {n}"
+    evaluators:
+      - name: exact
+        type: code
+        script: python check.py
+        cwd: judges
+""",
+]
+
+
+def generate(count: int, seed: int) -> str:
+    rng = random.Random(seed)
+    return HEAD + "".join(rng.choice(SHAPES).format(n=i) for i in range(count))
+
+
+def mutate(text: str, rng: random.Random) -> str:
+    lines = text.split("\n")
+    layout = cut(text)
+    starts = layout.lines if layout else [i for i, line in enumerate(lines) if line.startswith("  - id:")]
+    starts = starts or [len(lines) - 1]
+    at = rng.randrange(len(lines))
+    case_line = rng.choice(starts)
+    op = rng.randrange(18)
+    if op == 0:  # misspell a role
+        roles = [i for i, line in enumerate(lines) if "role: " in line]
+        if roles:
+            i = rng.choice(roles)
+            lines[i] = lines[i].replace("role: user", "role: usr").replace("role: system", "role: System")
+    elif op == 1:  # duplicate an id
+        ids = [i for i, line in enumerate(lines) if line.startswith("  - id: ")]
+        if len(ids) > 1:
+            a, b = rng.sample(ids, 2)
+            lines[b] = lines[a]
+    elif op == 2:  # drop an outcome
+        outcomes = [i for i, line in enumerate(lines) if line.startswith("    outcome:")]
+        if outcomes:
+            del lines[rng.choice(outcomes)]
+    elif op == 3:  # blank lines and comments
+        lines.insert(at, rng.choice(["", "    # note", "# top comment", "  "]))
+    elif op == 4:  # a YAML error
+        lines.insert(at, rng.choice(["  - [", "    key: [a,", '    bad: "x', "\tindented: tab"]))
+    elif op == 5:  # anchors and aliases
+        lines.insert(case_line + 1, "    note: &n" + str(at) + " shared")
+        lines.insert(case_line + 2, "    conversation_id: *n" + str(at))
+    elif op == 6:  # a top-level key after the cases
+        lines.append("dataset: tail-dataset")
+        lines.append("")
+    elif op == 7:  # the head changes
+        lines = [line.replace("target: default", "target: other") for line in lines]
+    elif op == 8:  # a new case
+        lines[case_line:case_line] = SHAPES[rng.randrange(3)].format(n=f"new{at}").rstrip("\n").split("\n")
+    elif op == 9:  # delete a case
+        following = [s for s in starts if s > case_line]
+        end = following[0] if following else len(lines) - 1
+        del lines[case_line:end]
+    elif op == 10:  # a missing file
+        lines = [line.replace("value: code.py", "value: nope.py", 1) for line in lines]
+    elif op == 11:  # a plain string in a content list
+        segments = [i for i, line in enumerate(lines) if line.strip() == "- type: text"]
+        if segments:
+            i = rng.choice(segments)
+            lines[i : i + 2] = ["          - just text"]
+    elif op == 12:  # an id that is not a string
+        ids = [i for i, line in enumerate(lines) if line.startswith("  - id: ")]
+        if ids:
+            lines[rng.choice(ids)] = "  - id: 12345"
+    elif op == 13:  # an unknown key inside a case
+        lines.insert(case_line + 1, "    colour: blue")
+    elif op == 14:  # the suite evaluator's prompt goes missing
+        lines = [line.replace("prompt: judges/rubric.md", "prompt: judges/missing.md") for line in lines]
+    elif op == 15:  # a leading slash
+        lines = [line.replace("value: code.py", "value: /code.py", 1) for line in lines]
+    elif op == 16:  # truncate
+        lines = lines[: max(12, at)]
+    else:  # re-indent one line
+        lines[at] = " " + lines[at]
+    return "\n".join(lines)
+
+
+def key(d: Diagnostic) -> tuple[object, ...]:
+    return (
+        d.span,
+        d.severity,
+        d.code,
+        d.message,
+        d.yaml_path,
+        repr(sorted(d.data.items())),
+        d.related,
+        d.unnecessary,
+    )
+
+
+@pytest.fixture
+def split_everything(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(filemodel, "SPLIT_MIN_BYTES", 0)
+    monkeypatch.setattr(filemodel, "FRESH_SHARE", 0.5)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_case_by_case_checking_equals_the_whole_text_check(
+    tmp_path: Path, split_everything: None, seed: int
+) -> None:
+    repo = write_repo(tmp_path / "ws")
+    (repo / "evals/judges").mkdir(exist_ok=True)
+    path = str(repo / "evals/suite.eval.yaml")
+    opts = CheckOptions(repo_root=str(repo), cwd=str(repo), fs=FileSystem())
+    cache = UnitCache()
+    rng = random.Random(seed)
+    text = generate(30, seed)
+    split_versions = 0
+    for step in range(60):
+        model = FileModel(path, text, opts, cache)
+        got = [key(d) for d in model.diagnostics()]
+        want = [key(d) for d in check_document(path, text, opts).diagnostics if d.file == path]
+        assert sorted(got, key=repr) == sorted(want, key=repr), f"seed {seed}, step {step}"
+        split_versions += model.split
+        text = mutate(text, rng) if rng.random() < 0.8 else generate(30, seed)
+    assert split_versions > 20  # most versions were really assembled from units
+
+
+def test_positions_map_to_the_same_cases_and_paths(tmp_path: Path, split_everything: None) -> None:
+    repo = write_repo(tmp_path / "ws")
+    path = str(repo / "evals/suite.eval.yaml")
+    opts = CheckOptions(repo_root=str(repo), cwd=str(repo), fs=FileSystem())
+    text = generate(12, 7) + "dataset: after\n"
+    split = FileModel(path, text, opts, UnitCache())
+    whole = FileModel(path, text, opts, None)
+    assert split.split and not whole.split
+    assert split.case_lines() == whole.case_lines() and split.case_count() == 12
+    lines = text.split("\n")
+    for number, line in enumerate(lines):
+        assert split.line(number) == line
+        column = len(line) - len(line.lstrip()) + 1
+        a, b = split.locate(number), whole.locate(number)
+        assert a.doc.root is not None and b.doc.root is not None
+        path_a = a.file_path(path_at(a.doc.root, a.line, column)[0])
+        path_b = b.file_path(path_at(b.doc.root, b.line, column)[0])
+        assert path_a == path_b, (number, line)
+        assert split.case_at(number) == whole.case_at(number) or not line.strip()
+    for index in range(12):
+        got, want = split.case_outcome(index), whole.case_outcome(index)
+        assert got is not None and want is not None
+        assert got[1].case is not None and want[1].case is not None
+        assert got[1].case.question == want[1].case.question
+    assert split.root_value["dataset"] == "after"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "$schema: agentv-eval-v2\nevalcases: [{id: a}]\n",  # flow style
+        "$schema: agentv-eval-v2\nevalcases:\n  - id: a\n---\nx: 1\n",  # two documents
+        "$schema: agentv-eval-v2\nevalcases:\n  - id: a\r  - id: b\n",  # lone CR
+        "$schema: agentv-eval-v2\nevalcases:\n  - id: a\nevalcases:\n  - id: b\n",  # duplicate key
+        "$schema: agentv-eval-v2\nevalcases: []\n",
+    ],
+)
+def test_the_cut_refuses_what_it_is_not_sure_about(text: str) -> None:
+    assert cut(text) is None
+
+
+def test_the_cut_finds_cases_with_indentless_items_comments_and_a_tail() -> None:
+    text = "$schema: agentv-eval-v2\nevalcases:\n# lead\n- id: a\n  outcome: x\n\n- id: b\n# trailing\nnote: end\n"
+    layout = cut(text)
+    assert layout is not None
+    assert layout.lines == [3, 6] and layout.tail_line == 8 and layout.tail == "note: end\n"
+    assert layout.chunk(1) == "- id: b\n# trailing\n"
