@@ -13,6 +13,7 @@ from agentv_lsp.checks.document import CheckOptions, check_document
 from agentv_lsp.checks.model import Diagnostic
 from agentv_lsp.engine.files import FileSystem
 from agentv_lsp.lsp import filemodel
+from agentv_lsp.lsp.document import Edit
 from agentv_lsp.lsp.filemodel import FileModel, UnitCache, cut
 from agentv_lsp.lsp.yamlnav import path_at
 from tests.lsp.conftest import write_repo
@@ -235,3 +236,84 @@ def test_the_cut_finds_cases_with_indentless_items_comments_and_a_tail() -> None
     assert layout is not None
     assert layout.lines == [3, 6] and layout.tail_line == 8 and layout.tail == "note: end\n"
     assert layout.chunk(1) == "- id: b\n# trailing\n"
+
+
+def random_edit(text: str, rng: random.Random) -> Edit:
+    """An edit like typing, pasting or deleting lines, mostly inside the cases."""
+    line_starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
+    first_case = text.find("\n  - ") + 1 or len(text) // 3
+    candidates = [o for o in line_starts if o >= first_case] or [len(text)]
+    at = rng.choice(candidates)
+    line_end = text.find("\n", at)
+    line_end = len(text) if line_end < 0 else line_end
+    kind = rng.randrange(8)
+    if kind == 0:  # type at the end of a line
+        return Edit(line_end, line_end, rng.choice(["x", " more", "é😀"]), 0)
+    if kind == 1:  # a comment line
+        return Edit(at, at, "    # note\n", 0)
+    if kind == 2:  # paste a case before this line (or break the line it lands in)
+        return Edit(
+            at,
+            at,
+            "  - id: pasted\n    outcome: p\n    input_messages:\n      - role: usr\n        content: q\n",
+            0,
+        )
+    if kind == 3:  # delete a line
+        end = min(len(text), line_end + 1)
+        return Edit(at, end, "", text.count("\n", at, end))
+    if kind == 4:  # delete a few lines
+        end = at
+        for _ in range(rng.randint(2, 12)):
+            found = text.find("\n", end)
+            end = len(text) if found < 0 else found + 1
+        return Edit(at, end, "", text.count("\n", at, end))
+    if kind == 5:  # retype a role
+        found = text.find("role: ", at)
+        if found >= 0:
+            return Edit(found + 6, found + 9, rng.choice(["use", "usr", "sys"]), 0)
+        return Edit(at, at, "", 0)
+    if kind == 6:  # a destructive keystroke
+        column = rng.randint(at, line_end)
+        return Edit(column, column, rng.choice(["\t", "[", ": ", "-", "\n"]), 0)
+    return Edit(at, at, "\n", 0)  # a blank line
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_following_edits_equals_cutting_and_checking_again(
+    tmp_path: Path, split_everything: None, seed: int
+) -> None:
+    repo = write_repo(tmp_path / "ws")
+    path = str(repo / "evals/suite.eval.yaml")
+    opts = CheckOptions(repo_root=str(repo), cwd=str(repo), fs=FileSystem())
+    rng = random.Random(seed)
+    text = generate(25, seed) + ("tail_key: 1\n" if seed % 2 else "")
+    model = FileModel(path, text, opts, UnitCache())
+    followed = attempts = 0
+    for step in range(80):
+        if not model.split and rng.random() < 0.3:  # broken for a while: start again
+            text = generate(25, seed + step)
+            model = FileModel(path, text, opts, UnitCache())
+        edits = []
+        for _ in range(rng.choice([1, 1, 2, 3])):
+            edit = random_edit(text, rng)
+            edits.append(edit)
+            text = text[: edit.start] + edit.text + text[edit.end :]
+        attempts += model.split
+        derived = FileModel.after_edits(model, text, edits, opts)
+        if derived is not None:
+            followed += 1
+            fresh = cut(text)
+            assert fresh is not None and derived.layout is not None, f"seed {seed} step {step}"
+            assert (derived.layout.offsets, derived.layout.lines, derived.layout.tail_line) == (
+                fresh.offsets,
+                fresh.lines,
+                fresh.tail_line,
+            ), f"seed {seed} step {step}"
+            assert [u.chunk for u in derived.units] == [fresh.chunk(i) for i in range(len(fresh.offsets))]
+        model = derived or FileModel(path, text, opts, model._cache)
+        got = sorted((key(d) for d in model.diagnostics()), key=repr)
+        want = sorted(
+            (key(d) for d in check_document(path, text, opts).diagnostics if d.file == path), key=repr
+        )
+        assert got == want, f"seed {seed}, step {step}"
+    assert followed > 20, (followed, attempts)

@@ -79,6 +79,7 @@ class Layout:
     lines: list[int]  # first line of each case chunk
     tail_offset: int  # first character after the last chunk
     tail_line: int
+    indent: int = 2  # column of the items' `-`
 
     @property
     def head(self) -> str:
@@ -135,7 +136,89 @@ def cut(text: str) -> Layout | None:
         lines.append(line)
         previous = offset
     tail_line = line + text.count("\n", previous, tail_offset)
-    return Layout(text, offsets, lines, tail_offset, tail_line)
+    return Layout(text, offsets, lines, tail_offset, tail_line, indent)
+
+
+def follow(layout: Layout, text: str, edits: list[Any]) -> tuple[Layout, int, int, list[int]] | None:
+    """The layout of `text`, which is `layout.text` after `edits` (each with start, end, text
+    and removed_lines, in the coordinates of the text before it), when every edit stayed
+    inside the cases: re-scans only the cases around the edits. Returns (layout, first and
+    end index of the re-scanned cases in the new layout, old index of every other case or
+    -1), or None when the whole text must be cut again."""
+    old_count = len(layout.offsets)
+    # (offset, line, old index) of case starts, followed through the edits
+    starts = list(zip(layout.offsets, layout.lines, range(old_count), strict=True))
+    tail_offset, tail_line = layout.tail_offset, layout.tail_line
+    low: int | None = None
+    high = 0
+    for edit in edits:
+        start, end = edit.start, edit.end
+        if (
+            start < layout.offsets[0]
+            or end > tail_offset
+            or (start == tail_offset and tail_offset < len(text))
+        ):
+            return None  # the head or the tail changed
+        shift = len(edit.text) - (end - start)
+        added = edit.text.count("\n") - edit.removed_lines
+        starts = [
+            item if item[0] < start else (item[0] + shift, item[1] + added, item[2])
+            for item in starts
+            if item[0] < start or item[0] >= end or start == end
+        ]
+
+        def moved(
+            x: int, start: int = start, end: int = end, shift: int = shift, size: int = len(edit.text)
+        ) -> int:
+            return x if x <= start else (start + size if x < end else x + shift)
+
+        low = start if low is None else min(moved(low), start)
+        high = max(moved(high), start + len(edit.text))
+        tail_offset += shift
+        tail_line += added
+    if low is None:
+        return None
+    head_end = layout.offsets[0]
+    # from the case before the first edited character (an edit at a case's first character
+    # may have changed the end of the case above), to the first case after the last one
+    before = [item for item in starts if item[0] < low]
+    scan_from = before[-1][0] if before else head_end
+    line_from = before[-1][1] if before else layout.lines[0]
+    after = [item for item in starts if item[0] > high]
+    scan_to = after[0][0] if after else tail_offset
+    region = text[scan_from:scan_to]
+    if "\r" in region and region.count("\r") != region.count("\r\n"):
+        return None
+    padded_region = "\n" + region
+    ends = _TOP_LEVEL_NOT_ITEM if layout.indent == 0 else _TOP_LEVEL
+    if ends.search(padded_region) or _MARKERS.search(padded_region) or _EVALCASES_ANY.search(padded_region):
+        return None
+    item = re.compile("\n" + " " * layout.indent + r"-(?:[ \t\n]|\r\n|$)")
+    found = [scan_from + m.start() for m in item.finditer(padded_region)]
+    if not before and (not found or found[0] != head_end):
+        return None  # the first case no longer starts where the head ends
+    kept_before = before[:-1] if before and found and found[0] == scan_from else before
+    if before and (not found or found[0] != scan_from):
+        return None  # the case the scan started from lost its `-`
+    fresh: list[tuple[int, int, int]] = []
+    line, previous = line_from, scan_from
+    for offset in found:
+        line += text.count("\n", previous, offset)
+        fresh.append((offset, line, -1))
+        previous = offset
+    merged = kept_before + fresh + after
+    if not merged:
+        return None
+    new_layout = Layout(
+        text,
+        [m[0] for m in merged],
+        [m[1] for m in merged],
+        tail_offset,
+        tail_line,
+        layout.indent,
+    )
+    first = len(kept_before)
+    return new_layout, first, first + len(fresh), [m[2] for m in merged]
 
 
 # -- one case as a small document ----------------------------------------------------------
@@ -420,7 +503,14 @@ Piece = tuple["Unit | None", Any, list[Diagnostic]]
 class FileModel:
     """One (uri, version) of a document: what the editor features ask, each computed once."""
 
-    def __init__(self, path: str, text: str, opts: CheckOptions, cache: UnitCache | None = None) -> None:
+    def __init__(
+        self,
+        path: str,
+        text: str,
+        opts: CheckOptions,
+        cache: UnitCache | None = None,
+        parts: tuple[Layout, list[Unit]] | None = None,
+    ) -> None:
         self.path = path
         self.text = text
         self.opts = opts
@@ -439,6 +529,10 @@ class FileModel:
         self.stats = {"units": 0, "checked": 0}  # for the log: how much work a version took
         if not self.ours:
             return
+        if parts is not None:  # followed from the previous version (`after_edits`)
+            self.layout, self.units, self.kind = parts[0], parts[1], "eval"
+            self.stats["units"] = len(self.units)
+            return
         layout = cut(text) if len(text) >= SPLIT_MIN_BYTES and cache is not None else None
         if layout is not None and cache is not None:
             context = cache.context_for(path, layout.head, layout.tail, opts)
@@ -451,6 +545,32 @@ class FileModel:
                 return
             cache.clear()
         self.kind = detect_kind(self.doc, path)
+
+    @classmethod
+    def after_edits(
+        cls, previous: FileModel, text: str, edits: list[Any], opts: CheckOptions
+    ) -> FileModel | None:
+        """The model of `text` = `previous.text` after `edits`, reusing the units of the
+        cases the edits did not touch (None: build it from the text)."""
+        layout, cache = previous.layout, previous._cache
+        if layout is None or not previous.units or cache is None or previous.opts is not opts or not edits:
+            return None
+        context = previous.units[0].context
+        if cache.context is not context:
+            return None
+        followed = follow(layout, text, edits)
+        if followed is None:
+            return None
+        new_layout, first, _end, old_index = followed
+        units = [
+            previous.units[old] if old >= 0 else context.unit(new_layout.chunk(i))
+            for i, old in enumerate(old_index)
+        ]
+        if first == 0 and not (units[0].verify() and detect_kind(units[0].doc, previous.path) == "eval"):
+            return None
+        if len(context.units) > 2 * len(units) + 64:
+            context.keep_only(units)
+        return cls(previous.path, text, opts, cache, parts=(new_layout, units))
 
     @property
     def split(self) -> bool:

@@ -17,6 +17,7 @@ import inspect
 import os
 import threading
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from lsprotocol import types as lsp
@@ -26,10 +27,21 @@ from agentv_lsp import __version__
 from agentv_lsp.checks.document import CheckOptions
 from agentv_lsp.engine.files import FileSystem, find_git_root
 from agentv_lsp.lsp.convert import UTF16, is_file_uri, to_diagnostic, uri_to_path
+from agentv_lsp.lsp.document import Edit, EditedDocument
 from agentv_lsp.lsp.filemodel import FileModel, UnitCache
 from agentv_lsp.lsp.settings import Settings, parse_settings
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclass(frozen=True, slots=True)
+class Built:
+    """The model of one version of a document, and the document's edit state then."""
+
+    version: int | None
+    text: str
+    state: tuple[int, int] | None
+    model: FileModel
 
 
 class AgentVLanguageServer(LanguageServer):
@@ -45,7 +57,7 @@ class AgentVLanguageServer(LanguageServer):
         self.pending: dict[str, asyncio.Task[Any]] = {}
         self.published: set[str] = set()  # uris whose last published diagnostics were not empty
         self._options: dict[tuple[str, str], CheckOptions] = {}
-        self._models: dict[str, tuple[int | None, str, FileModel]] = {}
+        self._models: dict[str, Built] = {}
         self._caches: dict[str, UnitCache] = {}
         self._lines: dict[str, tuple[int | None, str, list[str]]] = {}
         self._building: dict[str, tuple[int | None, str, asyncio.Future[FileModel | None]]] = {}
@@ -143,19 +155,29 @@ class AgentVLanguageServer(LanguageServer):
     def is_open(self, uri: str) -> bool:
         return uri in self.workspace.text_documents
 
-    def build_model(self, uri: str, version: int | None, text: str) -> FileModel | None:
-        """The model of one version (cached); runs in a worker thread."""
+    def build_model(
+        self, uri: str, version: int | None, text: str, state: Any = None, edits: list[Edit] | None = None
+    ) -> FileModel | None:
+        """The model of one version (cached); runs in a worker thread. With the edits since
+        the last model, the cases they did not touch are taken over from it."""
         if not is_file_uri(uri):
             return None
         cached = self._models.get(uri)
-        if cached is not None and cached[0] == version and cached[1] is text:
-            return cached[2]
+        if cached is not None and cached.version == version and cached.text is text:
+            return cached.model
         path = uri_to_path(uri)
         opts = self.options_for(path)
         with self._lock:
             cache = self._caches.setdefault(uri, UnitCache())
-        model = FileModel(path, text, opts, cache)
-        self._models[uri] = (version, text, model)
+        model = None
+        if cached is not None and edits:
+            model = FileModel.after_edits(cached.model, text, edits, opts)
+        if model is None:
+            model = FileModel(path, text, opts, cache)
+        with self._lock:
+            latest = self._models.get(uri)
+            if latest is None or latest is cached or (latest.version or 0) <= (version or 0):
+                self._models[uri] = Built(version, text, state, model)
         return model
 
     async def model(self, uri: str) -> FileModel | None:
@@ -165,11 +187,17 @@ class AgentVLanguageServer(LanguageServer):
             return None
         version, text = document.version, document.source
         cached = self._models.get(uri)
-        if cached is not None and cached[0] == version and cached[1] is text:
-            return cached[2]
+        if cached is not None and cached.version == version and cached.text is text:
+            return cached.model
         building = self._building.get(uri)
         if building is None or building[0] != version or building[1] is not text:
-            future = asyncio.ensure_future(asyncio.to_thread(self.build_model, uri, version, text))
+            state = document.state if isinstance(document, EditedDocument) else None
+            edits = None
+            if cached is not None and state is not None and cached.state is not None:
+                edits = document.edits_since(*cached.state)
+            future = asyncio.ensure_future(
+                asyncio.to_thread(self.build_model, uri, version, text, state, edits)
+            )
             building = self._building[uri] = (version, text, future)
             future.add_done_callback(functools.partial(self._built, uri))
         return await asyncio.shield(building[2])

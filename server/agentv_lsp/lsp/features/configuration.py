@@ -10,6 +10,7 @@ from typing import Any
 from lsprotocol import types as lsp
 
 from agentv_lsp.lsp.convert import UTF8, UTF16, UTF32
+from agentv_lsp.lsp.document import install
 from agentv_lsp.lsp.server import AgentVLanguageServer, guard
 
 
@@ -27,6 +28,7 @@ def register(server: AgentVLanguageServer) -> None:
         ls.supports_pull = bool(text_caps is not None and text_caps.diagnostic is not None)
         encoding = str(ls.workspace.position_encoding or UTF16)
         ls.encoding = encoding if encoding in (UTF8, UTF16, UTF32) else UTF16
+        install(ls.workspace)  # documents that apply incremental edits in constant time
         if params.trace is not None:
             ls.protocol.trace = params.trace
         ls.apply_settings(raw if raw is not None else {})
