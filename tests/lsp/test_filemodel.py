@@ -4,6 +4,7 @@ map to the same cases and paths in both modes."""
 
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 
@@ -13,8 +14,10 @@ from agentv_lsp.checks.document import CheckOptions, check_document
 from agentv_lsp.checks.model import Diagnostic
 from agentv_lsp.engine.files import FileSystem
 from agentv_lsp.lsp import filemodel
+from agentv_lsp.lsp.convert import to_diagnostic
 from agentv_lsp.lsp.document import Edit
 from agentv_lsp.lsp.filemodel import FileModel, UnitCache, cut
+from agentv_lsp.lsp.server import create_server
 from agentv_lsp.lsp.yamlnav import path_at
 from tests.lsp.conftest import write_repo
 
@@ -317,3 +320,29 @@ def test_following_edits_equals_cutting_and_checking_again(
         )
         assert got == want, f"seed {seed}, step {step}"
     assert followed > 20, (followed, attempts)
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-8"])
+def test_published_json_equals_the_typed_conversion(
+    tmp_path: Path, split_everything: None, encoding: str
+) -> None:
+    """The moved JSON templates say what `to_diagnostic` says for the whole file."""
+    repo = write_repo(tmp_path / "ws")
+    path = str(repo / "evals/suite.eval.yaml")
+    opts = CheckOptions(repo_root=str(repo), cwd=str(repo), fs=FileSystem())
+    server = create_server()
+    server.encoding = encoding
+    converter = server.protocol._converter
+    rng = random.Random(encoding)
+    text = generate(20, 5).replace("role: user", "role: usr", 3)
+    model = FileModel(path, text, opts, UnitCache())
+    for step in range(25):
+        got = sorted(json.dumps(d, sort_keys=True) for d in server.diagnostics_json(model))
+        want = sorted(
+            json.dumps(converter.unstructure(to_diagnostic(d, model.line, encoding)), sort_keys=True)
+            for d in (model.diagnostics() if model.agentv else [])
+        )
+        assert got == want, f"step {step}"
+        edit = random_edit(text, rng)
+        text = text[: edit.start] + edit.text + text[edit.end :]
+        model = FileModel.after_edits(model, text, [edit], opts) or FileModel(path, text, opts, model._cache)

@@ -106,3 +106,43 @@ def to_diagnostic(d: Diagnostic, line_of: LineOf, encoding: str = UTF16) -> lsp.
         related_information=related or None,
         tags=[lsp.DiagnosticTag.Unnecessary] if d.unnecessary else None,
     )
+
+
+# -- diagnostics as JSON (published without building lsprotocol objects: 10,000-case files
+# carry thousands of them, and most only move when lines are added above) -------------------
+
+JsonDict = dict[str, Any]
+
+
+def range_json(span: Span, line_of: LineOf, encoding: str) -> JsonDict:
+    def position(line: int, col: int) -> JsonDict:
+        col = max(col, 0)
+        return {"line": max(line, 0), "character": to_client_col(line_of(line), col, encoding) if col else 0}
+
+    return {"start": position(span.start_line, span.start_col), "end": position(span.end_line, span.end_col)}
+
+
+def diagnostic_json(d: Diagnostic, line_of: LineOf, encoding: str = UTF16) -> JsonDict:
+    """`to_diagnostic` as the JSON the client receives."""
+    out: JsonDict = {
+        "range": range_json(d.span, line_of, encoding),
+        "message": d.message,
+        "severity": int(SEVERITY[d.severity]),
+        "code": d.code,
+        "source": SOURCE,
+        "data": {**d.data, "path": d.path},
+    }
+    if d.related:
+        out["relatedInformation"] = [
+            {
+                "location": {
+                    "uri": path_to_uri(r.file),
+                    "range": range_json(r.span, line_of if r.file == d.file else no_lines, encoding),
+                },
+                "message": r.message,
+            }
+            for r in d.related
+        ]
+    if d.unnecessary:
+        out["tags"] = [int(lsp.DiagnosticTag.Unnecessary)]
+    return out

@@ -314,6 +314,8 @@ class Unit:
             self.memo.clear()
 
     def verify(self) -> bool:
+        if self.verified is not None:
+            return self.verified
         with self._lock:
             if self.verified is None:
                 self.verified = self._parses_alone()
@@ -332,6 +334,8 @@ class Unit:
         return head <= item.start_mark.line and (item.end_mark.line, item.end_mark.column) <= last
 
     def has_validate_error(self) -> bool:
+        if self.validate_error is not None:
+            return self.validate_error
         with self._lock:
             if self.validate_error is None:
                 findings = validate_eval(self.doc.value)
@@ -353,6 +357,8 @@ class Unit:
 
     def case_id(self) -> tuple[Any, Span]:
         """The raw `id` value and where it is (unit lines)."""
+        if self.id_info is not None:
+            return self.id_info
         with self._lock:
             if self.id_info is None:
                 raw = self.raw_case()
@@ -497,7 +503,22 @@ class Located:
         return path
 
 
-Piece = tuple["Unit | None", Any, list[Diagnostic]]
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """Diagnostics of one case, in its unit's lines (when `unit` is set: see UnitResult), or
+    of the file, in file lines."""
+
+    diagnostics: list[Diagnostic]
+    unit: Unit | None = None
+    index: int = 0  # the case's index in the file
+    start: int = 0  # the case's first line in the file
+    tail: int = 0  # the tail's first line in the file
+    refs: bool = True  # the file-reference pass the unit's results are for
+
+    def in_file(self, path: str) -> list[Diagnostic]:
+        if self.unit is None:
+            return self.diagnostics
+        return [_to_file(d, self.index, self.start, self.tail, path) for d in self.diagnostics]
 
 
 class FileModel:
@@ -747,11 +768,13 @@ class FileModel:
     # -- diagnostics ---------------------------------------------------------------------------
     def diagnostics(self) -> list[Diagnostic]:
         """Exactly what `check_document` says about the whole text, in file lines."""
-        return sorted((d for piece in self.pieces() for d in piece[2]), key=Diagnostic.sort_key)
+        return sorted(
+            (d for piece in self.pieces() for d in piece.in_file(self.path)), key=Diagnostic.sort_key
+        )
 
     def pieces(self) -> list[Piece]:
-        """The diagnostics as (unit, position key, diagnostics in file lines): one piece per
-        case in split mode (unit None: the file's own), so callers can cache conversions."""
+        """The diagnostics in pieces: in split mode one per case (in unit lines, so callers
+        can cache conversions while only the case's position changes) and the file's own."""
         with self._lock:
             if self._pieces is None:
                 self._pieces = self._compute_pieces()
@@ -765,7 +788,7 @@ class FileModel:
         diagnostics = [d for d in report.diagnostics if d.file == self.path]
         if layout is not None:
             self._seed(layout, report, diagnostics)
-        return [(None, None, diagnostics)]
+        return [Piece(diagnostics)]
 
     def _assemblable(self) -> bool:
         """Whether assembling this version from units is exact and cheap."""
@@ -851,44 +874,42 @@ class FileModel:
         out: list[Piece] = []
         header: list[Diagnostic] = []
         seen: set[tuple[str, YamlPath]] = set()
-        at_id: dict[int, list[Diagnostic]] = {}
+        lines = layout.lines
+        checked = 0
         for index, unit in enumerate(self.units):
-            fresh = refs not in unit.results
-            result = unit.result(refs)
-            self.stats["checked"] += fresh
-            start = layout.lines[index]
-            key = (refs, index, start, tail if result.uses_tail else None)
-            moved = unit.cache.get(key)
-            if moved is None:
-                moved = [_to_file(d, index, start, tail, self.path) for d in result.local]
-                unit.cache.clear()
-                unit.cache[key] = moved
-            out.append((unit, key, moved))
-            new: list[tuple[str, YamlPath]] = []
-            for d in result.header:
-                ident = (d.code, d.yaml_path)
-                if ident not in seen:
-                    new.append(ident)
-                    header.append(_to_file(d, index, start, tail, self.path))
-            seen.update(new)
-            for d in moved:
-                if d.yaml_path[2:] == ("id",):
-                    at_id.setdefault(index, []).append(d)
+            result = unit.results.get(refs)
+            if result is None:
+                result = unit.result(refs)
+                checked += 1
+            start = lines[index]
+            out.append(Piece(result.local, unit, index, start, tail, refs))
+            if result.header:
+                new: list[tuple[str, YamlPath]] = []
+                for d in result.header:
+                    ident = (d.code, d.yaml_path)
+                    if ident not in seen:
+                        new.append(ident)
+                        header.append(_to_file(d, index, start, tail, self.path))
+                seen.update(new)
+        self.stats["checked"] = checked
         if self.units[0].ef.loaded:
             for dup in self._duplicates(layout):
                 dup_index = dup.yaml_path[1]
                 assert isinstance(dup_index, int)
-                here = at_id.get(dup_index)
-                if here:
-                    dup_unit, _, dup_moved = out[dup_index]
+                piece = out[dup_index]
+                here = [d for d in piece.diagnostics if d.yaml_path == ("evalcases", 0, "id")]
+                if here:  # one diagnostic per place: what the case says there joins the duplicate
                     for d in here:
                         if not d.code.startswith("schema-"):
                             dup = dataclasses.replace(
                                 dup, message=f"{dup.message} — {d.message}", data={**d.data, **dup.data}
                             )
-                    out[dup_index] = (dup_unit, None, [d for d in dup_moved if d not in here])
+                    others = [d for d in piece.diagnostics if d not in here]
+                    out[dup_index] = Piece(
+                        [_to_file(d, dup_index, piece.start, tail, self.path) for d in others]
+                    )
                 header.append(dup)
-        out.append((None, None, header))
+        out.append(Piece(header))
         return out
 
     def _duplicates(self, layout: Layout) -> list[Diagnostic]:

@@ -25,10 +25,11 @@ from pygls.lsp.server import LanguageServer
 
 from agentv_lsp import __version__
 from agentv_lsp.checks.document import CheckOptions
+from agentv_lsp.checks.model import Diagnostic
 from agentv_lsp.engine.files import FileSystem, find_git_root
-from agentv_lsp.lsp.convert import UTF16, is_file_uri, to_diagnostic, uri_to_path
+from agentv_lsp.lsp.convert import UTF16, JsonDict, diagnostic_json, is_file_uri, uri_to_path
 from agentv_lsp.lsp.document import Edit, EditedDocument
-from agentv_lsp.lsp.filemodel import FileModel, UnitCache
+from agentv_lsp.lsp.filemodel import CHUNK_BASE, TAIL_BASE, FileModel, Unit, UnitCache
 from agentv_lsp.lsp.settings import Settings, parse_settings
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -231,25 +232,95 @@ class AgentVLanguageServer(LanguageServer):
         if task is not None:
             task.cancel()
 
-    def lsp_diagnostics(self, model: FileModel) -> list[lsp.Diagnostic]:
-        """A model's diagnostics as LSP objects; per-case conversions are cached on the unit
-        while the case stays at the same place."""
+    def diagnostics_json(self, model: FileModel) -> list[JsonDict]:
+        """A model's diagnostics as the JSON the client receives. Each case's are converted
+        once (in its unit's lines, cached on the unit) and only moved afterwards."""
         if not model.agentv:
             return []
-        out: list[lsp.Diagnostic] = []
+        out: list[JsonDict] = []
         encoding = self.encoding
-        for unit, key, diagnostics in model.pieces():
-            if unit is None or key is None:
-                out.extend(to_diagnostic(d, model.line, encoding) for d in diagnostics)
+        for piece in model.pieces():
+            unit = piece.unit
+            if unit is None:
+                out.extend(diagnostic_json(d, model.line, encoding) for d in piece.diagnostics)
                 continue
-            cache_key = ("lsp", encoding, key)
-            converted = unit.cache.get(cache_key)
-            if converted is None:
-                converted = unit.cache[cache_key] = [
-                    to_diagnostic(d, model.line, encoding) for d in diagnostics
-                ]
-            out.extend(converted)
+            key = ("json", encoding, piece.refs)
+            templates = unit.cache.get(key)
+            if templates is None:
+                templates = unit.cache[key] = [_template(d, unit, encoding) for d in piece.diagnostics]
+            out.extend(_moved(t, piece.index, piece.start, piece.tail) for t in templates)
         return out
+
+    def publish(self, uri: str, version: int | None, diagnostics: list[JsonDict]) -> None:
+        """textDocument/publishDiagnostics with JSON built by `diagnostics_json`."""
+        params = {"uri": uri, "version": version, "diagnostics": diagnostics}
+        if version is None:
+            del params["version"]
+        self.protocol._send_data(  # the typed path would rebuild thousands of objects
+            {"jsonrpc": "2.0", "method": lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, "params": params}
+        )
+
+
+Template = tuple[JsonDict, str | None]
+
+
+def _template(d: Diagnostic, unit: Unit, encoding: str) -> Template:
+    """A case's diagnostic as JSON in its unit's lines (see filemodel.UnitResult)."""
+    context = unit.context
+
+    def line_of(n: int) -> str:
+        if n >= TAIL_BASE:
+            k = n - TAIL_BASE
+            return context.tail_split[k] if k < len(context.tail_split) else ""
+        if n >= CHUNK_BASE:
+            k = n - CHUNK_BASE
+            return unit.lines[k] if k < len(unit.lines) else ""
+        return context.head_split[n] if 0 <= n < len(context.head_split) else ""
+
+    path = d.path
+    suffix = path[len("evalcases[0]") :] if path.startswith("evalcases[0]") else None
+    return diagnostic_json(d, line_of, encoding), suffix
+
+
+def _line(n: int, start: int, tail: int) -> int:
+    if n >= TAIL_BASE:
+        return n - TAIL_BASE + tail
+    if n >= CHUNK_BASE:
+        return n - CHUNK_BASE + start
+    return n
+
+
+def _range(r: JsonDict, start: int, tail: int) -> JsonDict:
+    s, e = r["start"], r["end"]
+    return {
+        "start": {"line": _line(s["line"], start, tail), "character": s["character"]},
+        "end": {"line": _line(e["line"], start, tail), "character": e["character"]},
+    }
+
+
+def _moved(template: Template, index: int, start: int, tail: int) -> JsonDict:
+    t, suffix = template
+    out = dict(t)
+    out["range"] = _range(t["range"], start, tail)
+    if suffix is not None:
+        out["data"] = {**t["data"], "path": f"evalcases[{index}]{suffix}"}
+    if index and "evalcases[0]" in out["message"]:
+        out["message"] = out["message"].replace("evalcases[0]", f"evalcases[{index}]")
+    related = t.get("relatedInformation")
+    if related:
+        out["relatedInformation"] = [
+            {
+                **r,
+                "location": {
+                    "uri": r["location"]["uri"],
+                    "range": _range(r["location"]["range"], start, tail),
+                },
+            }
+            if r["location"]["range"]["start"]["line"] >= CHUNK_BASE
+            else r
+            for r in related
+        ]
+    return out
 
 
 def guard(fallback: Any = None) -> Callable[[F], F]:

@@ -67,8 +67,9 @@ def register(server: AgentVLanguageServer) -> None:
         result_id = f"{document.version if document else 0}@{ls.generation}"
         if params.previous_result_id == result_id:
             return lsp.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
-        items = await asyncio.to_thread(ls.lsp_diagnostics, model)
-        return lsp.RelatedFullDocumentDiagnosticReport(items=items, result_id=result_id)
+        items = await asyncio.to_thread(ls.diagnostics_json, model)
+        # JSON items: the typed report would rebuild thousands of objects for a large file
+        return {"kind": "full", "resultId": result_id, "items": items}  # type: ignore[return-value]
 
 
 def _is_targets(path: str) -> bool:
@@ -111,15 +112,13 @@ async def _publish_later(ls: AgentVLanguageServer, uri: str, delay: float) -> No
         model = await ls.model(uri)
         if model is None:
             return
-        items = await asyncio.to_thread(ls.lsp_diagnostics, model)
+        items = await asyncio.to_thread(ls.diagnostics_json, model)
         current = ls.workspace.text_documents.get(uri)
         if current is None or current.version != version:
             return  # a newer edit arrived: its own task publishes
         if not model.agentv and uri not in ls.published:
             return  # not ours, nothing to clear: other YAML files get nothing at all
-        ls.text_document_publish_diagnostics(
-            lsp.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=items)
-        )
+        ls.publish(uri, version, items)
         if items:
             ls.published.add(uri)
         else:
