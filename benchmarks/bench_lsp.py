@@ -4,7 +4,7 @@
 Measured, each as p50 / p95 over many requests at random cases:
 - open -> first diagnostics (one sample: the whole-text check, as the CLI does)
 - didChange -> publishDiagnostics for that version: incremental edits as VS Code sends them
-  (a word changed in one case's outcome, or a line added, which moves every case below);
+  (typing at the end of one case's id, or a comment line added, which moves every case below);
   `preview.debounceMs` is 0 here, so this is the compute time (the editor adds its 150 ms)
 - hover on a case id (exact question), preview (agentv.previewCase by id), completion
   (roles), code lens list + resolve of one case, document symbols
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import random
 import statistics
 import sys
@@ -25,13 +26,77 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from lsprotocol import types as lsp
-from pygls.lsp.client import LanguageClient
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _workloads import eval_files, workload
 
 Timings = dict[str, list[float]]
+
+
+class RawClient:
+    """A minimal LSP client over stdio: JSON in, JSON out (no typed objects), so the numbers
+    are the server's and the pipe's, not a Python client's deserialization."""
+
+    def __init__(self) -> None:
+        self.process: asyncio.subprocess.Process | None = None
+        self.next_id = 0
+        self.waiting: dict[int, asyncio.Future[Any]] = {}
+        self.handlers: dict[str, Callable[[Any], None]] = {}
+        self.reader_task: asyncio.Task[None] | None = None
+
+    async def start(self, *command: str) -> None:
+        self.process = await asyncio.create_subprocess_exec(
+            *command,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL,
+            limit=1 << 26,
+        )
+        self.reader_task = asyncio.create_task(self._read())
+
+    def _write(self, message: dict[str, Any]) -> None:
+        assert self.process is not None and self.process.stdin is not None
+        body = json.dumps(message).encode()
+        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+
+    async def _read(self) -> None:
+        assert self.process is not None and self.process.stdout is not None
+        stream = self.process.stdout
+        while True:
+            header = await stream.readuntil(b"\r\n\r\n")
+            length = next(
+                int(line.split(b":")[1])
+                for line in header.split(b"\r\n")
+                if line.lower().startswith(b"content-length")
+            )
+            message = json.loads(await stream.readexactly(length))
+            if "method" in message and "id" in message:  # a request from the server
+                self._write({"jsonrpc": "2.0", "id": message["id"], "result": None})
+            elif "method" in message:
+                handler = self.handlers.get(message["method"])
+                if handler is not None:
+                    handler(message.get("params"))
+            else:
+                future = self.waiting.pop(message["id"], None)
+                if future is not None and not future.done():
+                    future.set_result(message.get("result"))
+
+    async def request(self, method: str, params: Any) -> Any:
+        self.next_id += 1
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self.waiting[self.next_id] = future
+        self._write({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
+        return await future
+
+    def notify(self, method: str, params: Any) -> None:
+        self._write({"jsonrpc": "2.0", "method": method, "params": params})
+
+    async def stop(self) -> None:
+        await self.request("shutdown", None)
+        self.notify("exit", None)
+        assert self.process is not None
+        await self.process.wait()
+        if self.reader_task is not None:
+            self.reader_task.cancel()
 
 
 def p95(values: list[float]) -> float:
@@ -46,6 +111,10 @@ async def timed(timings: Timings, name: str, call: Callable[[], Awaitable[Any]])
     return result
 
 
+def position(line: int, character: int) -> dict[str, int]:
+    return {"line": line, "character": character}
+
+
 async def measure(size: int, edits: int, requests: int, seed: int = 1) -> Timings:
     rng = random.Random(seed)
     root = workload(size)
@@ -53,27 +122,29 @@ async def measure(size: int, edits: int, requests: int, seed: int = 1) -> Timing
     text = path.read_text()
     lines = text.split("\n")
     case_lines = [i for i, line in enumerate(lines) if line.startswith("  - id: ")]
-    client = LanguageClient("bench", "1")
+    client = RawClient()
     published: dict[int, asyncio.Future[float]] = {}
 
-    @client.feature(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-    def on_diagnostics(params: lsp.PublishDiagnosticsParams) -> None:
-        future = published.get(params.version or 0)
+    def on_diagnostics(params: Any) -> None:
+        future = published.get(params.get("version") or 0)
         if future is not None and not future.done():
             future.set_result(time.perf_counter())
 
-    await client.start_io(sys.executable, "-m", "agentv_lsp", "serve")
-    await client.initialize_async(
-        lsp.InitializeParams(
-            capabilities=lsp.ClientCapabilities(),
-            root_uri=root.as_uri(),
-            workspace_folders=[lsp.WorkspaceFolder(uri=root.as_uri(), name="w")],
-            initialization_options={"settings": {"preview": {"debounceMs": 0}}},
-        )
+    client.handlers["textDocument/publishDiagnostics"] = on_diagnostics
+    await client.start(sys.executable, "-m", "agentv_lsp", "serve")
+    await client.request(
+        "initialize",
+        {
+            "processId": None,
+            "rootUri": root.as_uri(),
+            "capabilities": {},
+            "workspaceFolders": [{"uri": root.as_uri(), "name": "w"}],
+            "initializationOptions": {"settings": {"preview": {"debounceMs": 0}}},
+        },
     )
-    client.initialized(lsp.InitializedParams())
+    client.notify("initialized", {})
     uri = path.as_uri()
-    doc = lsp.TextDocumentIdentifier(uri=uri)
+    doc = {"uri": uri}
     timings: Timings = {}
     loop = asyncio.get_running_loop()
 
@@ -82,91 +153,78 @@ async def measure(size: int, edits: int, requests: int, seed: int = 1) -> Timing
 
     published[1] = loop.create_future()
     start = time.perf_counter()
-    client.text_document_did_open(
-        lsp.DidOpenTextDocumentParams(
-            text_document=lsp.TextDocumentItem(uri=uri, language_id="yaml", version=1, text=text)
-        )
+    client.notify(
+        "textDocument/didOpen", {"textDocument": {**doc, "languageId": "yaml", "version": 1, "text": text}}
     )
     timings["open -> diagnostics"] = [await wait_version(1, start)]
-
     version = 1
 
     def edit(kind: str) -> None:
         nonlocal version
         version += 1
         case = rng.randrange(len(case_lines))
-        outcome = case_lines[case] + 1
-        if kind == "word":
-            column = len(lines[outcome])
-            change = lsp.TextDocumentContentChangePartial(
-                range=lsp.Range(
-                    start=lsp.Position(line=outcome, character=column),
-                    end=lsp.Position(line=outcome, character=column),
-                ),
-                text=f" v{version}",
-            )
-            lines[outcome] += f" v{version}"
-        else:  # a new line: every case below moves
-            at = lsp.Position(line=outcome + 1, character=0)
-            change = lsp.TextDocumentContentChangePartial(
-                range=lsp.Range(start=at, end=at), text="    # note\n"
-            )
-            lines.insert(outcome + 1, "    # note")
+        id_line = case_lines[case]
+        if kind == "word":  # type at the end of the case's id (it stays valid YAML)
+            at = position(id_line, len(lines[id_line]))
+            inserted = f"-v{version}"
+            lines[id_line] += inserted
+        else:  # a new comment line under the id: every case below moves
+            at = position(id_line + 1, 0)
+            inserted = "    # note\n"
+            lines.insert(id_line + 1, "    # note")
             for i in range(case + 1, len(case_lines)):
                 case_lines[i] += 1
         published[version] = loop.create_future()
-        client.text_document_did_change(
-            lsp.DidChangeTextDocumentParams(
-                text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=version),
-                content_changes=[change],
-            )
+        client.notify(
+            "textDocument/didChange",
+            {
+                "textDocument": {**doc, "version": version},
+                "contentChanges": [{"range": {"start": at, "end": at}, "text": inserted}],
+            },
         )
 
     for i in range(edits):
-        kind = "word" if i % 3 else "line"
         start = time.perf_counter()
-        edit(kind)
+        edit("word" if i % 3 else "line")
         timings.setdefault("didChange -> diagnostics", []).append(await wait_version(version, start))
 
     def hover_at(case: int) -> Awaitable[Any]:
-        where = lsp.Position(line=case_lines[case], character=10)
-        return client.text_document_hover_async(lsp.HoverParams(text_document=doc, position=where))
+        return client.request(
+            "textDocument/hover", {"textDocument": doc, "position": position(case_lines[case], 10)}
+        )
 
     def preview_of(case: int) -> Awaitable[Any]:
         case_id = lines[case_lines[case]].split("id: ", 1)[1].strip()
-        return client.workspace_execute_command_async(
-            lsp.ExecuteCommandParams(
-                command="agentv.previewCase", arguments=[{"uri": uri, "caseId": case_id}]
-            )
+        return client.request(
+            "workspace/executeCommand",
+            {"command": "agentv.previewCase", "arguments": [{"uri": uri, "caseId": case_id}]},
         )
 
     for _ in range(requests):
         case = rng.randrange(len(case_lines))
         hover = await timed(timings, "hover (case id)", lambda case=case: hover_at(case))
-        assert hover is not None and "Question" in hover.contents.value, hover
+        assert hover is not None and "Question" in hover["contents"]["value"], hover
         result = await timed(timings, "preview (agentv.previewCase)", lambda case=case: preview_of(case))
         assert result and "lm" in result, result
         role_line = next(i for i in range(case_lines[case], len(lines)) if "- role: " in lines[i])
-        where = lsp.Position(line=role_line, character=len(lines[role_line].split("role: ")[0]) + 6)
+        where = position(role_line, len(lines[role_line].split("role: ")[0]) + 6)
         await timed(
             timings,
             "completion (role)",
-            lambda where=where: client.text_document_completion_async(
-                lsp.CompletionParams(text_document=doc, position=where)
+            lambda where=where: client.request(
+                "textDocument/completion", {"textDocument": doc, "position": where}
             ),
         )
     for _ in range(max(3, requests // 6)):
         lenses = await timed(
-            timings,
-            "codeLens (list)",
-            lambda: client.text_document_code_lens_async(lsp.CodeLensParams(text_document=doc)),
+            timings, "codeLens (list)", lambda: client.request("textDocument/codeLens", {"textDocument": doc})
         )
         lens = lenses[rng.randrange(len(lenses))]
-        await timed(timings, "codeLens/resolve", lambda lens=lens: client.code_lens_resolve_async(lens))
+        await timed(timings, "codeLens/resolve", lambda lens=lens: client.request("codeLens/resolve", lens))
         await timed(
             timings,
             "documentSymbol",
-            lambda: client.text_document_document_symbol_async(lsp.DocumentSymbolParams(text_document=doc)),
+            lambda: client.request("textDocument/documentSymbol", {"textDocument": doc}),
         )
     for i in range(max(5, edits // 2)):
         edit("word" if i % 2 else "line")
@@ -177,8 +235,6 @@ async def measure(size: int, edits: int, requests: int, seed: int = 1) -> Timing
         case = rng.randrange(len(case_lines))
         await timed(timings, "preview, first after an edit", lambda case=case: preview_of(case))
         await published[version]
-    await client.shutdown_async(None)
-    client.exit(None)
     await client.stop()
     return timings
 

@@ -16,6 +16,8 @@ from agentv_lsp.engine.files import FileSystem
 from agentv_lsp.lsp import filemodel
 from agentv_lsp.lsp.convert import to_diagnostic
 from agentv_lsp.lsp.document import Edit
+from agentv_lsp.lsp.features.codelens import resolve
+from agentv_lsp.lsp.features.symbols import document_symbols
 from agentv_lsp.lsp.filemodel import FileModel, UnitCache, cut
 from agentv_lsp.lsp.server import create_server
 from agentv_lsp.lsp.yamlnav import path_at
@@ -346,3 +348,25 @@ def test_published_json_equals_the_typed_conversion(
         edit = random_edit(text, rng)
         text = text[: edit.start] + edit.text + text[edit.end :]
         model = FileModel.after_edits(model, text, [edit], opts) or FileModel(path, text, opts, model._cache)
+
+
+def test_symbols_and_lenses_are_the_same_in_both_modes(tmp_path: Path, split_everything: None) -> None:
+    repo = write_repo(tmp_path / "ws")
+    path = str(repo / "evals/suite.eval.yaml")
+    opts = CheckOptions(repo_root=str(repo), cwd=str(repo), fs=FileSystem())
+    server = create_server()
+    text = generate(15, 3) + "dataset: after\n"
+    split = FileModel(path, text, opts, UnitCache())
+    whole = FileModel(path, text, opts, None)
+    assert split.split and not whole.split
+    assert document_symbols(server, split) == document_symbols(server, whole)
+    edit = Edit(
+        text.index("  - id:", 2000), text.index("  - id:", 2000), "  - id: inserted\n    outcome: x\n", 0
+    )
+    edited = text[: edit.start] + edit.text + text[edit.end :]
+    followed = FileModel.after_edits(split, edited, [edit], opts)
+    assert followed is not None and followed.split
+    assert document_symbols(server, followed) == document_symbols(server, FileModel(path, edited, opts, None))
+    for index in range(whole.case_count()):
+        assert resolve(split, "u", index, "summary") == resolve(whole, "u", index, "summary")
+        assert resolve(split, "u", index, "preview") == resolve(whole, "u", index, "preview")

@@ -80,8 +80,13 @@ class AgentVLanguageServer(LanguageServer):
                 )
         if settings == self.settings:
             return False
+        reads_differently = (settings.trusted_workspace, settings.max_file_size_kb) != (
+            self.settings.trusted_workspace,
+            self.settings.max_file_size_kb,
+        )
         self.settings = settings
-        self.reset_files()
+        if reads_differently:
+            self.reset_files()
         return True
 
     def reset_files(self) -> None:

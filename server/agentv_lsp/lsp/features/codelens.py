@@ -13,6 +13,7 @@ from lsprotocol import types as lsp
 
 from agentv_lsp.engine.model import EvalCase
 from agentv_lsp.engine.prompt import needs_role_markers, segments_by_message
+from agentv_lsp.lsp.convert import JsonDict
 from agentv_lsp.lsp.features.commands import PREVIEW_CASE
 from agentv_lsp.lsp.filemodel import FileModel
 from agentv_lsp.lsp.server import AgentVLanguageServer, guard
@@ -55,7 +56,7 @@ def resolve(model: FileModel, uri: str, index: int, kind: str) -> lsp.Command:
 def register(server: AgentVLanguageServer) -> None:
     @server.feature(lsp.TEXT_DOCUMENT_CODE_LENS, lsp.CodeLensOptions(resolve_provider=True))
     @guard([])
-    async def code_lens(ls: AgentVLanguageServer, params: lsp.CodeLensParams) -> list[lsp.CodeLens]:
+    async def code_lens(ls: AgentVLanguageServer, params: lsp.CodeLensParams) -> list[JsonDict]:
         uri = params.text_document.uri
         if not ls.settings.code_lens:
             return []
@@ -63,13 +64,12 @@ def register(server: AgentVLanguageServer) -> None:
         if model is None or model.kind != "eval":
             return []
         lines = await asyncio.to_thread(model.case_lines)
-        lenses: list[lsp.CodeLens] = []
+        # JSON: a 10,000-case file has 20,000 lenses
+        lenses: list[JsonDict] = []
         for index, line in enumerate(lines):
-            where = lsp.Range(
-                start=lsp.Position(line=line, character=0), end=lsp.Position(line=line, character=0)
-            )
+            where = {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 0}}
             for kind in (PREVIEW, SUMMARY):
-                lenses.append(lsp.CodeLens(range=where, data={"uri": uri, "index": index, "kind": kind}))
+                lenses.append({"range": where, "data": {"uri": uri, "index": index, "kind": kind}})
         return lenses
 
     @server.feature(lsp.CODE_LENS_RESOLVE)

@@ -36,7 +36,10 @@ def yaml_path_above(lines: list[str], line: int, indent: int) -> list[str | int]
     for index in range(min(line, len(lines)) - 1, -1, -1):
         if current <= 0:
             break
-        match = _KEY.match(lines[index])
+        text = lines[index]
+        if text[:current].isspace() or not text:
+            continue  # indented at least as deep as we are (or blank): not an enclosing key
+        match = _KEY.match(text)
         if not match:
             continue
         spaces = len(match.group(1))

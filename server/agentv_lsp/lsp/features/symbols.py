@@ -10,14 +10,16 @@ import os
 import re
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from lsprotocol import types as lsp
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from agentv_lsp.checks.runner import walk_yaml
-from agentv_lsp.lsp.convert import path_to_uri, to_range, uri_to_path
-from agentv_lsp.lsp.filemodel import FileModel, Located
+from agentv_lsp.lsp.convert import JsonDict, LineOf, path_to_uri, range_json, uri_to_path
+from agentv_lsp.lsp.filemodel import FileModel
 from agentv_lsp.lsp.server import AgentVLanguageServer, guard
 from agentv_lsp.yamlpos import Span
 
@@ -43,54 +45,105 @@ def _label(node: Node | None, limit: int = 40) -> str:
     return "…"
 
 
-def document_symbols(ls: AgentVLanguageServer, model: FileModel) -> list[lsp.DocumentSymbol]:
-    encoding = ls.encoding
+RangeOf = Callable[[Node], JsonDict]
+
+
+def case_symbol(case: Node, index: int, range_of: RangeOf) -> JsonDict:
+    """One case as a DocumentSymbol (JSON): its messages and evaluators inside."""
 
     def symbol(
-        name: str,
-        kind: lsp.SymbolKind,
-        node: Node,
-        located: Located,
-        children: list[lsp.DocumentSymbol] | None = None,
-    ) -> lsp.DocumentSymbol:
-        full = to_range(model.file_span(Span.of(node), located), model.line, encoding)
-        head = lsp.Range(start=full.start, end=full.start)
-        return lsp.DocumentSymbol(
-            name=name or "(unnamed)", kind=kind, range=full, selection_range=head, children=children
-        )
+        name: str, kind: lsp.SymbolKind, node: Node, children: list[JsonDict] | None = None
+    ) -> JsonDict:
+        full = range_of(node)
+        out: JsonDict = {
+            "name": name or "(unnamed)",
+            "kind": int(kind),
+            "range": full,
+            "selectionRange": {"start": full["start"], "end": full["start"]},
+        }
+        if children:
+            out["children"] = children
+        return out
 
-    out: list[lsp.DocumentSymbol] = []
+    id_node = _get(case, "id")
+    name = str(id_node.value) if isinstance(id_node, ScalarNode) and id_node.value else f"evalcases[{index}]"
+    children: list[JsonDict] = []
+    for key in ("input_messages", "expected_messages"):
+        messages = _get(case, key)
+        if isinstance(messages, SequenceNode):
+            for message in messages.value:
+                role = _get(message, "role")
+                role_name = role.value if isinstance(role, ScalarNode) else "?"
+                kind = lsp.SymbolKind.Field if key == "input_messages" else lsp.SymbolKind.Constant
+                children.append(symbol(f"{role_name}: {_label(_get(message, 'content'))}", kind, message))
+    for container in (case, _get(case, "execution")):
+        evaluators = _get(container, "evaluators") if container is not None else None
+        if isinstance(evaluators, SequenceNode):
+            for evaluator in evaluators.value:
+                label = f"{_label(_get(evaluator, 'name'))} ({_label(_get(evaluator, 'type'))})"
+                children.append(symbol(label, lsp.SymbolKind.Function, evaluator))
+    out = symbol(name, lsp.SymbolKind.Object, case, children)
+    outcome = _get(case, "outcome")
+    if isinstance(outcome, ScalarNode):
+        out["detail"] = _label(outcome, 60)
+    return out
+
+
+def _shifted(symbol: JsonDict, lines: int) -> JsonDict:
+    def move(r: JsonDict) -> JsonDict:
+        s, e = r["start"], r["end"]
+        return {
+            "start": {"line": s["line"] + lines, "character": s["character"]},
+            "end": {"line": e["line"] + lines, "character": e["character"]},
+        }
+
+    out = dict(symbol)
+    out["range"] = move(symbol["range"])
+    out["selectionRange"] = move(symbol["selectionRange"])
+    if "children" in symbol:
+        out["children"] = [_shifted(c, lines) for c in symbol["children"]]
+    return out
+
+
+def document_symbols(ls: AgentVLanguageServer, model: FileModel) -> list[JsonDict]:
+    """The cases as DocumentSymbols (JSON). In split mode each case's symbol is built once
+    (in lines relative to the case, cached on its unit) and only moved afterwards."""
+    encoding = ls.encoding
+    layout = model.layout
+    out: list[JsonDict] = []
+    if layout is not None:
+        for index, unit in enumerate(model.units):
+            last = index == len(model.units) - 1
+            key = f"symbol:{encoding}:{last}"
+            template = unit.memo.get(key)
+            if template is None:
+                head = unit.context.head_lines
+                chunk_lines = unit.lines
+                # a case ends where the next one's `-` is (whole-text positions), not at column 0
+                next_item = (head + unit.chunk_lines, 0), layout.indent if not last else 0
+
+                def line_of(n: int, head: int = head, chunk_lines: list[str] = chunk_lines) -> str:
+                    k = n - head
+                    return chunk_lines[k] if 0 <= k < len(chunk_lines) else ""
+
+                def range_of(
+                    node: Node, line_of: LineOf = line_of, head: int = head, next_item: Any = next_item
+                ) -> JsonDict:
+                    span = Span.of(node)
+                    if (span.end_line, span.end_col) == next_item[0]:
+                        span = Span(span.start_line, span.start_col, span.end_line, next_item[1])
+                    r = range_json(span, line_of, encoding)
+                    return _shifted({"range": r, "selectionRange": r}, -head)["range"]  # type: ignore[no-any-return]
+
+                case = unit.doc.node_at(("evalcases", 0))
+                template = unit.memo[key] = case_symbol(case, index, range_of) if case is not None else {}
+            if template:
+                out.append(_shifted(template, layout.lines[index]))
+        return out
     for index, located, path in model.case_docs():
         case = located.doc.node_at(path)
-        if case is None:
-            continue
-        id_node = _get(case, "id")
-        name = (
-            str(id_node.value) if isinstance(id_node, ScalarNode) and id_node.value else f"evalcases[{index}]"
-        )
-        children: list[lsp.DocumentSymbol] = []
-        for key in ("input_messages", "expected_messages"):
-            messages = _get(case, key)
-            if isinstance(messages, SequenceNode):
-                for message in messages.value:
-                    role = _get(message, "role")
-                    role_name = role.value if isinstance(role, ScalarNode) else "?"
-                    label = f"{role_name}: {_label(_get(message, 'content'))}"
-                    kind = lsp.SymbolKind.Field if key == "input_messages" else lsp.SymbolKind.Constant
-                    children.append(symbol(label, kind, message, located))
-        for container in (case, _get(case, "execution")):
-            evaluators = _get(container, "evaluators") if container is not None else None
-            if isinstance(evaluators, SequenceNode):
-                for evaluator in evaluators.value:
-                    ev_name = _get(evaluator, "name")
-                    ev_type = _get(evaluator, "type")
-                    label = f"{_label(ev_name)} ({_label(ev_type)})"
-                    children.append(symbol(label, lsp.SymbolKind.Function, evaluator, located))
-        outcome = _get(case, "outcome")
-        sym = symbol(name, lsp.SymbolKind.Object, case, located, children or None)
-        if isinstance(outcome, ScalarNode):
-            sym.detail = _label(outcome, 60)
-        out.append(sym)
+        if case is not None:
+            out.append(case_symbol(case, index, lambda node: range_json(Span.of(node), model.line, encoding)))
     return out
 
 
@@ -192,9 +245,7 @@ def register(server: AgentVLanguageServer) -> None:
 
     @server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     @guard([])
-    async def document_symbol(
-        ls: AgentVLanguageServer, params: lsp.DocumentSymbolParams
-    ) -> list[lsp.DocumentSymbol]:
+    async def document_symbol(ls: AgentVLanguageServer, params: lsp.DocumentSymbolParams) -> list[JsonDict]:
         model = await ls.model(params.text_document.uri)
         if model is None or model.kind != "eval":
             return []
