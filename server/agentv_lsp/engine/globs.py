@@ -1,28 +1,183 @@
-"""`micromatch.isMatch(path, patterns)` with no options (micromatch 4.0.8 / picomatch 2.3.1).
+"""`micromatch.isMatch(subject, patterns)` exactly as micromatch 4.0.8 / picomatch 2.3.1 answer it.
 
-AgentV decides which files are guidelines with exactly that call, so this module is the one
-place that knows picomatch's rules: case-sensitive; `dot: false` (no `*`, `?` or `**` matches
-a segment that starts with '.', and `**` never matches '..' or '.'); `**` is a globstar only
-as a whole segment; braces, ranges, POSIX classes and extglobs work; a `!pattern` entry
-matches everything the pattern does not (it does not subtract from the other entries); a
-subject equal to the pattern always matches. Patterns are translated to Python regular
-expressions of the same shape picomatch builds (its "fast paths" for patterns that start
-with `*` or `.`, and its full parser otherwise). tests/unit/test_globs.py checks thousands
-of (pattern, path) pairs recorded from the real library.
+AgentV decides which files are "guidelines" with that one call and no options, and several of
+its call sites pass different spellings of the same file (repo-relative, raw YAML value, absolute
+path). Telling users which files AgentV will treat as guidelines therefore means reproducing the
+library's answers, quirks included, not the answers of a "reasonable" glob implementation:
+
+* any-of over the list; an empty list never matches; a `!pat` entry matches everything `pat`
+  does not match (it does not subtract from the other entries); a subject identical to a
+  pattern always matches; the empty subject never matches; an empty pattern makes micromatch
+  throw.
+* `dot: false`: `*`, `?` and `**` never match a segment that starts with `.`, and `**` never
+  matches `.` or `..` segments (so `../x.md` and `./x.md` never match `**/*.md`).
+* picomatch translates a glob to a JavaScript regular expression by three different routes
+  (fixed "fast path" shapes for patterns starting with `*` or `.`, an escaping fast path for
+  single-segment patterns without brackets, braces, parentheses or quotes, and a full
+  tokenizer), and the routes disagree at the edges: `a*` does not match `a/` but `*a*` does;
+  `[!a]` is the class "`!` or `a`", not a negation; `{3..1}` is `[1-3]`; `**.md` matches
+  `x/y.md`; an unbalanced `{` or `(` gives an invalid regex, which picomatch replaces by one
+  that never matches.
+
+So this module rebuilds, for each pattern, the regular-expression source picomatch would build
+(`_picomatch_source`, a reimplementation written from the library's observable output), then
+translates that JavaScript regex to an equivalent Python one (`_JsRegex`), keeping JavaScript's
+semantics: `.` excludes line terminators, `$` only matches at the very end, the regex works on
+UTF-16 code units, and a source JavaScript rejects never matches. Each pattern is compiled once
+(`functools.lru_cache`).
+
+tests/unit/test_globs.py checks every result in tests/unit/data/micromatch_cases.json, recorded
+from the real libraries by tests/unit/data/gen_micromatch_cases.js. The behaviour is the one on
+POSIX systems; on Windows picomatch also treats `\\` in subjects as a separator.
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
 
-# picomatch's building blocks for dot: false (POSIX)
-_NODOT = r"(?!\.)"
-_ONE_CHAR = r"(?=.)"
-_STAR = r"[^/]*?"
-_QMARK = r"[^/]"
-_GLOBSTAR = r"(?:(?:(?!(?:^|\/)\.).)*?)"
+__all__ = ["first_match", "is_match", "pattern_problem"]
+
+
+def is_match(subject: str, patterns: Sequence[str]) -> bool:
+    """What `micromatch.isMatch(subject, patterns)` returns (no options): true when any matches.
+
+    Never raises. Where micromatch would throw (an empty pattern in the list) or never return,
+    this answers False; `pattern_problem` explains such patterns.
+    """
+    return first_match(subject, patterns) is not None
+
+
+def first_match(subject: str, patterns: Sequence[str]) -> str | None:
+    """The first pattern, in list order, that matches `subject`; None when none does.
+
+    micromatch compiles the whole list before testing anything, so a list holding a pattern it
+    throws or hangs on (see `pattern_problem`) fails as a whole, whatever the other entries
+    are; we answer None for such a list, as if nothing matched.
+    """
+    matchers = [_matcher(pattern) for pattern in patterns]
+    if None in matchers:
+        return None
+    units = _utf16_units(subject)
+    for pattern, matcher in zip(patterns, matchers, strict=True):
+        if matcher is not None and matcher(subject, units):
+            return pattern
+    return None
+
+
+def pattern_problem(pattern: str) -> str | None:
+    """Why micromatch cannot use `pattern` (a sentence for a diagnostic), or None when it can."""
+    return _analyse(pattern)[1]
+
+
+# -- matching ---------------------------------------------------------------------------------------
+
+_Matcher = Callable[[str, str], bool]
+
+_EMPTY = "micromatch throws on an empty pattern ('Expected pattern to be a non-empty string')"
+_TOO_LONG = "micromatch throws on patterns longer than 65536 characters"
+_HANGS = (
+    "micromatch never returns on this pattern: picomatch's parser loops forever on a run of "
+    "backslashes (or a POSIX class) that ends the pattern, so AgentV would hang"
+)
+_UNTRANSLATABLE = "this pattern could not be translated; it is treated as matching nothing"
+_INVALID = (
+    "picomatch turns this pattern into an invalid regular expression (an unbalanced '{' or "
+    "'(', a trailing backslash, a reversed range...), so it matches no path except its own text"
+)
+
+
+_Search = Callable[[str], "re.Match[str] | None"]
+
+
+@functools.lru_cache(maxsize=4096)
+def _analyse(pattern: str) -> tuple[_Search | None, str | None]:
+    """A search equivalent to picomatch's `regex.exec` for `pattern`, and what is wrong with it.
+
+    The search is None when micromatch throws or hangs on the pattern, or when picomatch's regex
+    source is one JavaScript rejects (picomatch then uses a regex that never matches).
+    """
+    if pattern == "":
+        return None, _EMPTY
+    units = _utf16_units(pattern)
+    if len(units) > _MAX_LENGTH:
+        return None, _TOO_LONG
+    try:
+        compiled = _JsRegex(_picomatch_source(units)).to_python()
+    except _Hang:
+        return None, _HANGS
+    except Exception:  # a translation bug must not take the checker down: match nothing
+        return None, _UNTRANSLATABLE
+    if compiled is None:
+        return None, _INVALID
+    regex, anchored = compiled
+    return (regex.match if anchored else regex.search), None
+
+
+@functools.lru_cache(maxsize=4096)
+def _matcher(pattern: str) -> _Matcher | None:
+    """The test micromatch runs for one pattern; None where micromatch throws or hangs."""
+    search, problem = _analyse(pattern)
+    if search is None:
+        if problem == _INVALID:
+            # picomatch still compares the text itself before using its never-matching regex
+            return lambda subject, units: subject == pattern
+        if problem == _UNTRANSLATABLE:
+            return lambda subject, units: False
+        return None
+    match = search
+
+    def matcher(subject: str, units: str) -> bool:
+        # picomatch.test: never the empty string; the pattern text itself always matches
+        if not subject:
+            return False
+        return subject == pattern or match(units) is not None
+
+    return matcher
+
+
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+
+
+def _utf16_units(text: str) -> str:
+    """`text` as JavaScript sees it: characters beyond U+FFFF become two surrogate code units.
+
+    JavaScript regexes without the `u` flag match code units, so `?` matches half an emoji;
+    matching Python regexes against the surrogate form keeps that behaviour.
+    """
+    if text.isascii() or not _ASTRAL.search(text):
+        return text
+    return _ASTRAL.sub(_surrogate_pair, text)
+
+
+def _surrogate_pair(match: re.Match[str]) -> str:
+    code = ord(match.group()) - 0x10000
+    return chr(0xD800 + (code >> 10)) + chr(0xDC00 + (code & 0x3FF))
+
+
+# -- picomatch's regex source -----------------------------------------------------------------------
+#
+# Everything below builds the JavaScript regex source `picomatch.makeRe(pattern)` returns for
+# posix paths and no options. The fragments are the ones picomatch emits; names say what they do.
+
+_MAX_LENGTH = 65536
+_DOT = r"\."
+_PLUS = r"\+"
+_SLASH = r"\/"
+_ONE_CHAR = "(?=.)"  # a star at the start of a segment must match at least one character
+_QMARK = "[^/]"
+_QMARK_NO_DOT = r"[^.\/]"
+_NO_DOT = r"(?!\.)"
+_NO_DOT_SLASH = r"(?!\.{0,1}(?:\/|$))"  # after a literal leading '.', still not '.' or '..'
+_STAR = "[^/]*?"
+_GLOBSTAR = r"(?:(?:(?!(?:^|\/)\.).)*?)"  # any depth, but no segment starting with '.'
+
+# The whole pattern is replaced before anything else (picomatch's REPLACEMENTS).
+_REPLACEMENTS = {"***": "*", "**/**": "**", "**/**/**": "**"}
+
 _POSIX_CLASSES = {
     "alnum": "a-zA-Z0-9",
     "alpha": "a-zA-Z",
@@ -40,344 +195,1014 @@ _POSIX_CLASSES = {
     "xdigit": "A-Fa-f0-9",
 }
 
-
-class GlobError(ValueError):
-    """A pattern micromatch itself rejects (it throws, so AgentV fails to load the eval)."""
-
-
-def is_match(subject: str, patterns: Sequence[str]) -> bool:
-    """`micromatch.isMatch(subject, patterns)`: true when any pattern matches."""
-    return first_match(subject, patterns) is not None
+_REGEX_SPECIAL = re.compile(r"[-*+?.^${}(|)[\]]")
+# the characters a plain text token may swallow in one go
+_TEXT_RUN = re.compile(r"[^@!\[\].,$*+?^{}()|\\/]+")
 
 
-def first_match(subject: str, patterns: Sequence[str]) -> str | None:
-    """The first pattern (in list order) that matches `subject`, or None."""
-    for pattern in patterns:
-        if _matcher(pattern)(subject):
-            return pattern
-    return None
+def _escape_regex(text: str) -> str:
+    return _REGEX_SPECIAL.sub(r"\\\g<0>", text)
 
 
-def pattern_problem(pattern: str) -> str | None:
-    """Why a pattern matches nothing useful, for diagnostics (None when it is fine)."""
-    if not pattern:
-        return "an empty pattern makes micromatch throw 'Expected a non-empty string'"
-    if _compile(pattern) is None:
-        return f"micromatch cannot build a matcher for {pattern!r}; it matches nothing"
-    return None
+def _picomatch_source(pattern: str) -> str:
+    """`picomatch.makeRe(pattern).source` (before JavaScript validates it)."""
+    output: str | None = None
+    negated = False
+    if pattern[:1] in (".", "*"):
+        output = _fast_shapes(pattern)
+    if not output:
+        output, negated = _parse(pattern)
+    source = f"^(?:{output})$"
+    return f"^(?!{source}).*$" if negated else source
 
 
-@functools.lru_cache(maxsize=1024)
-def _matcher(pattern: str) -> functools.partial[bool]:
-    if not pattern:
-        raise GlobError("Expected a non-empty string")
-    negated = pattern.startswith("!") and not pattern.startswith("!(")
-    body = pattern[1:] if negated else pattern
-    regex = _compile(body) if body else None
-    return functools.partial(_test, pattern, negated, regex)
+# -- route 1: fixed shapes for patterns starting with '*' or '.' -----------------------------------
+
+_EXTENSION = re.compile("([^\n\r\u2028\u2029]*?)\\.([A-Za-z0-9_]+)")
 
 
-def _test(pattern: str, negated: bool, regex: re.Pattern[str] | None, subject: str) -> bool:
-    if not subject:
-        return False  # micromatch never matches an empty path, negated patterns included
-    if not negated and subject == pattern:
-        return True  # picomatch: an input identical to the glob always matches
-    matched = bool(regex is not None and regex.fullmatch(subject))
-    return not matched if negated else matched
+def _fast_shapes(pattern: str) -> str | None:
+    text = _REPLACEMENTS.get(pattern, pattern)
+    if text.startswith("./"):
+        text = text[2:]
+    source = _fast_shape(text)
+    return None if source is None else source + _SLASH + "?"
 
 
-@functools.lru_cache(maxsize=1024)
-def _compile(pattern: str) -> re.Pattern[str] | None:
-    source = None
-    if pattern[:1] in ("*", "."):
-        source = _fast_path(pattern)
-        if source is not None:
-            source += r"\/?"
-    if source is None:
-        if pattern.startswith("./"):
-            pattern = pattern[2:]
-        source = _Parser(pattern).parse()
-    if source is None:
+def _fast_shape(text: str) -> str | None:
+    if text == "*":
+        return _NO_DOT + _ONE_CHAR + _STAR
+    if text == ".*":
+        return _DOT + _ONE_CHAR + _STAR
+    if text == "*.*":
+        return _NO_DOT + _STAR + _DOT + _ONE_CHAR + _STAR
+    if text == "*/*":
+        return _NO_DOT + _STAR + _SLASH + _ONE_CHAR + _NO_DOT + _STAR
+    if text == "**":
+        return _NO_DOT + _GLOBSTAR
+    if text == "**/*":
+        return f"(?:{_NO_DOT}{_GLOBSTAR}{_SLASH})?{_NO_DOT}{_ONE_CHAR}{_STAR}"
+    if text == "**/*.*":
+        return f"(?:{_NO_DOT}{_GLOBSTAR}{_SLASH})?{_NO_DOT}{_STAR}{_DOT}{_ONE_CHAR}{_STAR}"
+    if text == "**/.*":
+        return f"(?:{_NO_DOT}{_GLOBSTAR}{_SLASH})?{_DOT}{_ONE_CHAR}{_STAR}"
+    # `<shape>.<word>`: the shape followed by a literal extension (so `**.md` is `**` + `.md`)
+    match = _EXTENSION.fullmatch(text)
+    if match is None:
         return None
-    try:
-        return re.compile(source, re.DOTALL)
-    except re.error:
-        return None
+    head = _fast_shape(match.group(1))
+    return None if head is None else head + _DOT + match.group(2)
 
 
-_EXTENSION = re.compile(r"^(.*?)\.(\w+)$", re.ASCII)
+# -- route 2: single-segment patterns without brackets, braces, parentheses or quotes --------------
+
+_NEEDS_TOKENIZER = re.compile(r'^[*!]|[/()\[\]{}"]')
+_SPECIAL_RUN = re.compile(r"(\\?)(([^A-Za-z0-9_])(\3*))")
+_BACKSLASH_RUN = re.compile(r"\\+")
 
 
-def _fast_path(pattern: str) -> str | None:
-    """picomatch's `parse.fastpaths`: fixed translations for a few common shapes."""
-    star = _STAR
-    if pattern == "*":
-        return _NODOT + _ONE_CHAR + star
-    if pattern == ".*":
-        return r"\." + _ONE_CHAR + star
-    if pattern == "*.*":
-        return _NODOT + star + r"\." + _ONE_CHAR + star
-    if pattern == "*/*":
-        return _NODOT + star + r"\/" + _NODOT + _ONE_CHAR + star
-    if pattern == "**":
-        return _NODOT + _GLOBSTAR
-    if pattern == "**/*":
-        return rf"(?:{_NODOT}{_GLOBSTAR}\/)?{_NODOT}{_ONE_CHAR}{star}"
-    if pattern == "**/*.*":
-        return rf"(?:{_NODOT}{_GLOBSTAR}\/)?{_NODOT}{star}\.{_ONE_CHAR}{star}"
-    if pattern == "**/.*":
-        return rf"(?:{_NODOT}{_GLOBSTAR}\/)?\.{_ONE_CHAR}{star}"
-    match = _EXTENSION.match(pattern)
-    if not match:
-        return None
-    prefix = _fast_path(match.group(1))
-    return None if prefix is None else prefix + r"\." + match.group(2)
+def _escaping_fast_path(text: str) -> str:
+    saw_backslash = False
+
+    def replace(match: re.Match[str]) -> str:
+        nonlocal saw_backslash
+        escape, run, first, rest = match.group(1), match.group(2), match.group(3), match.group(4)
+        if first == "\\":
+            saw_backslash = True
+            return match.group(0)
+        if first == "?":
+            if escape:
+                return escape + first + _QMARK * len(rest)
+            if match.start() == 0:
+                return _QMARK_NO_DOT + _QMARK * len(rest)
+            return _QMARK * len(run)
+        if first == ".":
+            return _DOT * len(run)
+        if first == "*":
+            if escape:
+                return escape + first + (_STAR if rest else "")
+            return _STAR
+        return match.group(0) if escape else "\\" + match.group(0)
+
+    output = _SPECIAL_RUN.sub(replace, text)
+    if saw_backslash:
+        # a run of backslashes collapses to an escaped backslash (even) or a lone one (odd)
+        output = _BACKSLASH_RUN.sub(lambda m: "\\\\" if len(m.group()) % 2 == 0 else "\\", output)
+    return f"^(?:{output})$"
 
 
-class _Parser:
-    """picomatch's full parser, reduced to what dot: false, posix and no other options need."""
+# -- route 3: the tokenizer --------------------------------------------------------------------------
+
+
+class _Hang(Exception):
+    """picomatch's parser would loop forever on this pattern."""
+
+
+@dataclass(eq=False)
+class _Token:
+    type: str
+    value: str
+    output: str | None = None
+    prev: _Token | None = None
+    # brace bookkeeping
+    comma: bool = False
+    dots: bool = False
+    output_index: int = 0
+    tokens_index: int = 0
+    # star / bracket flags
+    star: bool = False
+    posix: bool = False
+    extglob: bool = False
+
+
+@dataclass(eq=False)
+class _Extglob:
+    type: str
+    open: str
+    close: str
+    prev: _Token
+    parens: int
+    inner: str = ""
+
+
+_EXTGLOB_PARTS = {
+    "!": ("negate", "(?:(?!(?:", f")){_STAR})"),
+    "?": ("qmark", "(?:", ")?"),
+    "+": ("plus", "(?:", ")+"),
+    "*": ("star", "(?:", ")*"),
+}
+
+
+@dataclass(eq=False)
+class _State:
+    text: str
+    index: int = -1
+    start: int = 0
+    output: str = ""
+    negated: bool = False
+    brackets: int = 0
+    braces: int = 0
+    parens: int = 0
+    quotes: int = 0
+    backtrack: bool = False
+    tokens: list[_Token] = field(default_factory=list)
+
+
+def _parse(pattern: str) -> tuple[str, bool]:
+    """picomatch's `parse`: the regex body and whether the pattern is negated."""
+    return _Tokenizer(pattern).run()
+
+
+class _Tokenizer:
+    """One pass over the pattern, emitting regex fragments as picomatch's tokenizer does.
+
+    The quirks are deliberate: tokens rewrite their predecessors (a second `*` turns the
+    first into a globstar, a following character turns it back), consecutive text tokens are
+    merged in a way that can drop part of their output, and some constructs ("backtracking")
+    rebuild the whole output from the tokens at the end, which makes those losses visible.
+    """
 
     def __init__(self, pattern: str) -> None:
-        self.pattern = pattern
+        text = _REPLACEMENTS.get(pattern, pattern)
+        if text.startswith("./"):
+            text = text[2:]
+        self.bos = _Token("bos", "", "")
+        self.state = _State(text, tokens=[self.bos])
+        self.prev: _Token = self.bos
+        self.extglobs: list[_Extglob] = []
+        self.braces: list[_Token] = []
+        self.stack: list[str] = []
 
-    def parse(self) -> str | None:
-        expanded = _expand_braces(self.pattern)
-        if expanded is None:
+    # -- cursor helpers (indices are UTF-16 code units, like JavaScript's) --
+    def peek(self, n: int = 1) -> str:
+        i = self.state.index + n
+        return self.state.text[i] if 0 <= i < len(self.state.text) else ""
+
+    def advance(self) -> str:
+        self.state.index += 1
+        i = self.state.index
+        return self.state.text[i] if i < len(self.state.text) else ""
+
+    def remaining(self) -> str:
+        return self.state.text[self.state.index + 1 :]
+
+    def eos(self) -> bool:
+        return self.state.index == len(self.state.text) - 1
+
+    def increment(self, kind: str) -> None:
+        setattr(self.state, kind, getattr(self.state, kind) + 1)
+        self.stack.append(kind)
+
+    def decrement(self, kind: str) -> None:
+        setattr(self.state, kind, getattr(self.state, kind) - 1)
+        if self.stack:
+            self.stack.pop()
+
+    def append(self, token: _Token) -> None:
+        self.state.output += token.output if token.output is not None else token.value
+
+    def push(self, token: _Token) -> None:
+        prev = self.prev
+        if prev.type == "globstar":
+            in_brace = self.state.braces > 0 and token.type in ("comma", "brace")
+            in_extglob = token.extglob or (bool(self.extglobs) and token.type in ("pipe", "paren"))
+            if token.type not in ("slash", "paren") and not in_brace and not in_extglob:
+                # `**` followed by anything but a separator is just a star
+                self.state.output = self.state.output[: len(self.state.output) - len(prev.output or "")]
+                prev.type, prev.value, prev.output = "star", "*", _STAR
+                self.state.output += _STAR
+        if self.extglobs and token.type != "paren":
+            self.extglobs[-1].inner += token.value
+        if token.value or token.output:
+            self.append(token)
+        if prev.type == "text" and token.type == "text":
+            # merged text keeps only the new token's raw value in its output (a picomatch quirk
+            # that only shows when the output is rebuilt from tokens)
+            prev.value += token.value
+            prev.output = (prev.output or "") + token.value
+            return
+        token.prev = prev
+        self.state.tokens.append(token)
+        self.prev = token
+
+    def negate(self) -> None:
+        count = 1
+        while self.peek() == "!" and (self.peek(2) != "(" or self.peek(3) == "?"):
+            self.advance()
+            self.state.start += 1
+            count += 1
+        if count % 2 == 0:
+            return
+        self.state.negated = True
+        self.state.start += 1
+
+    def extglob_open(self, value: str) -> None:
+        kind, open_, close = _EXTGLOB_PARTS[value]
+        record = _Extglob(kind, open_, close, self.prev, self.state.parens)
+        self.increment("parens")
+        self.push(_Token(kind, value, "" if self.state.output else _ONE_CHAR))
+        self.push(_Token("paren", self.advance(), open_, extglob=True))
+        self.extglobs.append(record)
+
+    def extglob_close(self, record: _Extglob) -> None:
+        output = record.close
+        if record.type == "negate":
+            tail = _STAR
+            if len(record.inner) > 1 and "/" in record.inner:
+                tail = _GLOBSTAR
+            rest = self.remaining()
+            if tail != _STAR or self.eos() or re.fullmatch(r"\)+", rest):
+                output = record.close = f")$)){tail}"
+            if "*" in record.inner and rest and re.fullmatch(r"\.[^\\/.]+", rest):
+                expression, _ = _Tokenizer(rest).run(fast=False)
+                output = record.close = f"){expression}){tail})"
+        self.push(_Token("paren", ")", output, extglob=True))
+        self.decrement("parens")
+
+    def run(self, fast: bool = True) -> tuple[str, bool]:
+        state = self.state
+        if fast and not _NEEDS_TOKENIZER.search(state.text):
+            return _escaping_fast_path(state.text), False
+        while not self.eos():
+            if state.index >= len(state.text):
+                # picomatch stepped past the end (it skips a run of backslashes, or the ']'
+                # after a POSIX class, without checking): its loop never ends
+                raise _Hang
+            value = self.advance()
+            if value == "\0":
+                continue  # NUL characters are ignored
+            self.step(value)
+        self.finish()
+        return state.output, state.negated
+
+    def step(self, value: str) -> None:
+        """Handle one character, in picomatch's order of cases."""
+        state = self.state
+        prev = self.prev
+
+        if value == "\\":
+            following = self.peek()
+            if following in ("/", ".", ";"):
+                return  # the backslash is dropped
+            if not following:
+                self.push(_Token("text", value + "\\"))
+                return
+            run = re.match(r"\\+", self.remaining())
+            if run and len(run.group()) > 2:
+                slashes = len(run.group())
+                state.index += slashes
+                if slashes % 2:
+                    value += "\\"
+            value += self.advance()
+            if state.brackets == 0:
+                self.push(_Token("text", value))
+                return
+
+        if state.brackets > 0 and (value != "]" or prev.value in ("[", "[^")):
+            if value == ":":
+                inner = prev.value[1:]
+                if "[" in inner:
+                    prev.posix = True
+                    if ":" in inner:
+                        at = prev.value.rfind("[")
+                        before, name = prev.value[:at], prev.value[at + 2 :]
+                        posix = _POSIX_CLASSES.get(name)
+                        if posix:
+                            prev.value = before + posix
+                            state.backtrack = True
+                            self.advance()
+                            if not self.bos.output and len(state.tokens) > 1 and state.tokens[1] is prev:
+                                self.bos.output = _ONE_CHAR
+                            return
+            if (value == "[" and self.peek() != ":") or (value == "-" and self.peek() == "]"):
+                value = "\\" + value
+            if value == "]" and prev.value in ("[", "[^"):
+                value = "\\" + value
+            prev.value += value
+            state.output += value
+            return
+
+        if state.quotes == 1 and value != '"':
+            value = _escape_regex(value)
+            prev.value += value
+            state.output += value
+            return
+
+        if value == '"':
+            state.quotes = 0 if state.quotes == 1 else 1
+            return
+
+        if value == "(":
+            self.increment("parens")
+            self.push(_Token("paren", value))
+            return
+
+        if value == ")":
+            if self.extglobs and state.parens == self.extglobs[-1].parens + 1:
+                self.extglob_close(self.extglobs.pop())
+                return
+            self.push(_Token("paren", value, ")" if state.parens else "\\)"))
+            self.decrement("parens")
+            return
+
+        if value == "[":
+            if "]" not in self.remaining():
+                value = "\\" + value
+            else:
+                self.increment("brackets")
+            self.push(_Token("bracket", value))
+            return
+
+        if value == "]":
+            if prev.type == "bracket" and len(prev.value) == 1:
+                self.push(_Token("text", value, "\\" + value))
+                return
+            if state.brackets == 0:
+                self.push(_Token("text", value, "\\" + value))
+                return
+            self.decrement("brackets")
+            body = prev.value[1:]
+            if not prev.posix and body[:1] == "^" and "/" not in body:
+                value = "/" + value  # a negated class never matches the separator
+            prev.value += value
+            state.output += value
+            if _REGEX_SPECIAL.search(body):
+                return
+            # a class without regex characters may also match its own text literally
+            escaped = _escape_regex(prev.value)
+            state.output = state.output[: len(state.output) - len(prev.value)]
+            prev.value = f"(?:{escaped}|{prev.value})"
+            state.output += prev.value
+            return
+
+        if value == "{":
+            self.increment("braces")
+            brace = _Token(
+                "brace", value, "(", output_index=len(state.output), tokens_index=len(state.tokens)
+            )
+            self.braces.append(brace)
+            self.push(brace)
+            return
+
+        if value == "}":
+            opening = self.braces[-1] if self.braces else None
+            if opening is None:
+                self.push(_Token("text", value, value))
+                return
+            output = ")"
+            if opening.dots:
+                values: list[str] = []
+                for token in reversed(state.tokens[:]):
+                    state.tokens.pop()
+                    if token.type == "brace":
+                        break
+                    if token.type != "dots":
+                        values.insert(0, token.value)
+                output = _expand_range(values)
+                state.backtrack = True
+            if not opening.comma and not opening.dots:
+                # not a set or a range after all: the braces are literal
+                kept = state.output[: opening.output_index]
+                later = state.tokens[opening.tokens_index :]
+                opening.value = opening.output = "\\{"
+                value = output = "\\}"
+                state.output = kept
+                for token in later:
+                    state.output += token.output or token.value
+            self.push(_Token("brace", value, output))
+            self.decrement("braces")
+            self.braces.pop()
+            return
+
+        if value == "|":
+            self.push(_Token("text", value))  # left raw: it splits the regex it lands in
+            return
+
+        if value == ",":
+            output = value
+            if self.braces and self.stack and self.stack[-1] == "braces":
+                self.braces[-1].comma = True
+                output = "|"
+            self.push(_Token("comma", value, output))
+            return
+
+        if value == "/":
+            if prev.type == "dot" and state.index == state.start + 1:
+                # a leading './' (after a negation too) is dropped
+                state.start = state.index + 1
+                state.output = ""
+                state.tokens.pop()
+                self.prev = self.bos
+                return
+            self.push(_Token("slash", value, _SLASH))
+            return
+
+        if value == ".":
+            if state.braces > 0 and prev.type == "dot":
+                if prev.value == ".":
+                    prev.output = _DOT
+                prev.type = "dots"
+                prev.output = (prev.output or "") + value
+                prev.value += value
+                self.braces[-1].dots = True
+                return
+            if state.braces + state.parens == 0 and prev.type not in ("bos", "slash"):
+                self.push(_Token("text", value, _DOT))
+                return
+            self.push(_Token("dot", value, _DOT))
+            return
+
+        if value == "?":
+            if prev.value != "(" and self.peek() == "(" and self.peek(2) != "?":
+                self.extglob_open(value)
+                return
+            if prev.type == "paren":
+                following = self.peek()
+                output = value
+                if (prev.value == "(" and not re.match(r"[!=<:]", following)) or (
+                    following == "<" and not re.search(r"<([!=]|\w+>)", self.remaining(), re.ASCII)
+                ):
+                    output = "\\" + value
+                self.push(_Token("text", value, output))
+                return
+            if prev.type in ("slash", "bos"):
+                self.push(_Token("qmark", value, _QMARK_NO_DOT))
+                return
+            self.push(_Token("qmark", value, _QMARK))
+            return
+
+        if value == "!":
+            if self.peek() == "(" and (self.peek(2) != "?" or not re.match(r"[!=<:]", self.peek(3))):
+                self.extglob_open(value)
+                return
+            if state.index == 0:
+                self.negate()
+                return
+
+        if value == "+":
+            if self.peek() == "(" and self.peek(2) != "?":
+                self.extglob_open(value)
+                return
+            if prev.value == "(":
+                self.push(_Token("plus", value, _PLUS))
+                return
+            if prev.type in ("bracket", "paren", "brace") or state.parens > 0:
+                self.push(_Token("plus", value))
+                return
+            self.push(_Token("plus", _PLUS))
+            return
+
+        if value == "@":
+            if self.peek() == "(" and self.peek(2) != "?":
+                self.push(_Token("at", value, "", extglob=True))
+                return
+            self.push(_Token("text", value))
+            return
+
+        if value != "*":
+            if value in ("$", "^"):
+                value = "\\" + value
+            run = _TEXT_RUN.match(self.remaining())
+            if run:
+                value += run.group()
+                state.index += len(run.group())
+            self.push(_Token("text", value))
+            return
+
+        self.star(value)
+
+    def star(self, value: str) -> None:
+        state = self.state
+        prev = self.prev
+        if prev.type == "globstar" or prev.star:
+            # a third star: the run is a plain star again, and the output is rebuilt at the end
+            prev.type = "star"
+            prev.star = True
+            prev.value += value
+            prev.output = _STAR
+            state.backtrack = True
+            return
+        rest = self.remaining()
+        if re.match(r"\([^?]", rest):
+            self.extglob_open(value)
+            return
+        if prev.type == "star":
+            # the second star of `**`: a globstar only where it fills a whole segment
+            prior = prev.prev
+            assert prior is not None
+            before = prior.prev
+            at_segment_start = prior.type in ("slash", "bos")
+            after_star = before is not None and before.type in ("star", "globstar")
+            in_brace = state.braces > 0 and prior.type in ("comma", "brace")
+            in_extglob = bool(self.extglobs) and prior.type in ("pipe", "paren")
+            if not at_segment_start and prior.type != "paren" and not in_brace and not in_extglob:
+                # `a**` is just `a*`
+                self.push(_Token("star", value, ""))
+                return
+            # `**/**/...` collapses to one globstar
+            while rest[:3] == "/**":
+                after = state.text[state.index + 4] if state.index + 4 < len(state.text) else ""
+                if after and after != "/":
+                    break
+                rest = rest[3:]
+                state.index += 3
+            prior_prev = prior.prev
+            if prior.type == "bos" and self.eos():
+                # the whole pattern is `**`
+                prev.type = "globstar"
+                prev.value += value
+                prev.output = _GLOBSTAR
+                state.output = _GLOBSTAR
+                return
+            if prior.type == "slash" and prior_prev is not None and prior_prev.type != "bos":
+                if not after_star and self.eos():
+                    # `a/**`: also matches `a` itself
+                    cut = len(prior.output or "") + len(prev.output or "")
+                    state.output = state.output[: len(state.output) - cut]
+                    prior.output = "(?:" + (prior.output or "")
+                    prev.type = "globstar"
+                    prev.output = _GLOBSTAR + "|$)"
+                    prev.value += value
+                    state.output += prior.output + prev.output
+                    return
+                if rest[:1] == "/":
+                    # `a/**/b`: zero or more segments between
+                    end = "|$" if len(rest) > 1 else ""
+                    cut = len(prior.output or "") + len(prev.output or "")
+                    state.output = state.output[: len(state.output) - cut]
+                    prior.output = "(?:" + (prior.output or "")
+                    prev.type = "globstar"
+                    prev.output = f"{_GLOBSTAR}{_SLASH}|{_SLASH}{end})"
+                    prev.value += value
+                    state.output += prior.output + prev.output
+                    self.advance()
+                    self.push(_Token("slash", "/", ""))
+                    return
+            if prior.type == "bos" and rest[:1] == "/":
+                # `**/b`: b at any depth, including the top
+                prev.type = "globstar"
+                prev.value += value
+                prev.output = f"(?:^|{_SLASH}|{_GLOBSTAR}{_SLASH})"
+                state.output = prev.output
+                self.advance()
+                self.push(_Token("slash", "/", ""))
+                return
+            # otherwise a globstar for now; a following character turns it back (see push)
+            state.output = state.output[: len(state.output) - len(prev.output or "")]
+            prev.type = "globstar"
+            prev.output = _GLOBSTAR
+            prev.value += value
+            state.output += _GLOBSTAR
+            return
+
+        token = _Token("star", value, _STAR)
+        if state.index == state.start or prev.type in ("slash", "dot"):
+            # a star starting a segment: no leading dot (dot: false), and at least one character
+            guard = _NO_DOT_SLASH if prev.type == "dot" else _NO_DOT
+            state.output += guard
+            prev.output = (prev.output or "") + guard
+            if self.peek() != "*":
+                state.output += _ONE_CHAR
+                prev.output += _ONE_CHAR
+        self.push(token)
+
+    def finish(self) -> None:
+        state = self.state
+        # unclosed brackets, parentheses and braces: escape the last opener in the output
+        while state.brackets > 0:
+            state.output = _escape_last(state.output, "[")
+            self.decrement("brackets")
+        while state.parens > 0:
+            state.output = _escape_last(state.output, "(")
+            self.decrement("parens")
+        while state.braces > 0:
+            state.output = _escape_last(state.output, "{")
+            self.decrement("braces")
+        if self.prev.type in ("star", "bracket"):
+            self.push(_Token("maybe_slash", "", _SLASH + "?"))
+        if state.backtrack:
+            state.output = "".join(
+                token.output if token.output is not None else token.value for token in state.tokens
+            )
+
+
+def _escape_last(text: str, char: str) -> str:
+    at = text.rfind(char)
+    while at > 0 and text[at - 1] == "\\":
+        at = text.rfind(char, 0, at - 1)
+    if at == -1:
+        return text
+    return text[:at] + "\\" + text[at:]
+
+
+def _expand_range(values: list[str]) -> str:
+    """A `{a..b}` brace: a character class of the sorted ends, if JavaScript accepts it."""
+    ordered = sorted(values, key=lambda v: [ord(c) for c in v])
+    source = "[" + "-".join(ordered) + "]"
+    if _JsRegex(source).to_python() is None:
+        return "..".join(_escape_regex(v) for v in ordered)
+    return source
+
+
+# -- JavaScript regex -> Python regex ----------------------------------------------------------------
+
+
+_Quantifiable = Literal["yes", "no", "lookahead"]
+
+
+class _JsSyntaxError(Exception):
+    """JavaScript would throw on this regex source (picomatch then uses /$^/)."""
+
+
+_LINE_TERMINATORS = "\n\r\u2028\u2029"
+_JS_SPACE = (
+    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
+    "\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+_CLASS_ESCAPES: dict[str, list[tuple[int, int]]] = {
+    "d": [(0x30, 0x39)],
+    "w": [(0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A)],
+    "s": [(ord(c), ord(c)) for c in _JS_SPACE],
+}
+_SIMPLE_ESCAPES = {"f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v"}
+
+
+def _complement(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    result: list[tuple[int, int]] = []
+    low = 0
+    for start, end in sorted(ranges):
+        if start > low:
+            result.append((low, start - 1))
+        low = max(low, end + 1)
+    if low <= 0xFFFF:
+        result.append((low, 0x10FFFF))
+    return result
+
+
+def _class_source(ranges: list[tuple[int, int]], negated: bool) -> str:
+    if not ranges:
+        return r"[\s\S]" if negated else "(?!)"
+    body = "".join(_code_escape(a) if a == b else f"{_code_escape(a)}-{_code_escape(b)}" for a, b in ranges)
+    return f"[{'^' if negated else ''}{body}]"
+
+
+def _code_escape(code: int) -> str:
+    return f"\\x{code:02x}" if code < 0x100 else (f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
+
+
+class _JsRegex:
+    """A JavaScript regex source (no flags, so no `u`: Annex B syntax) read into Python syntax.
+
+    Only what makes the two engines differ is translated: JavaScript's `.`, `^`, `$`, `\\d\\w\\s`,
+    identity escapes, legacy octal escapes, lenient `{`/`}`/`]`, backreferences to groups that
+    did not take part (empty in JavaScript), and quantified lookaheads. Anything JavaScript
+    rejects makes `to_python` return None.
+    """
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.pos = 0
+        self.groups, self.names = _capturing_groups(source)
+        self.opened = 0
+        self.closed: set[int | str] = set()
+
+    def to_python(self) -> tuple[re.Pattern[str], bool] | None:
+        """The Python regex and whether it is anchored at the start; None if JavaScript throws.
+
+        picomatch tests with `regex.exec`, a search. Its sources start with `^`, so a match at
+        the start is the same thing, and faster; but a stray `)` or `|` in a pattern can end
+        picomatch's `^(?:...)` early and leave an alternative that really is searched for.
+        """
+        try:
+            alternatives = self.alternatives()
+            if self.pos != len(self.source):
+                raise _JsSyntaxError("unmatched ')'")
+            regex = re.compile("|".join(alternatives), re.ASCII)
+        except (_JsSyntaxError, re.error, RecursionError, OverflowError):
             return None
-        alternatives = [self._translate(p) for p in expanded]
-        if any(a is None for a in alternatives):
+        return regex, all(alternative.startswith(r"\A") for alternative in alternatives)
+
+    def peek(self, n: int = 0) -> str:
+        i = self.pos + n
+        return self.source[i] if i < len(self.source) else ""
+
+    def alternatives(self) -> list[str]:
+        parts = [self.alternative()]
+        while self.peek() == "|":
+            self.pos += 1
+            parts.append(self.alternative())
+        return parts
+
+    def alternative(self) -> str:
+        out: list[str] = []
+        while self.pos < len(self.source) and self.peek() not in "|)":
+            out.append(self.term())
+        return "".join(out)
+
+    def term(self) -> str:
+        char = self.peek()
+        quantifiable: _Quantifiable = "yes"
+        if char == "^":
+            self.pos += 1
+            atom, quantifiable = r"\A", "no"
+        elif char == "$":
+            self.pos += 1
+            atom, quantifiable = r"\Z", "no"
+        elif char == "\\" and self.peek(1) in ("b", "B"):
+            atom, quantifiable = "\\" + self.peek(1), "no"
+            self.pos += 2
+        elif char == "(":
+            atom, quantifiable = self.group()
+        elif char == ".":
+            self.pos += 1
+            atom = f"[^{_LINE_TERMINATORS}]"
+        elif char == "[":
+            atom = self.character_class()
+        elif char == "\\":
+            atom = self.atom_escape()
+        elif char in "*+?" or (char == "{" and self.braced_quantifier(peek_only=True) is not None):
+            raise _JsSyntaxError("nothing to repeat")
+        else:
+            self.pos += 1
+            atom = re.escape(char)
+        quantifier = self.quantifier()
+        if quantifier is None:
+            return atom
+        if quantifiable == "no":
+            raise _JsSyntaxError("nothing to repeat")
+        if quantifiable == "lookahead":
+            atom = f"(?:{atom})"  # Annex B allows a quantified lookahead; Python needs a group
+        return atom + quantifier
+
+    def quantifier(self) -> str | None:
+        char = self.peek()
+        if char in ("*", "+", "?") and char:
+            self.pos += 1
+            quantifier = char
+        elif char == "{":
+            braced = self.braced_quantifier()
+            if braced is None:
+                return None
+            quantifier = braced
+        else:
             return None
+        if self.peek() == "?":
+            self.pos += 1
+            quantifier += "?"
+        return quantifier
+
+    def braced_quantifier(self, peek_only: bool = False) -> str | None:
+        match = re.compile(r"\{([0-9]+)(,([0-9]*))?\}").match(self.source, self.pos)
+        if match is None:
+            return None  # Annex B: a '{' that is not a quantifier is a literal
+        low = int(match.group(1))
+        high = match.group(3)
+        if high and int(high) < low:
+            raise _JsSyntaxError("numbers out of order in {} quantifier")
+        if not peek_only:
+            self.pos = match.end()
+        return match.group(0)
+
+    def group(self) -> tuple[str, _Quantifiable]:
+        self.pos += 1
+        head = self.source[self.pos : self.pos + 3]
+        quantifiable: _Quantifiable = "yes"
+        if head.startswith("?:"):
+            self.pos += 2
+            prefix = "(?:"
+        elif head.startswith(("?=", "?!")):
+            self.pos += 2
+            prefix, quantifiable = "(" + head[:2], "lookahead"
+        elif head in ("?<=", "?<!"):
+            self.pos += 3
+            prefix, quantifiable = "(" + head, "no"
+        elif head.startswith("?<"):
+            name = _GROUP_NAME.match(self.source, self.pos)
+            if name is None or "$" in name.group(1):
+                raise _JsSyntaxError("invalid group name")
+            self.pos = name.end()
+            prefix = f"(?P<{name.group(1)}>"
+        elif head.startswith("?"):
+            raise _JsSyntaxError("invalid group")
+        else:
+            prefix = "("
+        number: int | str | None = None
+        if prefix == "(" or prefix.startswith("(?P<"):
+            self.opened += 1
+            number = self.opened
+        body = "|".join(self.alternatives())
+        if self.peek() != ")":
+            raise _JsSyntaxError("unterminated group")
+        self.pos += 1
+        if number is not None:
+            self.closed.add(number)
+            if prefix.startswith("(?P<"):
+                self.closed.add(prefix[4:-1])
+        return prefix + body + ")", quantifiable
+
+    def atom_escape(self) -> str:
+        self.pos += 1
+        char = self.peek()
+        if not char:
+            raise _JsSyntaxError("\\ at end of pattern")
+        if char.isdigit() and char != "0" and char.isascii():
+            digits = re.compile("[0-9]+").match(self.source, self.pos)
+            assert digits is not None
+            number = int(digits.group())
+            if number <= self.groups:
+                self.pos = digits.end()
+                # JavaScript: a group that has not captured (yet) matches the empty string
+                return f"(?:(?({number})\\{number}|))" if number in self.closed else ""
+        if char == "k" and self.names:
+            name = re.compile(r"k<([A-Za-z_$][\w$]*)>", re.ASCII).match(self.source, self.pos)
+            if name is None or name.group(1) not in self.names:
+                raise _JsSyntaxError("invalid named reference")
+            self.pos = name.end()
+            label = name.group(1)
+            return f"(?:(?({label})(?P={label})|))" if label in self.closed else ""
+        ranges, negated = self.class_escape(in_class=False)
         return (
-            alternatives[0]
-            if len(alternatives) == 1
-            else "(?:" + "|".join(a or "" for a in alternatives) + ")"
+            _class_source(ranges, negated)
+            if negated or len(ranges) != 1 or ranges[0][0] != ranges[0][1]
+            else (re.escape(chr(ranges[0][0])))
         )
 
-    def _translate(self, pattern: str) -> str | None:
-        segments: list[str] = []
-        for segment in pattern.split("/"):
-            if segment == "**" and segments and segments[-1] == "**":
-                continue  # consecutive globstars act as one
-            segments.append(segment)
-        out: list[str] = []
-        n = len(segments)
-        ends_with_star = False
-        out_kind = ""
-        for i, segment in enumerate(segments):
-            last = i == n - 1
-            if segment == "**":
-                if n == 1:
-                    out.append(_NODOT + _GLOBSTAR)
-                    ends_with_star = True
-                elif i == 0:
-                    out.append(rf"(?:^|\/|{_GLOBSTAR}\/)")
-                elif last:
-                    # after a segment ending in a star picomatch drops the "or nothing" branch
-                    optional = "" if ends_with_star and out_kind == "star" else "|$"
-                    out.append(
-                        rf"(?:\/{_NODOT}{_GLOBSTAR}{optional})" if optional else rf"\/{_NODOT}{_GLOBSTAR}"
-                    )
-                elif i == n - 2 and segments[-1] == "":
-                    out.append(rf"(?:\/{_NODOT}{_GLOBSTAR}\/|\/)")
-                    break
-                else:
-                    out.append(rf"(?:\/{_NODOT}{_GLOBSTAR}\/|\/|$)")
-                ends_with_star = False
-                continue
-            prefix = "" if i == 0 or segments[i - 1] == "**" else r"\/"
-            translated = self._segment(segment)
-            if translated is None:
-                return None
-            text, out_kind = translated
-            ends_with_star = out_kind in ("star", "bracket")
-            out.append(prefix + text)
-        source = "".join(out)
-        if ends_with_star:
-            source += r"\/?"
-        return source
+    def class_escape(self, in_class: bool) -> tuple[list[tuple[int, int]], bool]:
+        """The escape after a backslash (pos at the character after it): code ranges, negated."""
+        char = self.peek()
+        if not char:
+            raise _JsSyntaxError("\\ at end of pattern")
+        self.pos += 1
+        lower = char.lower()
+        if lower in _CLASS_ESCAPES and char.isascii():
+            return _CLASS_ESCAPES[lower], char.isupper()
+        if char in _SIMPLE_ESCAPES:
+            return _single(_SIMPLE_ESCAPES[char]), False
+        if char == "b" and in_class:
+            return _single("\b"), False
+        if char == "k" and self.names:
+            raise _JsSyntaxError("\\k must name a group")  # once a group has a name
+        if char == "c":
+            letter = self.peek()
+            if letter.isascii() and (letter.isalpha() or (in_class and (letter.isdigit() or letter == "_"))):
+                self.pos += 1
+                return [(ord(letter) % 32, ord(letter) % 32)], False
+            self.pos -= 1
+            return _single("\\"), False  # Annex B: "\c" not followed by a letter is a backslash
+        if char == "x":
+            hex_digits = re.compile("[0-9A-Fa-f]{2}").match(self.source, self.pos)
+            if hex_digits:
+                self.pos = hex_digits.end()
+                code = int(hex_digits.group(), 16)
+                return [(code, code)], False
+            return _single("x"), False
+        if char == "u":
+            hex_digits = re.compile("[0-9A-Fa-f]{4}").match(self.source, self.pos)
+            if hex_digits:
+                self.pos = hex_digits.end()
+                code = int(hex_digits.group(), 16)
+                return [(code, code)], False
+            return _single("u"), False
+        if char in "01234567":
+            # legacy octal escape (Annex B), at most \377
+            octal = re.compile("[0-7]{1,3}").match(self.source, self.pos - 1)
+            assert octal is not None
+            text = octal.group()
+            if int(text, 8) > 0o377:
+                text = text[:2]
+            self.pos = self.pos - 1 + len(text)
+            code = int(text, 8)
+            return [(code, code)], False
+        return _single(char), False  # identity escape, including \8 and \9
 
-    def _segment(self, segment: str) -> tuple[str, str] | None:
-        """One path segment; returns its regex and the kind of its last token."""
-        out: list[str] = []
-        i = 0
-        last_kind = ""
-        while i < len(segment):
-            char = segment[i]
-            at_start = i == 0
-            if char == "\\" and i + 1 < len(segment):
-                out.append(re.escape(segment[i + 1]))
-                i += 2
-                last_kind = "literal"
-                continue
-            if char in "@!+*?" and i + 1 < len(segment) and segment[i + 1] == "(":
-                close = _matching_paren(segment, i + 1)
-                if close is not None:
-                    inner = segment[i + 2 : close]
-                    alternation = self._extglob_body(inner)
-                    if alternation is None:
-                        return None
-                    rest_empty = close == len(segment) - 1
-                    if char == "@":
-                        out.append(f"({alternation})")
-                    elif char == "*":
-                        out.append(f"(?:{alternation})*")
-                    elif char == "+":
-                        out.append(f"(?:{alternation})+")
-                    elif char == "?":
-                        out.append(f"(?:{alternation})?")
-                    else:
-                        end = "$" if rest_empty else ""
-                        out.append(f"(?:(?!(?:{alternation}){end}){_STAR})")
-                    i = close + 1
-                    last_kind = "extglob"
+    def character_class(self) -> str:
+        self.pos += 1
+        negated = self.peek() == "^"
+        if negated:
+            self.pos += 1
+        ranges: list[tuple[int, int]] = []
+        while True:
+            char = self.peek()
+            if not char:
+                raise _JsSyntaxError("unterminated character class")
+            if char == "]":
+                self.pos += 1
+                break
+            low, low_is_set = self.class_atom()
+            if self.peek() == "-" and self.peek(1) not in ("]", ""):
+                self.pos += 1
+                high, high_is_set = self.class_atom()
+                if low_is_set or high_is_set:
+                    # Annex B: a range with a class escape at either end is a plain '-'
+                    ranges += low + high + _single("-")
                     continue
-            if char == "*":
-                while i + 1 < len(segment) and segment[i + 1] == "*":
-                    i += 1
-                after_leading_dot = i > 0 and segment[:1] == "." and out and out[-1].startswith(r"\.(?!")
-                out.append(
-                    (_NODOT + _ONE_CHAR if at_start else _ONE_CHAR if after_leading_dot else "") + _STAR
-                )
-                i += 1
-                last_kind = "star"
-                continue
-            if char == "?":
-                out.append(r"[^.\/]" if at_start else _QMARK)
-                i += 1
-                last_kind = "qmark"
-                continue
-            if char == "[":
-                bracket = _bracket(segment, i)
-                if bracket is not None:
-                    text, i = bracket
-                    out.append(text)
-                    last_kind = "bracket"
-                    continue
-                out.append(r"\[")
-                i += 1
-                last_kind = "bracket"
-                continue
-            if char == "." and at_start and i + 1 < len(segment) and segment[i + 1] == "*":
-                # an explicit leading dot still never matches the '.' and '..' segments
-                out.append(r"\.(?!\.{0,1}(?:\/|$))")
-            elif char == "|":
-                out.append("|")  # picomatch leaves '|' unescaped: it splits the whole regex
+                if low[0][0] > high[0][0]:
+                    raise _JsSyntaxError("range out of order in character class")
+                ranges.append((low[0][0], high[0][0]))
             else:
-                out.append(re.escape(char))
-            i += 1
-            last_kind = "literal"
-        return "".join(out), last_kind
+                ranges += low
+        return _class_source(_normalize(ranges), negated)
 
-    def _extglob_body(self, inner: str) -> str | None:
-        parts = _split_top(inner, "|")
-        translated = []
-        for part in parts:
-            seg = self._segment(part) if part else ("", "")
-            if seg is None:
-                return None
-            text = seg[0].replace(_NODOT + _ONE_CHAR, "")
-            translated.append(text)
-        return "|".join(translated)
+    def class_atom(self) -> tuple[list[tuple[int, int]], bool]:
+        char = self.peek()
+        if char != "\\":
+            self.pos += 1
+            return _single(char), False
+        self.pos += 1
+        following = self.peek()
+        if following == "-":
+            self.pos += 1
+            return _single("-"), False
+        if following.isdigit() and following.isascii() and following not in "01234567":
+            self.pos += 1
+            return _single(following), False
+        ranges, negated = self.class_escape(in_class=True)
+        is_set = following.isascii() and following.lower() in _CLASS_ESCAPES
+        return (_complement(ranges) if negated else ranges), is_set
 
 
-def _matching_paren(text: str, open_index: int) -> int | None:
-    depth = 0
-    i = open_index
-    while i < len(text):
-        if text[i] == "\\":
+def _single(char: str) -> list[tuple[int, int]]:
+    return [(ord(char), ord(char))]
+
+
+def _normalize(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(ranges):
+        if merged and start <= merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def _capturing_groups(source: str) -> tuple[int, set[str]]:
+    """How many capturing groups a JavaScript regex source has, and their names.
+
+    JavaScript reads `\\2` as a backreference only when there are two groups (else as an
+    octal escape), and `\\k` as a named reference only when some group has a name.
+    """
+    count = 0
+    names: set[str] = set()
+    i = 0
+    in_class = False
+    while i < len(source):
+        char = source[i]
+        if char == "\\":
             i += 2
             continue
-        if text[i] == "(":
-            depth += 1
-        elif text[i] == ")":
-            depth -= 1
-            if depth == 0:
-                return i
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+        elif char == "(":
+            name = _GROUP_NAME.match(source, i + 1)
+            if name:
+                names.add(name.group(1))
+                count += 1
+            elif source[i + 1 : i + 2] != "?":
+                count += 1
         i += 1
-    return None
+    return count, names
 
 
-def _split_top(text: str, separator: str) -> list[str]:
-    parts, depth, current = [], 0, ""
-    for char in text:
-        if char in "({[":
-            depth += 1
-        elif char in ")}]":
-            depth -= 1
-        if char == separator and depth == 0:
-            parts.append(current)
-            current = ""
-        else:
-            current += char
-    parts.append(current)
-    return parts
-
-
-def _bracket(segment: str, start: int) -> tuple[str, int] | None:
-    """A `[...]` class: POSIX classes expanded, `[!x]` kept as picomatch keeps it."""
-    i = start + 1
-    if i < len(segment) and segment[i] in "!^":
-        i += 1
-    if i < len(segment) and segment[i] == "]":
-        i += 1
-    body = ""
-    while i < len(segment) and segment[i] != "]":
-        if segment.startswith("[:", i):
-            end = segment.find(":]", i + 2)
-            name = segment[i + 2 : end] if end != -1 else ""
-            if name in _POSIX_CLASSES:
-                body += _POSIX_CLASSES[name]
-                i = end + 2
-                continue
-        body += "\\\\" if segment[i] == "\\" else segment[i]
-        i += 1
-    if i >= len(segment):
-        return None
-    raw = segment[start : i + 1]
-    inner = raw[1:-1]
-    has_posix = "[:" in inner
-    if not has_posix and not _REGEX_CHARS.search(inner):
-        # picomatch, given no option, lets a plain class also match itself literally
-        return f"(?:{re.escape(raw)}|[{body}])", i + 1
-    return f"[{body}]", i + 1
-
-
-_REGEX_CHARS = re.compile(r"[-*+?.^${}(|)[\]]")
-
-
-_RANGE = re.compile(r"^(-?\w)\.\.(-?\w)$")
-
-
-def _expand_braces(pattern: str) -> list[str] | None:
-    """Brace sets become alternatives, numeric and letter ranges become character classes."""
-    start = pattern.find("{")
-    while start != -1 and start > 0 and pattern[start - 1] == "\\":
-        start = pattern.find("{", start + 1)
-    if start == -1:
-        return [pattern]
-    depth = 0
-    for end in range(start, len(pattern)):
-        if pattern[end] == "{":
-            depth += 1
-        elif pattern[end] == "}":
-            depth -= 1
-            if depth == 0:
-                break
-    else:
-        return None  # an unbalanced '{': picomatch builds a regex that never matches
-    inner = pattern[start + 1 : end]
-    head, tail = pattern[:start], pattern[end + 1 :]
-    ranged = _RANGE.match(inner)
-    if ranged:
-        low, high = ranged.groups()
-        return _expand_braces(f"{head}[{low}-{high}]{tail}")
-    options = _split_top(inner, ",")
-    if len(options) == 1:
-        return _expand_braces(head + "\\{" + inner + "\\}" + tail)
-    results: list[str] = []
-    for option in options:
-        expanded = _expand_braces(head + option + tail)
-        if expanded is None:
-            return None
-        results.extend(expanded)
-    return results
+_GROUP_NAME = re.compile(r"\?<([A-Za-z_$][\w$]*)>", re.ASCII)
