@@ -1,139 +1,238 @@
-"""YAML 1.2 core-schema plain scalars and `JSON.stringify`, as AgentV's JavaScript sees them.
+"""Plain YAML scalars and `JSON.stringify` as AgentV's JavaScript sees them.
 
-AgentV parses YAML with eemeli/yaml 2.8 (`parse()`, core schema): `yes`/`on`/`y` and dates
-stay strings, `001` is the integer 1, `0o17` and `0x1F` are integers, `.inf`/`.nan` floats.
-Numbers are JavaScript doubles, so integers beyond 2**53 lose precision; we return those as
-floats so that printing them gives what JavaScript prints. The regular expressions below are
-the core schema's (checked against yaml@2.8.1 by tests/unit/test_scalars.py).
+AgentV reads eval files with eemeli/yaml 2.8 `parse()` and default options, i.e. the YAML 1.2
+*core* schema, not the YAML 1.1 rules PyYAML applies: `yes`, `on`, `y` and dates stay strings,
+`001` is the number 1, `0o17` and `0x1F` are numbers, `1_000` and `0b101` are strings. Values are
+then JavaScript values, and what AgentV shows or compares is often their `JSON.stringify` text.
+This module reproduces both, so that our checker reads and prints values exactly as AgentV does:
+
+* `resolve_plain(text)`: the value yaml@2.8.1 gives an untagged plain scalar. The regular
+  expressions are the core schema's, in the order the library tries them (they were read from
+  the library's own schema object, see tests/unit/data/gen_yaml12_scalars.js).
+* `js_number(value)`: ECMAScript `Number::toString`, what `String(n)` and `JSON.stringify` print.
+* `js_json_stringify(value, indent)`: `JSON.stringify(value, null, indent)` byte for byte.
+
+Numbers. JavaScript has only doubles, and yaml parses integers with `parseInt`, so an integer
+beyond 2**53 is silently rounded (`12345678901234567890` becomes 12345678901234567000 when
+printed). We return such integers as the same rounded Python float, so that printing, comparing
+and re-serialising them behaves as in AgentV; integers up to 2**53 in magnitude stay Python
+ints, which is exact. `-0` is the one value we do not mirror bit for bit: yaml gives JavaScript's
+negative zero, we give the int 0; no output AgentV produces can tell them apart (`String(-0)`
+and `JSON.stringify(-0)` are both "0", and `-0 === 0`). `-0.0` and other float spellings do
+give Python's -0.0.
+
+tests/unit/test_scalars.py checks all of this against tests/unit/data/yaml12_scalars.json,
+recorded from yaml@2.8.1 on Node 20.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TypeAlias
 
+__all__ = ["PlainValue", "js_json_stringify", "js_number", "js_string_literal", "resolve_plain"]
+
+PlainValue: TypeAlias = bool | int | float | str | None
+"""What a plain scalar can resolve to."""
+
+# The core schema's tests, in yaml@2.8.1's order (null, bool, int oct, int, int hex, float
+# nan/inf, float exp, float); the first that matches the whole text decides. `[0-9]`, not `\d`,
+# because JavaScript's `\d` is ASCII-only and Python's is not.
 _NULL = re.compile(r"(?:~|[Nn]ull|NULL)?")
-_BOOL = re.compile(r"(?:[Tt]rue|TRUE|[Ff]alse|FALSE)")
+_BOOL = re.compile(r"[Tt]rue|TRUE|[Ff]alse|FALSE")
 _OCT = re.compile(r"0o[0-7]+")
 _INT = re.compile(r"[-+]?[0-9]+")
 _HEX = re.compile(r"0x[0-9a-fA-F]+")
-_NAN_INF = re.compile(r"(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)")
+_NAN_INF = re.compile(r"[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN")
 _EXP = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+")
 _FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)")
-_MAX_SAFE = 2**53
+
+# Only these first characters can start a non-string (besides the keyword spellings).
+_NUMERIC_START = frozenset("0123456789+-.")
+_KEYWORDS: dict[str, PlainValue] = {
+    "~": None,
+    "null": None,
+    "Null": None,
+    "NULL": None,
+    "true": True,
+    "True": True,
+    "TRUE": True,
+    "false": False,
+    "False": False,
+    "FALSE": False,
+}
+_MAX_SAFE_INTEGER = 2**53
 
 
-def _js_int(value: int) -> int | float:
-    """A JavaScript number holding an integer: beyond 2**53 it is the nearest double."""
-    return value if -_MAX_SAFE <= value <= _MAX_SAFE else float(value)
+def resolve_plain(text: str) -> PlainValue:
+    """The value yaml@2.8.1 `parse()` gives the plain (unquoted, untagged) scalar `text`.
 
-
-def resolve_plain(text: str) -> Any:
-    """The value of an untagged plain scalar under the YAML 1.2 core schema."""
-    if _NULL.fullmatch(text):
+    None for `~`, `null`, `Null`, `NULL` and the empty scalar; a bool for the six spellings of
+    true and false; an int or float for the core schema's numbers (see the module docstring for
+    integers beyond 2**53); the text itself for everything else.
+    """
+    if not text:
         return None
-    if _BOOL.fullmatch(text):
-        return text[0] in "tT"
+    if text[0] not in _NUMERIC_START:
+        return _KEYWORDS.get(text, text)
     if _OCT.fullmatch(text):
-        return _js_int(int(text[2:], 8))
+        return _js_integer(int(text[2:], 8))
     if _INT.fullmatch(text):
-        return _js_int(int(text))
+        return _js_integer(int(text))
     if _HEX.fullmatch(text):
-        return _js_int(int(text[2:], 16))
+        return _js_integer(int(text[2:], 16))
     if _NAN_INF.fullmatch(text):
-        if text.lower().endswith("nan"):
+        if text[-3:].lower() == "nan":
             return math.nan
-        return -math.inf if text.startswith("-") else math.inf
+        return -math.inf if text[0] == "-" else math.inf
     if _EXP.fullmatch(text) or _FLOAT.fullmatch(text):
-        return float(text)
+        return float(text)  # like parseFloat: correctly rounded, overflow gives +-inf
     return text
 
 
-def js_number(value: float | int) -> str:
-    """ECMAScript Number::toString (what JSON.stringify and String() print)."""
+def _js_integer(value: int) -> int | float:
+    """The integer as a JavaScript number: exact up to 2**53, else the nearest double."""
+    if -_MAX_SAFE_INTEGER <= value <= _MAX_SAFE_INTEGER:
+        return value
+    try:
+        return float(value)  # round half to even, as parseInt does
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+
+
+# -- printing --------------------------------------------------------------------------------------
+
+
+def js_number(value: float) -> str:
+    """ECMAScript `Number::toString(value)`: what `String(n)` prints for a JavaScript number.
+
+    Python ints are first turned into the double JavaScript would hold. NaN and the infinities
+    print as `NaN`, `Infinity`, `-Infinity` (JSON.stringify prints those as `null`).
+    """
     if isinstance(value, bool):
-        return "true" if value else "false"
+        raise TypeError("js_number expects a number, not a bool")
     if isinstance(value, int):
-        if -_MAX_SAFE <= value <= _MAX_SAFE:
+        if -_MAX_SAFE_INTEGER <= value <= _MAX_SAFE_INTEGER:
             return str(value)
-        value = float(value)
+        value = _js_integer(value)
     if math.isnan(value):
         return "NaN"
     if math.isinf(value):
         return "Infinity" if value > 0 else "-Infinity"
     if value == 0:
-        return "0"  # also -0
+        return "0"  # negative zero too
     sign = "-" if value < 0 else ""
+    # repr gives the shortest digit string that reads back as the same double, which is also
+    # the digit string ECMAScript asks for; only the layout differs.
     mantissa, _, exponent = repr(abs(value)).partition("e")
     whole, _, fraction = mantissa.partition(".")
-    digits = (whole + fraction).lstrip("0")
-    # decimal point position n: value = 0.digits * 10**n
-    point = len(whole) + (int(exponent) if exponent else 0)
-    if whole == "0":
-        stripped = fraction.lstrip("0")
-        point = -(len(fraction) - len(stripped)) + (int(exponent) if exponent else 0)
-        digits = stripped
-    digits = digits.rstrip("0") or "0"
-    k = len(digits)
-    if k <= point <= 21:
-        return sign + digits + "0" * (point - k)
-    if 0 < point <= 21:
-        return sign + digits[:point] + "." + digits[point:]
-    if -6 < point <= 0:
-        return sign + "0." + "0" * -point + digits
-    e = point - 1
-    exp_text = f"e{'+' if e >= 0 else '-'}{abs(e)}"
-    return sign + (digits if k == 1 else digits[0] + "." + digits[1:]) + exp_text
+    digits = whole + fraction
+    point = len(whole) + int(exponent or 0)  # value = 0.<digits> * 10**point
+    stripped = digits.lstrip("0")
+    point -= len(digits) - len(stripped)
+    digits = stripped.rstrip("0")
+    k, n = len(digits), point
+    if k <= n <= 21:
+        return sign + digits + "0" * (n - k)
+    if 0 < n <= 21:
+        return sign + digits[:n] + "." + digits[n:]
+    if -6 < n <= 0:
+        return sign + "0." + "0" * -n + digits
+    e = n - 1
+    exponent_text = ("e+" if e >= 0 else "e-") + str(abs(e))
+    if k == 1:
+        return sign + digits + exponent_text
+    return sign + digits[0] + "." + digits[1:] + exponent_text
 
 
-_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
-_NEEDS_ESCAPE = re.compile(r'["\\\x00-\x1f\ud800-\udfff]')
+_SHORT_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+# What JSON.stringify escapes (ES2019 "well-formed JSON.stringify"): quote, backslash, control
+# characters, and surrogates that are not part of a pair. U+2028/U+2029 and U+007F stay raw.
+_TO_ESCAPE = re.compile('[\\ud800-\\udbff][\\udc00-\\udfff]|["\\\\\\x00-\\x1f\\ud800-\\udfff]')
 
 
-def _escape_char(match: re.Match[str]) -> str:
-    char = match.group(0)
-    return _ESCAPES.get(char) or f"\\u{ord(char):04x}"
+def _escape(match: re.Match[str]) -> str:
+    text = match.group()
+    if len(text) == 2:
+        # a pair of surrogate code points in a Python string is one character to JavaScript
+        return chr(0x10000 + ((ord(text[0]) - 0xD800) << 10) + (ord(text[1]) - 0xDC00))
+    return _SHORT_ESCAPES.get(text) or f"\\u{ord(text):04x}"
 
 
 def js_string_literal(text: str) -> str:
-    """A JSON string as JSON.stringify writes it (lone surrogates escaped, U+2028 kept)."""
-    return '"' + _NEEDS_ESCAPE.sub(_escape_char, text) + '"'
+    """The JSON string JSON.stringify writes for `text` (lone surrogates as `\\udxxx`)."""
+    return '"' + _TO_ESCAPE.sub(_escape, text) + '"'
 
 
-def js_json_stringify(value: Any, indent: int | None = None) -> str:
-    """`JSON.stringify(value, null, indent)` for JSON-like Python values."""
-    return _encode(value, indent or 0, "")
+_ARRAY_INDEX = re.compile(r"0|[1-9][0-9]{0,9}")
+_MAX_ARRAY_INDEX = 2**32 - 2
 
 
-def _encode(value: Any, indent: int, current: str) -> str:
+def _is_array_index(key: str) -> bool:
+    return bool(_ARRAY_INDEX.fullmatch(key)) and int(key) <= _MAX_ARRAY_INDEX
+
+
+def _js_key_order(keys: Sequence[str]) -> list[str]:
+    """Keys in the order a JavaScript object built by inserting them in turn enumerates them.
+
+    Array-index keys ("0", "7", ...) come first in numeric order, then the others in insertion
+    order; JSON.stringify follows that order, whatever the YAML file said.
+    """
+    indices = [k for k in keys if _is_array_index(k)]
+    if not indices:
+        return list(keys)
+    indices.sort(key=int)
+    return indices + [k for k in keys if not _is_array_index(k)]
+
+
+def js_json_stringify(value: object, indent: int | None = None) -> str:
+    """`JSON.stringify(value, null, indent)` for a JSON-like Python value, byte for byte.
+
+    `value` may hold None, bool, int, float, str, lists/tuples and dicts with str keys. Dicts are
+    read as the JavaScript object built by inserting their keys in order (so array-index keys
+    print first). `indent` is clamped to 0..10 like JavaScript's; 0 or None means compact.
+    Raises TypeError for other values, which have no JSON.stringify counterpart here.
+    """
+    gap = " " * max(0, min(10, indent)) if indent is not None else ""
+    return _encode(value, gap, "")
+
+
+def _encode(value: object, gap: str, current: str) -> str:
     if value is None:
         return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        text = js_number(value)
-        return "null" if text in ("NaN", "Infinity", "-Infinity") else text
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
     if isinstance(value, str):
         return js_string_literal(value)
-    if isinstance(value, dict):
+    if isinstance(value, int | float):
+        text = js_number(value)
+        return "null" if text in ("NaN", "Infinity", "-Infinity") else text
+    if isinstance(value, Mapping):
         if not value:
             return "{}"
-        inner = current + " " * indent
-        items = [
-            f"{js_string_literal(str(k))}:{' ' if indent else ''}{_encode(v, indent, inner)}"
-            for k, v in value.items()
-        ]
-        return _wrap("{", "}", items, indent, current, inner)
-    if isinstance(value, (list, tuple)):
+        inner = current + gap
+        separator = ": " if gap else ":"
+        keys = list(value)
+        for key in keys:
+            if not isinstance(key, str):
+                raise TypeError(f"js_json_stringify: object keys must be str, not {type(key).__name__}")
+        items = []
+        for key in _js_key_order(keys):
+            items.append(js_string_literal(key) + separator + _encode(value[key], gap, inner))
+        return _wrap("{", "}", items, gap, current, inner)
+    if isinstance(value, list | tuple):
         if not value:
             return "[]"
-        inner = current + " " * indent
-        return _wrap("[", "]", [_encode(v, indent, inner) for v in value], indent, current, inner)
-    return "null"
+        inner = current + gap
+        return _wrap("[", "]", [_encode(item, gap, inner) for item in value], gap, current, inner)
+    raise TypeError(f"js_json_stringify: {type(value).__name__} is not a JSON-like value")
 
 
-def _wrap(open_: str, close: str, items: list[str], indent: int, current: str, inner: str) -> str:
-    if not indent:
+def _wrap(open_: str, close: str, items: list[str], gap: str, current: str, inner: str) -> str:
+    if not gap:
         return open_ + ",".join(items) + close
     return f"{open_}\n{inner}" + f",\n{inner}".join(items) + f"\n{current}{close}"
