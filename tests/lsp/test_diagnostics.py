@@ -71,6 +71,20 @@ async def test_a_burst_of_edits_publishes_the_last_version(client: LanguageClien
     await diagnostics_until(client, uri, lambda d: all(x.code != "validate-role" for x in d))
 
 
+async def test_an_edit_that_breaks_the_yaml_shows_the_syntax_error(client: LanguageClient, repo: Path) -> None:
+    """The file no longer parses, so `$schema` is read from its line: the author sees the
+    syntax error where it is (not silence because the file stopped looking like AgentV's)."""
+    uri = open_eval(client, repo)
+    await diagnostics_until(client, uri, lambda d: any(x.code == "validate-role" for x in d))
+    broken = EVAL.replace("role: usr", "role: [usr")
+    change_doc(client, uri, 2, broken)
+    diagnostics = await diagnostics_until(client, uri, lambda d: any(x.code == "yaml-syntax" for x in d))
+    syntax = next(d for d in diagnostics if d.code == "yaml-syntax")
+    assert syntax.severity == lsp.DiagnosticSeverity.Error
+    assert syntax.range.start.line > pos(EVAL, "role: usr").line - 1
+    assert "Missing or invalid $schema field" in syntax.message  # what `agentv validate` will say
+
+
 async def test_other_yaml_files_get_nothing_at_all(client: LanguageClient, repo: Path) -> None:
     compose = repo / "docker-compose.yml"
     compose.write_text("services:\n  web: {image: nginx, ports: [80]\n")  # broken YAML, not ours

@@ -8,7 +8,7 @@ fails it (the eval validator counts its own warnings, e.g. role markers, as fail
 | code                            | sev   | file    | trigger                                                          |
 |---------------------------------|-------|---------|------------------------------------------------------------------|
 | unknown-file-type               | error | any     | no/unknown `$schema` (also: a named file that does not parse)    |
-| yaml-syntax                     | error | any     | YAML syntax error (eval forced by kind, or .agentv/config.yaml)   |
+| yaml-syntax                     | error | any     | YAML syntax error in an eval file (its `$schema:` line) or config |
 | yaml-duplicate-key              | error | any     | a key twice in one mapping                                       |
 | yaml-multiple-documents         | error | any     | a second `---` document                                          |
 | yaml-alias-limit                | error | any     | more than eemeli/yaml's 100 alias expansions                     |

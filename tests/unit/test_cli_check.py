@@ -85,3 +85,22 @@ def test_real_process_exit_codes(make_repo, run_cli):
     assert run_cli("check", "bad.yaml", cwd=repo.root).returncode == 1
     assert run_cli("check", "nope.yaml", cwd=repo.root).returncode == 2
     assert run_cli("check", "--format", "xml", cwd=repo.root).returncode == 2
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (CLEAN.replace("outcome: o", "outcome: [o"), "eval.yaml:5:19: error yaml-syntax "),
+        ('"$schema": agentv-eval-v2\n' + CLEAN.split("\n", 1)[1] + "  - [\n", "eval.yaml:7:1: error yaml-syntax "),
+        ("title: x\nlist: [a\n", "eval.yaml:3:1: error unknown-file-type "),
+        ("$schema: agentv-eval-v3\nx: [a\n", "eval.yaml:3:1: error unknown-file-type "),
+    ],
+    ids=["agentv-schema-line", "quoted-key", "no-schema-line", "unknown-schema-line"],
+)
+def test_a_file_that_does_not_parse_is_an_eval_file_by_its_schema_line(make_repo, cli, text, expected):
+    """Its syntax error is then reported as such (and says what `agentv validate` prints);
+    without an AgentV `$schema:` line it stays an unknown file, as for `agentv validate`."""
+    repo = make_repo({"eval.yaml": text})
+    result = cli("check", "eval.yaml", cwd=repo.root)
+    assert result.code == 1
+    assert result.out.startswith(expected), result.out

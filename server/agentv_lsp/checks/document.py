@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -75,14 +76,20 @@ class DocumentReport:
     outcomes: list[CaseOutcome] | None = None
 
 
+# a top-level `$schema:` line, read from the text when the YAML does not parse
+_SCHEMA_LINE = re.compile(r"""^(?:\$schema|"\$schema"|'\$schema')[ \t]*:[ \t]*["']?(agentv-[\w.-]+)""", re.M)
+
+
 def detect_kind(doc: YamlDocument, path: str) -> FileKind | None:
-    """By `$schema`, as `agentv validate` does; for a file that does not parse, by its name."""
-    kind = detect_file_type(doc.value) if doc.ok else None
-    if kind is None and not doc.ok:
-        name = os.path.basename(path)
-        if os.path.basename(os.path.dirname(path)) == ".agentv" and name in ("config.yaml", "targets.yaml"):
-            return "config" if name == "config.yaml" else "targets"
-    return kind
+    """By `$schema`, as `agentv validate` does; for a file that does not parse, by its
+    name or its `$schema:` line (so the syntax error is reported as such, where it is)."""
+    if doc.ok:
+        return detect_file_type(doc.value)
+    name = os.path.basename(path)
+    if os.path.basename(os.path.dirname(path)) == ".agentv" and name in ("config.yaml", "targets.yaml"):
+        return "config" if name == "config.yaml" else "targets"
+    declared = _SCHEMA_LINE.search(doc.text)
+    return detect_file_type({"$schema": declared.group(1)}) if declared else None
 
 
 def check_document(path: str, text: str, opts: CheckOptions, kind: FileKind | None = None) -> DocumentReport:
@@ -140,7 +147,8 @@ def _yaml_error_diag(path: str, doc: YamlDocument) -> Diagnostic:
         doc.error.span,
         "error",
         f"yaml-{doc.error.kind}",
-        f"{doc.error.message}. AgentV cannot load this file.",
+        f"{doc.error.message}. AgentV cannot load this file "
+        "(`agentv validate` reports it as \"Missing or invalid $schema field\").",
     )
 
 

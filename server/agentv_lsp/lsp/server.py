@@ -30,6 +30,7 @@ from agentv_lsp.engine.files import FileSystem, find_git_root
 from agentv_lsp.lsp.convert import UTF16, JsonDict, diagnostic_json, is_file_uri, uri_to_path
 from agentv_lsp.lsp.document import Edit, EditedDocument
 from agentv_lsp.lsp.filemodel import CHUNK_BASE, TAIL_BASE, FileModel, Unit, UnitCache
+from agentv_lsp.lsp.protocol import AgentVProtocol
 from agentv_lsp.lsp.settings import Settings, parse_settings
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -48,7 +49,10 @@ class Built:
 class AgentVLanguageServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__(
-            "agentv-lsp", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental
+            "agentv-lsp",
+            __version__,
+            text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental,
+            protocol_cls=AgentVProtocol,
         )
         self.settings = Settings()
         self.fs = FileSystem()
