@@ -54,7 +54,7 @@ def main(argv: list[str]) -> int:
     import agentv_lsp.checks.document
     import agentv_lsp.cli
     import agentv_lsp.engine.loader
-    import agentv_lsp.engine.preview  # noqa: F401
+    import agentv_lsp.engine.preview
 
     def record(kind: str, detail: Any) -> None:
         os.write(log, (json.dumps({"kind": kind, "detail": detail, "pid": os.getpid()}) + "\n").encode())

@@ -9,6 +9,7 @@ a child process with a capped address space.
 from __future__ import annotations
 
 import builtins
+import itertools
 import json
 import os
 import resource
@@ -428,7 +429,7 @@ def test_nesting_just_past_the_limit_is_a_clear_error_and_just_under_loads() -> 
 def billion_laughs(levels: int = 9) -> str:
     lines = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
     names = "abcdefghijklmnop"
-    for prev, name in zip(names[: levels - 1], names[1:levels], strict=True):
+    for prev, name in itertools.pairwise(names[:levels]):
         lines.append(f"{name}: &{name} [" + ",".join([f"*{prev}"] * 9) + "]")
     return "\n".join(lines) + "\n"
 

@@ -47,9 +47,9 @@ class CheckOptions:
     cwd: str
     fs: FileSystem = field(default_factory=FileSystem)
     guideline_info: bool = True  # information diagnostics on files extracted to guidelines
-    # Processes for checking many files (the CLI uses 2 on a multi-core machine; the language
-    # server keeps 1: it never forks). One file is always checked in one process: forking after
-    # parsing is slower, as the child's reference counting copies the shared tree page by page.
+    # Processes for the CLI's checker (2 on a multi-core machine): many files are spread over
+    # them, a large eval file's cases too (`checks.split`). The language server keeps 1: it
+    # never forks.
     workers: int = 1
     # `agentv validate` checks file references only when the file has no other error. None:
     # decide from this text; True/False: the caller knows the answer for the whole file (the
@@ -74,6 +74,8 @@ class DocumentReport:
     diagnostics: list[Diagnostic]
     eval_file: EvalFile | None = None
     outcomes: list[CaseOutcome] | None = None
+    # eval files: whether `agentv validate`'s file-reference checks ran (no other error)
+    file_references_checked: bool | None = None
 
 
 # a top-level `$schema:` line, read from the text when the YAML does not parse
@@ -148,7 +150,7 @@ def _yaml_error_diag(path: str, doc: YamlDocument) -> Diagnostic:
         "error",
         f"yaml-{doc.error.kind}",
         f"{doc.error.message}. AgentV cannot load this file "
-        "(`agentv validate` reports it as \"Missing or invalid $schema field\").",
+        '(`agentv validate` reports it as "Missing or invalid $schema field").',
     )
 
 
@@ -184,7 +186,7 @@ def _check_eval(path: str, doc: YamlDocument, opts: CheckOptions) -> DocumentRep
     _add_once_per_place(out, case_diags)
     out.extend(schema_diagnostics(path, doc, "eval", covered={d.yaml_path for d in out}))
     out.sort(key=Diagnostic.sort_key)
-    return DocumentReport(path, "eval", doc, out, ef, outcomes)
+    return DocumentReport(path, "eval", doc, out, ef, outcomes, not has_errors)
 
 
 def _add_once_per_place(out: list[Diagnostic], more: list[Diagnostic]) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import gc
 import os
-import pickle
 import re
 import sys
 import time
@@ -14,6 +13,9 @@ from dataclasses import dataclass, field
 
 from agentv_lsp.checks.document import CheckOptions, DocumentReport, check_document
 from agentv_lsp.checks.model import Diagnostic
+from agentv_lsp.checks.parallel import can_fork, fork_map
+from agentv_lsp.checks.split import check_split
+from agentv_lsp.engine.config import load_config
 from agentv_lsp.engine.files import FileReadError, FileSystem
 from agentv_lsp.engine.targets import find_targets_file
 from agentv_lsp.yamlpos import Span
@@ -125,77 +127,60 @@ def run_check(paths: Iterable[str], opts: CheckOptions, progress: bool = False) 
 Checked = tuple[DocumentReport, list[str]] | None
 
 
-def _check_one(path: str, named: bool, opts: CheckOptions) -> Checked:
+def _check_one(path: str, named: bool, opts: CheckOptions, split: int = 1) -> Checked:
     """A file's report and, for an eval file found by a folder walk, the files it uses."""
-    report = _check_path(path, named, opts)
+    report = _check_path(path, named, opts, split)
     if report is None:
         return None
     uses: list[str] = []
-    if report.eval_file is not None and not named:
-        uses.extend(report.eval_file.config.skipped)
-        if report.eval_file.config.path:
-            uses.append(report.eval_file.config.path)
-        targets = find_targets_file(report.eval_file.path, opts.repo_root, opts.cwd, opts.fs)
+    if report.kind == "eval" and not named:
+        config = report.eval_file.config if report.eval_file else load_config(path, opts.repo_root, opts.fs)
+        uses.extend(config.skipped)
+        if config.path:
+            uses.append(config.path)
+        targets = find_targets_file(path, opts.repo_root, opts.cwd, opts.fs)
         if targets:
             uses.append(targets)
     return report, uses
 
 
-# Below this many files a second process costs more than it saves.
+# Below this many files a second process costs more than it saves; with fewer, a large
+# file's cases are spread over the processes instead.
 PARALLEL_MIN_FILES = 8
 
 
 def _check_all(items: list[tuple[str, bool]], opts: CheckOptions, bar: Progress) -> list[Checked]:
-    """Check every file, spreading many files over two processes (forked: nothing is
-    re-imported); the child sends back only diagnostics and the related paths."""
-    if opts.workers < 2 or len(items) < PARALLEL_MIN_FILES or not hasattr(os, "fork"):
+    """Check every file, spreading many files over the processes (interleaved: neighbouring
+    files tend to be alike in size); the children send back only diagnostics and paths."""
+    workers = opts.workers if can_fork() else 1
+    if workers < 2 or len(items) < PARALLEL_MIN_FILES:
         results: list[Checked] = []
         for index, (path, named) in enumerate(items, 1):
             bar.update(index, os.path.relpath(path, opts.cwd))
-            results.append(_check_one(path, named, opts))
+            results.append(_check_one(path, named, opts, split=workers))
         return results
-    child_items = items[1::2]  # interleaved: neighbouring files tend to be alike in size
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        status = 0
-        try:
-            os.close(read_end)
-            light = []
-            for path, named in child_items:
-                checked = _check_one(path, named, opts)
-                light.append(
-                    None
-                    if checked is None
-                    else (
-                        DocumentReport(checked[0].path, checked[0].kind, None, checked[0].diagnostics),
-                        checked[1],
-                    )
-                )
-            with os.fdopen(write_end, "wb") as pipe:
-                pipe.write(pickle.dumps(light, protocol=5))
-        except BaseException:
-            status = 1
-        finally:
-            os._exit(status)
-    os.close(write_end)
-    own: list[Checked] = []
-    for index, (path, named) in enumerate(items[0::2], 1):
-        bar.update(index * 2, os.path.relpath(path, opts.cwd))
-        own.append(_check_one(path, named, opts))
-    with os.fdopen(read_end, "rb") as pipe:
-        payload = pipe.read()
-    _, status = os.waitpid(pid, 0)
-    theirs: list[Checked] = (
-        pickle.loads(payload) if status == 0 and payload else [_check_one(p, n, opts) for p, n in child_items]
-    )
-    merged: list[Checked] = []
-    for i in range(len(items)):
-        merged.append(own[i // 2] if i % 2 == 0 else theirs[i // 2])
+
+    def check_group(group: int) -> list[Checked]:
+        out: list[Checked] = []
+        for index in range(group, len(items), workers):
+            path, named = items[index]
+            if group == 0:
+                bar.update(index + 1, os.path.relpath(path, opts.cwd))
+            checked = _check_one(path, named, opts)
+            if checked is not None and group:  # only what the parent needs crosses the pipe
+                report = checked[0]
+                checked = (DocumentReport(report.path, report.kind, None, report.diagnostics), checked[1])
+            out.append(checked)
+        return out
+
+    groups = fork_map(check_group, list(range(workers)))
+    merged: list[Checked] = [None] * len(items)
+    for group, results in enumerate(groups):
+        merged[group::workers] = results
     return merged
 
 
-def _check_path(path: str, named: bool, opts: CheckOptions) -> DocumentReport | None:
+def _check_path(path: str, named: bool, opts: CheckOptions, split: int = 1) -> DocumentReport | None:
     try:
         text = opts.fs.read_document(path)
     except FileReadError as exc:
@@ -209,7 +194,9 @@ def _check_path(path: str, named: bool, opts: CheckOptions) -> DocumentReport | 
         )
     if not named and not any(marker in text for marker in _AGENTV_MARKERS):
         return None  # not an AgentV file: ignored unless named explicitly
-    report = check_document(path, text, opts)
+    report = check_split(path, text, opts, fork_map, split) if split > 1 else None
+    if report is None:
+        report = check_document(path, text, opts)
     if report.kind is None and not named and not _AGENTV_LINE.search(text):
         return None
     return report

@@ -32,6 +32,15 @@ from typing import Any
 from yaml.nodes import Node, SequenceNode
 
 from agentv_lsp.checks.document import CheckOptions, DocumentReport, FileKind, check_document, detect_kind
+from agentv_lsp.checks.layout import (
+    EVALCASES_ANY,
+    MARKERS,
+    TOP_LEVEL,
+    TOP_LEVEL_NOT_ITEM,
+    Layout,
+    anchors_and_aliases,
+    cut,
+)
 from agentv_lsp.checks.model import Diagnostic, Related
 from agentv_lsp.checks.validate import validate_eval
 from agentv_lsp.engine.loader import CaseOutcome, EvalFile, load_case, open_eval_file
@@ -48,13 +57,6 @@ TAIL_BASE = 1 << 29
 # one whole-text check is cheaper.
 FRESH_SHARE = 0.25
 
-_EVALCASES = re.compile(r"\nevalcases[ \t]*:[ \t]*(?:#[^\n]*)?\r?\n")
-_EVALCASES_ANY = re.compile(r"\n[\"']?evalcases[\"']?[ \t]*:")
-_MARKERS = re.compile(r"\n(?:---|\.\.\.|%)")
-_CONTENT = re.compile(r"\n[ ]*[^ \n\r#]")  # the next line with content (not blank, not comment)
-_TOP_LEVEL = re.compile(r"\n[^ \t\n\r#]")
-_TOP_LEVEL_NOT_ITEM = re.compile(r"\n(?:[^ \t\n\r#-]|-[^ \t\n\r])")
-_ALIAS = re.compile(r"(?:^[ \t]*|[:\-?][ \t]+|[\[{,][ \t]*)[*&][^\s\[\]{},]", re.M)
 # Suite-level evaluators are parsed for the first case that inherits them: their notices
 # depend on which case that is.
 _CASE_DEPENDENT_HEAD = ("execution", "evaluators")
@@ -65,78 +67,6 @@ def is_agentv_path(path: str) -> bool:
         "config.yaml",
         "targets.yaml",
     )
-
-
-# -- the cut ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Layout:
-    """Where the cases of an eval text start (character offsets and 0-based lines)."""
-
-    text: str
-    offsets: list[int]  # first character of each case chunk (the line of its `-`)
-    lines: list[int]  # first line of each case chunk
-    tail_offset: int  # first character after the last chunk
-    tail_line: int
-    indent: int = 2  # column of the items' `-`
-
-    @property
-    def head(self) -> str:
-        return self.text[: self.offsets[0]]
-
-    @property
-    def tail(self) -> str:
-        return self.text[self.tail_offset :]
-
-    def chunk(self, index: int) -> str:
-        end = self.offsets[index + 1] if index + 1 < len(self.offsets) else self.tail_offset
-        return self.text[self.offsets[index] : end]
-
-    def end_line(self, index: int) -> int:
-        return self.lines[index + 1] if index + 1 < len(self.lines) else self.tail_line
-
-    def case_at(self, line: int) -> int | None:
-        """The case whose chunk holds `line` (None in the head or the tail)."""
-        if line < self.lines[0] or line >= self.tail_line:
-            return None
-        return bisect.bisect_right(self.lines, line) - 1
-
-
-def cut(text: str) -> Layout | None:
-    """The cases of a block-style top-level `evalcases:` sequence, or None when unsure."""
-    if "\r" in text and text.count("\r") != text.count("\r\n"):
-        return None  # a lone CR breaks lines for YAML but not for our line counting
-    padded = "\n" + text  # patterns look for "\n" + line start: offsets are one more
-    if _MARKERS.search(padded) or "\t" in text[:0]:
-        return None
-    found = _EVALCASES.search(padded)
-    if found is None or len(_EVALCASES_ANY.findall(padded)) != 1:
-        return None
-    first = _CONTENT.search(padded, found.end() - 1)
-    if first is None:
-        return None
-    start = first.start()  # offset in `text` of the first content line after `evalcases:`
-    indent = first.end() - 1 - first.start() - 1
-    marker = text[start + indent : start + indent + 2]
-    if marker not in ("- ", "-\t", "-\n", "-\r", "-"):
-        return None
-    end_pattern = _TOP_LEVEL_NOT_ITEM if indent == 0 else _TOP_LEVEL
-    end = end_pattern.search(padded, start + 1)
-    tail_offset = end.start() if end is not None else len(text)
-    item = re.compile("\n" + " " * indent + r"-(?:[ \t\n]|\r\n|$)")
-    offsets = [m.start() for m in item.finditer(padded, start, tail_offset + 1)]
-    if not offsets or offsets[0] != start:
-        return None
-    lines: list[int] = []
-    line = text.count("\n", 0, start)
-    previous = start
-    for offset in offsets:
-        line += text.count("\n", previous, offset)
-        lines.append(line)
-        previous = offset
-    tail_line = line + text.count("\n", previous, tail_offset)
-    return Layout(text, offsets, lines, tail_offset, tail_line, indent)
 
 
 def follow(layout: Layout, text: str, edits: list[Any]) -> tuple[Layout, int, int, list[int]] | None:
@@ -190,8 +120,8 @@ def follow(layout: Layout, text: str, edits: list[Any]) -> tuple[Layout, int, in
     if "\r" in region and region.count("\r") != region.count("\r\n"):
         return None
     padded_region = "\n" + region
-    ends = _TOP_LEVEL_NOT_ITEM if layout.indent == 0 else _TOP_LEVEL
-    if ends.search(padded_region) or _MARKERS.search(padded_region) or _EVALCASES_ANY.search(padded_region):
+    ends = TOP_LEVEL_NOT_ITEM if layout.indent == 0 else TOP_LEVEL
+    if ends.search(padded_region) or MARKERS.search(padded_region) or EVALCASES_ANY.search(padded_region):
         return None
     item = re.compile("\n" + " " * layout.indent + r"-(?:[ \t\n]|\r\n|$)")
     found = [scan_from + m.start() for m in item.finditer(padded_region)]
@@ -250,7 +180,7 @@ class Unit:
         self.verified: bool | None = None  # parses alone as exactly one case inside its chunk
         self.results: dict[bool, UnitResult] = {}
         self.id_info: tuple[Any, Span] | None = None  # raw id and its span (unit lines)
-        self.aliases = len(_ALIAS.findall(chunk)) if ("*" in chunk or "&" in chunk) else 0
+        self.aliases = anchors_and_aliases(chunk)
         self.cache: dict[Any, Any] = {}  # moved and converted diagnostics, by position
         self.memo: dict[str, Any] = {}  # features' results in unit lines (links, ...)
 
@@ -444,7 +374,7 @@ class UnitContext:
         self.head_lines = self.head.count("\n")
         self.head_split = self.head.split("\n")
         self.tail_split = self.tail.split("\n")
-        self.head_aliases = len(_ALIAS.findall(self.head + self.tail))
+        self.head_aliases = anchors_and_aliases(self.head + self.tail)
 
     def unit(self, chunk: str) -> Unit:
         with self.lock:

@@ -1,0 +1,107 @@
+"""Where the cases of a block-style eval text are, found from the text alone.
+
+An eval file is cut into a *head* (everything before the first case: `$schema`,
+`execution`, the `evalcases:` line), one *chunk* per case, and a *tail* (top-level keys
+after the cases). `head + some chunks + tail` is then an eval file of its own with just
+those cases: the language server checks one case at a time that way, and `agentv-lsp
+check` spreads the cases of a large file over processes. The cut is conservative: when
+unsure it returns None and callers take the whole text.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+
+EVALCASES = re.compile(r"\nevalcases[ \t]*:[ \t]*(?:#[^\n]*)?\r?\n")
+EVALCASES_ANY = re.compile(r"\n[\"']?evalcases[\"']?[ \t]*:")
+MARKERS = re.compile(r"\n(?:---|\.\.\.|%)")
+CONTENT = re.compile(r"\n[ ]*[^ \n\r#]")  # the next line with content (not blank, not comment)
+TOP_LEVEL = re.compile(r"\n[^ \t\n\r#]")
+TOP_LEVEL_NOT_ITEM = re.compile(r"\n(?:[^ \t\n\r#-]|-[^ \t\n\r])")
+_MARK = re.compile(r"[*&][^\s\[\]{},]")
+
+
+def anchors_and_aliases(text: str) -> int:
+    """How many `&anchor`s and `*alias`es `text` may hold: a `&` or `*` that starts a node
+    (at the start of a line's content, after `[`, `{` or `,`, or after `:`, `-` or `?` and
+    a space). Scans for the characters first: the texts this runs on rarely hold any."""
+    count = 0
+    for match in _MARK.finditer(text):
+        i = j = match.start()
+        while j and text[j - 1] in " \t":
+            j -= 1
+        before = text[j - 1] if j else "\n"
+        if before in "\n\r[{," or (before in ":-?" and j < i):
+            count += 1
+    return count
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """Where the cases of an eval text start (character offsets and 0-based lines)."""
+
+    text: str
+    offsets: list[int]  # first character of each case chunk (the line of its `-`)
+    lines: list[int]  # first line of each case chunk
+    tail_offset: int  # first character after the last chunk
+    tail_line: int
+    indent: int = 2  # column of the items' `-`
+
+    @property
+    def head(self) -> str:
+        return self.text[: self.offsets[0]]
+
+    @property
+    def tail(self) -> str:
+        return self.text[self.tail_offset :]
+
+    def chunk(self, index: int) -> str:
+        end = self.offsets[index + 1] if index + 1 < len(self.offsets) else self.tail_offset
+        return self.text[self.offsets[index] : end]
+
+    def end_line(self, index: int) -> int:
+        return self.lines[index + 1] if index + 1 < len(self.lines) else self.tail_line
+
+    def case_at(self, line: int) -> int | None:
+        """The case whose chunk holds `line` (None in the head or the tail)."""
+        if line < self.lines[0] or line >= self.tail_line:
+            return None
+        return bisect.bisect_right(self.lines, line) - 1
+
+
+def cut(text: str) -> Layout | None:
+    """The cases of a block-style top-level `evalcases:` sequence, or None when unsure."""
+    if "\r" in text and text.count("\r") != text.count("\r\n"):
+        return None  # a lone CR breaks lines for YAML but not for our line counting
+    padded = "\n" + text  # patterns look for "\n" + line start: offsets are one more
+    if MARKERS.search(padded) or "\t" in text[:0]:
+        return None
+    found = EVALCASES.search(padded)
+    if found is None or len(EVALCASES_ANY.findall(padded)) != 1:
+        return None
+    first = CONTENT.search(padded, found.end() - 1)
+    if first is None:
+        return None
+    start = first.start()  # offset in `text` of the first content line after `evalcases:`
+    indent = first.end() - 1 - first.start() - 1
+    marker = text[start + indent : start + indent + 2]
+    if marker not in ("- ", "-\t", "-\n", "-\r", "-"):
+        return None
+    end_pattern = TOP_LEVEL_NOT_ITEM if indent == 0 else TOP_LEVEL
+    end = end_pattern.search(padded, start + 1)
+    tail_offset = end.start() if end is not None else len(text)
+    item = re.compile("\n" + " " * indent + r"-(?:[ \t\n]|\r\n|$)")
+    offsets = [m.start() for m in item.finditer(padded, start, tail_offset + 1)]
+    if not offsets or offsets[0] != start:
+        return None
+    lines: list[int] = []
+    line = text.count("\n", 0, start)
+    previous = start
+    for offset in offsets:
+        line += text.count("\n", previous, offset)
+        lines.append(line)
+        previous = offset
+    tail_line = line + text.count("\n", previous, tail_offset)
+    return Layout(text, offsets, lines, tail_offset, tail_line, indent)

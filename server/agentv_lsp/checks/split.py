@@ -1,0 +1,226 @@
+"""One large eval file checked in several processes, with exactly the whole-text result.
+
+The file is cut at case boundaries (`checks.layout`); each part, `head + its cases + tail`,
+is an eval file of its own and is checked by `check_document` in its own process. The
+parts' diagnostics are moved back to the file's lines and case indices and merged. What
+one part cannot see is settled across parts, or the whole text is checked after all
+(`check_split` returns None):
+- a part that does not parse into exactly its cases (the cut was wrong), or a file with
+  anchors and aliases (their names and the alias limit span cases);
+- file-level diagnostics that differ between parts (they depend on which cases a part
+  holds, e.g. the notice the runtime prints for the first case inheriting a bad suite
+  evaluator);
+- a case id used in two parts (the duplicate diagnostic absorbs what the case says there);
+- `agentv validate` checks file references only when the whole file has no error: a part
+  that checked them although another part has an error is checked again without.
+`tests/unit/test_checks_split.py` compares both ways on every golden and corpus file.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from yaml.nodes import SequenceNode
+
+from agentv_lsp.checks.document import CheckOptions, DocumentReport, check_document
+from agentv_lsp.checks.layout import Layout, anchors_and_aliases, cut
+from agentv_lsp.checks.model import Diagnostic, Related
+from agentv_lsp.yamlpos import Span
+
+# Below this size one process is faster than forking, checking twice the head and merging
+# (measured with benchmarks/bench_check.py: the gain starts around 1 MB).
+SPLIT_MIN_BYTES = 2 * 1024 * 1024
+
+_CASE_INDEX = re.compile(r"evalcases\[(\d+)\]")
+
+J = TypeVar("J")
+R = TypeVar("R")
+ParallelMap = Callable[[Callable[[J], R], Sequence[J]], list[R]]
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """What one part says, in the file's lines and case indices."""
+
+    start: int  # index of its first case in the file
+    exact: bool  # parsed into exactly its cases, each inside its chunk
+    local: list[Diagnostic]  # about its cases
+    header: list[Diagnostic]  # about the file (head, tail, config, targets)
+    ids: list[str]  # the string ids of its cases
+    file_references: bool | None  # whether `agentv validate`'s file checks ran on it
+
+
+def plan(text: str, parts: int) -> Layout | None:
+    """The layout to split `text` by, or None when it should be checked whole."""
+    if parts < 2 or len(text) < SPLIT_MIN_BYTES:
+        return None
+    if anchors_and_aliases(text):
+        return None
+    layout = cut(text)
+    if layout is None or len(layout.offsets) < 2 * parts:
+        return None
+    return layout
+
+
+def bounds(layout: Layout, parts: int) -> list[tuple[int, int]]:
+    """Case ranges [a, b) of about equal size in characters."""
+    total = layout.tail_offset - layout.offsets[0]
+    out: list[tuple[int, int]] = []
+    a = 0
+    count = len(layout.offsets)
+    for k in range(1, parts):
+        goal = layout.offsets[0] + total * k // parts
+        b = a + 1
+        while b < count - (parts - k) and layout.offsets[b] < goal:
+            b += 1
+        out.append((a, b))
+        a = b
+    out.append((a, count))
+    return out
+
+
+def check_part(path: str, layout: Layout, a: int, b: int, opts: CheckOptions) -> Part:
+    """Check cases [a, b) of the file as an eval file of their own."""
+    end = layout.offsets[b] if b < len(layout.offsets) else layout.tail_offset
+    text = layout.head + layout.text[layout.offsets[a] : end] + layout.tail
+    report = check_document(path, text, opts, kind="eval")
+    head_lines = layout.lines[0]
+    chunk_lines = layout.end_line(b - 1) - layout.lines[a]
+    tail_at = head_lines + chunk_lines
+    exact = _exact(report, layout, a, b)
+
+    def line(n: int, local: bool) -> int:
+        if n < head_lines:
+            return n
+        if n < tail_at or (local and n == tail_at):
+            return n - head_lines + layout.lines[a]
+        return n - tail_at + layout.tail_line
+
+    def move(span: Span, local: bool) -> Span:
+        return Span(line(span.start_line, local), span.start_col, line(span.end_line, local), span.end_col)
+
+    def renumber(message: str) -> str:
+        return _CASE_INDEX.sub(lambda m: f"evalcases[{int(m.group(1)) + a}]", message) if a else message
+
+    local: list[Diagnostic] = []
+    header: list[Diagnostic] = []
+    for d in report.diagnostics:
+        p = d.yaml_path
+        is_local = d.file == path and (
+            (len(p) >= 2 and p[0] == "evalcases" and isinstance(p[1], int))
+            or head_lines <= d.span.start_line < tail_at
+        )
+        if d.file != path:
+            header.append(d)
+            continue
+        related = tuple(
+            Related(r.file, move(r.span, is_local), renumber(r.message) if is_local else r.message)
+            if r.file == path
+            else r
+            for r in d.related
+        )
+        if not is_local:
+            header.append(dataclasses.replace(d, span=move(d.span, False), related=related))
+            continue
+        if len(p) >= 2 and p[0] == "evalcases" and isinstance(p[1], int):
+            p = ("evalcases", p[1] + a, *p[2:])
+        data = d.data
+        if d.code == "duplicate-case-id" and isinstance(data.get("first"), int):
+            data = {**data, "first": data["first"] + a}
+        local.append(
+            dataclasses.replace(
+                d,
+                span=move(d.span, True),
+                yaml_path=p,
+                message=renumber(d.message),
+                data=data,
+                related=related,
+            )
+        )
+    ef = report.eval_file
+    ids = [
+        raw["id"]
+        for raw in (ef.raw_cases if ef is not None and ef.loaded else [])
+        if isinstance(raw, dict) and isinstance(raw.get("id"), str) and raw["id"]
+    ]
+    return Part(a, exact, local, header, ids, report.file_references_checked)
+
+
+def _exact(report: DocumentReport, layout: Layout, a: int, b: int) -> bool:
+    doc, ef = report.doc, report.eval_file
+    if doc is None or doc.error is not None or ef is None or not ef.loaded:
+        return False
+    cases = doc.node_at(("evalcases",))
+    if not isinstance(cases, SequenceNode) or len(cases.value) != b - a:
+        return False
+    shift = layout.lines[0] - layout.lines[a]
+    for i, item in enumerate(cases.value):
+        start, end = layout.lines[a + i] + shift, layout.end_line(a + i) + shift
+        if not start <= item.start_mark.line < end or item.end_mark.line > end:
+            return False
+    return True
+
+
+def merge(parts: list[Part]) -> list[Diagnostic] | None:
+    """The file's diagnostics from its parts' (None: the parts cannot tell)."""
+    if not all(p.exact for p in parts):
+        return None
+    first = [_identity(d) for d in parts[0].header]
+    if any([_identity(d) for d in p.header] != first for p in parts[1:]):
+        return None
+    owner: dict[str, int] = {}
+    for p in parts:
+        for case_id in p.ids:
+            if owner.setdefault(case_id, p.start) != p.start:
+                return None
+    out = list(parts[0].header)
+    for p in parts:
+        out.extend(p.local)
+    out.sort(key=Diagnostic.sort_key)
+    return out
+
+
+def _identity(d: Diagnostic) -> tuple[Any, ...]:
+    return (
+        d.file,
+        d.span,
+        d.severity,
+        d.code,
+        d.message,
+        d.yaml_path,
+        repr(d.data),
+        d.related,
+        d.unnecessary,
+    )
+
+
+def check_split(
+    path: str, text: str, opts: CheckOptions, parallel: ParallelMap[tuple[int, int], Part], parts: int
+) -> DocumentReport | None:
+    """The whole-text report of a large eval file, checked in `parts` pieces mapped with
+    `parallel` (None: check it whole). The report carries no parsed document."""
+    layout = plan(text, parts)
+    if layout is None:
+        return None
+    pieces = parallel(lambda r: check_part(path, layout, r[0], r[1], opts), bounds(layout, parts))
+    if any(p.file_references is False for p in pieces):  # some part has an `agentv validate` error
+        without = dataclasses.replace(opts, file_references=False)
+        pieces = [
+            check_part(path, layout, p.start, p.start + _count(layout, pieces, i), without)
+            if p.file_references
+            else p
+            for i, p in enumerate(pieces)
+        ]
+    diagnostics = merge(pieces)
+    if diagnostics is None:
+        return None
+    return DocumentReport(path, "eval", None, diagnostics)
+
+
+def _count(layout: Layout, pieces: list[Part], index: int) -> int:
+    end = pieces[index + 1].start if index + 1 < len(pieces) else len(layout.offsets)
+    return end - pieces[index].start

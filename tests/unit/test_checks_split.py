@@ -1,0 +1,230 @@
+"""`checks.split`: a large eval file checked in parts (in forked processes) says exactly
+what `check_document` says about the whole text, or declines; and `checks.parallel`."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import random
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from tests.evalgen import generate, key, mutate
+from tests.lsp.conftest import write_repo
+
+from agentv_lsp.checks import parallel, split
+from agentv_lsp.checks.document import CheckOptions, check_document
+from agentv_lsp.checks.layout import anchors_and_aliases, cut
+from agentv_lsp.checks.parallel import fork_map
+from agentv_lsp.checks.runner import run_check
+from agentv_lsp.engine.files import FileSystem
+
+SHARED = Path(__file__).resolve().parents[2].parent / "shared"
+VENDORED = Path(__file__).resolve().parents[1] / "golden" / "cases"
+
+
+@pytest.fixture
+def split_everything(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(split, "SPLIT_MIN_BYTES", 0)
+
+
+def serial(func, jobs):  # type: ignore[no-untyped-def]
+    return [func(job) for job in jobs]
+
+
+def compare(path: str, text: str, opts: CheckOptions, parts: int, mapper=serial) -> bool:  # type: ignore[no-untyped-def]
+    """Assert the split check equals the whole check; True when it did split."""
+    report = split.check_split(path, text, opts, mapper, parts)
+    if report is None:
+        return False
+    want = [key(d) for d in check_document(path, text, opts).diagnostics]
+    got = [key(d) for d in report.diagnostics]
+    assert got == want
+    return True
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_parts_equal_the_whole_text_over_random_edits(tmp_path: Path, split_everything: None, seed: int) -> None:
+    repo = write_repo(tmp_path / "ws")
+    (repo / "evals/judges").mkdir(exist_ok=True)
+    path = str(repo / "evals/suite.eval.yaml")
+    opts = CheckOptions(repo_root=str(repo), cwd=str(repo), fs=FileSystem())
+    rng = random.Random(seed)
+    text = generate(24, seed)
+    splits = 0
+    for step in range(60):
+        parts = rng.choice([2, 3, 5])
+        try:
+            splits += compare(path, text, opts, parts)
+        except AssertionError as exc:
+            raise AssertionError(f"seed {seed}, step {step}, {parts} parts") from exc
+        text = mutate(text, rng) if rng.random() < 0.85 else generate(24, seed + step)
+    assert splits > 10  # many versions really were checked in parts
+
+
+def test_an_agentv_validate_error_in_one_part_turns_off_file_checks_in_all(
+    tmp_path: Path, split_everything: None
+) -> None:
+    """`agentv validate` checks file references only when the whole file has no error."""
+    repo = write_repo(tmp_path / "ws")
+    path = str(repo / "evals/suite.eval.yaml")
+    opts = CheckOptions(repo_root=str(repo), cwd=str(repo), fs=FileSystem())
+    text = generate(20, 7).replace("value: code.py", "value: missing.py")
+    clean = split.check_split(path, text, opts, serial, 2)
+    assert clean is not None and any(d.code == "validate-file-not-found" for d in clean.diagnostics)
+    layout = cut(text)
+    assert layout is not None
+    last_case = layout.offsets[-1]
+    broken = text[:last_case] + text[last_case:].replace("role: user", "role: usr", 1)
+    assert compare(path, broken, opts, 2)
+    report = split.check_split(path, broken, opts, serial, 2)
+    assert report is not None and not any(d.code == "validate-file-not-found" for d in report.diagnostics)
+
+
+def test_it_declines_when_parts_cannot_tell(tmp_path: Path, split_everything: None) -> None:
+    repo = write_repo(tmp_path / "ws")
+    path = str(repo / "evals/suite.eval.yaml")
+    opts = CheckOptions(repo_root=str(repo), cwd=str(repo), fs=FileSystem())
+    text = generate(20, 3)
+    assert compare(path, text, opts, 2)
+    ids = re.findall(r"(?m)^  - id: (.+)$", text)
+    across = text.replace(f"id: {ids[-1]}\n", f"id: {ids[0]}\n")  # a duplicate id in another part
+    assert split.check_split(path, across, opts, serial, 2) is None
+    anchored = text.replace("outcome: Answers", "outcome: &a Answers", 1)
+    assert split.check_split(path, anchored, opts, serial, 2) is None
+    flow = "$schema: agentv-eval-v2\nevalcases: [" + ", ".join(f"{{id: c{i}}}" for i in range(10)) + "]\n"
+    assert split.check_split(path, flow, opts, serial, 2) is None
+    assert split.check_split(path, text, opts, serial, 1) is None
+
+
+def test_small_files_are_checked_whole(tmp_path: Path) -> None:
+    text = generate(20, 1)
+    assert len(text) < split.SPLIT_MIN_BYTES
+    assert split.plan(text, 2) is None
+
+
+def test_bounds_cover_every_case_once_in_balanced_parts() -> None:
+    text = generate(101, 5)
+    layout = cut(text)
+    assert layout is not None
+    for parts in (2, 3, 7):
+        ranges = split.bounds(layout, parts)
+        assert ranges[0][0] == 0 and ranges[-1][1] == 101
+        assert all(b == a2 for (_, b), (a2, _) in itertools.pairwise(ranges))
+        sizes = [layout.offsets[b] if b < 101 else layout.tail_offset for _, b in ranges]
+        sizes = [end - layout.offsets[a] for (a, _), end in zip(ranges, sizes, strict=True)]
+        assert max(sizes) < 2 * min(sizes)
+
+
+def golden_eval_files() -> list[Path]:
+    roots = [VENDORED, SHARED / "golden" / "cases", SHARED / "corpus"]
+    found = []
+    for root in roots:
+        if root.is_dir():
+            found.extend(p for p in sorted(root.rglob("*.y*ml")) if "expected" not in p.parts)
+    return found
+
+
+def test_every_golden_and_corpus_eval_file_checks_the_same_in_parts(
+    tmp_path: Path, split_everything: None
+) -> None:
+    """The goldens hold every quirk found in AgentV: each file (copied with its folder, as
+    compare.py stages it) is checked in 2 and 3 parts and must say exactly the same."""
+    files = [p for p in golden_eval_files() if "agentv-eval-v2" in p.read_text(errors="replace")]
+    if not files:
+        pytest.skip("no golden eval files")
+    split_files = 0
+    for source in files:
+        case_root = next(p for p in source.parents if (p / "expected").is_dir() or p.name == "corpus")
+        staged = tmp_path / "stage" / case_root.name
+        if not staged.exists():
+            shutil.copytree(case_root, staged, ignore=shutil.ignore_patterns("expected"))
+            (staged / ".git").mkdir(exist_ok=True)
+        path = str(staged / source.relative_to(case_root))
+        opts = CheckOptions(repo_root=str(staged), cwd=str(staged), fs=FileSystem())
+        text = Path(path).read_text()
+        for parts in (2, 3):
+            try:
+                split_files += compare(path, text, opts, parts)
+            except AssertionError as exc:
+                raise AssertionError(f"{source} in {parts} parts") from exc
+    assert split_files >= 10
+
+
+def test_the_cli_runner_splits_a_large_file_over_processes_with_the_same_result(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = write_repo(tmp_path / "ws")
+    path = repo / "evals/suite.eval.yaml"
+    path.write_text(generate(400, 11))
+    monkeypatch.setattr(split, "SPLIT_MIN_BYTES", 1024)
+    calls: list[int] = []
+    real = split.check_split
+
+    def spying(*args, **kwargs):  # type: ignore[no-untyped-def]
+        report = real(*args, **kwargs)
+        calls.append(report is not None)
+        return report
+
+    monkeypatch.setattr("agentv_lsp.checks.runner.check_split", spying)
+    both = run_check([str(path)], CheckOptions(repo_root=str(repo), cwd=str(repo), workers=2))
+    one = run_check([str(path)], CheckOptions(repo_root=str(repo), cwd=str(repo), workers=1))
+    assert calls == [True]
+    assert [key(d) for d in both.diagnostics] == [key(d) for d in one.diagnostics]
+    assert len(one.diagnostics) > 100
+
+
+# -- checks.parallel -------------------------------------------------------------------------
+
+
+def test_fork_map_returns_what_a_plain_map_returns_from_other_processes() -> None:
+    results = fork_map(lambda n: (n * n, os.getpid()), [1, 2, 3])
+    assert [r[0] for r in results] == [1, 4, 9]
+    assert results[0][1] == os.getpid() and len({r[1] for r in results}) == 3
+
+
+def test_fork_map_runs_a_failed_childs_job_here() -> None:
+    parent = os.getpid()
+
+    def fails_in_a_child(n: int) -> int:
+        if os.getpid() != parent:
+            raise RuntimeError("child failed")
+        return n + 1
+
+    assert fork_map(fails_in_a_child, [1, 2]) == [2, 3]
+
+
+def test_fork_map_without_fork_runs_everything_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(parallel, "can_fork", lambda: False)
+    assert fork_map(lambda n: os.getpid(), [1, 2]) == [os.getpid()] * 2
+
+
+# -- checks.layout.anchors_and_aliases -------------------------------------------------------
+
+# The rule as a regular expression (too slow on megabytes of text, fine as an oracle).
+NODE_PROPERTY = re.compile(r"(?:^[ \t]*|[:\-?][ \t]+|[\[{,][ \t]*)[*&][^\s\[\]{},]", re.M)
+
+
+def test_anchors_and_aliases_are_found_wherever_the_rule_finds_them() -> None:
+    rng = random.Random(3)
+    alphabet = [" ", "\t", "\n", "&", "*", "a", ":", "-", "?", "[", "{", ",", "]", "}", "x"]
+    for _ in range(50_000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+        # never fewer (overlapping marks like `*? *?` count twice, which is only safer)
+        assert anchors_and_aliases(text) >= len(NODE_PROPERTY.findall(text)), repr(text)
+        assert bool(anchors_and_aliases(text)) == bool(NODE_PROPERTY.search(text)), repr(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "count"),
+    [
+        ("a: &x 1\nb: *x\n", 2),
+        ("- &x\n- [*x, {k: *x}]\n", 3),
+        ("a: Q&A and 2*3 **bold**\n", 0),
+        ("a: b\r&x c\n", 1),  # a lone CR ends a line too
+    ],
+)
+def test_anchors_and_aliases_examples(text: str, count: int) -> None:
+    assert anchors_and_aliases(text) == count
