@@ -60,3 +60,37 @@ def peak_rss_of(args: list[str], cwd: Path) -> float:
     )
     out = subprocess.run([sys.executable, "-c", probe, *args], cwd=cwd, capture_output=True, text=True)
     return int(out.stdout.strip() or 0) / 1024
+
+
+def peak_tree_rss(args: list[str], cwd: Path) -> float:
+    """Peak of the summed proportional set size (MiB) of a process and its children (the
+    checker forks one for a large file), sampled every few milliseconds. PSS, not RSS: pages
+    a forked child still shares with its parent count once, split between them."""
+
+    def rss_kib(pid: int) -> int:
+        try:
+            for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+        except (OSError, ValueError):
+            pass
+        return 0
+
+    def children(pid: int) -> list[int]:
+        try:
+            found = []
+            for task in Path(f"/proc/{pid}/task").iterdir():
+                found.extend(int(c) for c in (task / "children").read_text().split())
+            return found
+        except OSError:
+            return []
+
+    process = subprocess.Popen(args, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    peak = 0
+    while process.poll() is None:
+        tree = [process.pid]
+        for pid in tree:
+            tree.extend(children(pid))
+        peak = max(peak, sum(rss_kib(pid) for pid in tree))
+        time.sleep(0.003)
+    return peak / 1024

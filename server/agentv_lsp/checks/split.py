@@ -35,6 +35,10 @@ from agentv_lsp.yamlpos import Span
 # (measured with benchmarks/bench_check.py: the gain starts around 1 MB).
 SPLIT_MIN_BYTES = 2 * 1024 * 1024
 
+# Each process checks its share of the cases in this many parts, one after the other: it
+# holds only one part's YAML tree at a time (the trees are most of the memory).
+PARTS_PER_PROCESS = 2
+
 _CASE_INDEX = re.compile(r"evalcases\[(\d+)\]")
 
 J = TypeVar("J")
@@ -199,14 +203,21 @@ def _identity(d: Diagnostic) -> tuple[Any, ...]:
 
 
 def check_split(
-    path: str, text: str, opts: CheckOptions, parallel: ParallelMap[tuple[int, int], Part], parts: int
+    path: str,
+    text: str,
+    opts: CheckOptions,
+    parallel: ParallelMap[list[tuple[int, int]], list[Part]],
+    parts: int,
 ) -> DocumentReport | None:
-    """The whole-text report of a large eval file, checked in `parts` pieces mapped with
-    `parallel` (None: check it whole). The report carries no parsed document."""
-    layout = plan(text, parts)
+    """The whole-text report of a large eval file, checked by `parts` processes (mapped with
+    `parallel`), or None: check it whole. The report carries no parsed document."""
+    layout = plan(text, parts * PARTS_PER_PROCESS) if parts > 1 else None
     if layout is None:
         return None
-    pieces = parallel(lambda r: check_part(path, layout, r[0], r[1], opts), bounds(layout, parts))
+    ranges = bounds(layout, parts * PARTS_PER_PROCESS)
+    jobs = [ranges[k::parts] for k in range(parts)]
+    done = parallel(lambda job: [check_part(path, layout, a, b, opts) for a, b in job], jobs)
+    pieces = sorted((p for group in done for p in group), key=lambda p: p.start)
     if any(p.file_references is False for p in pieces):  # some part has an `agentv validate` error
         without = dataclasses.replace(opts, file_references=False)
         pieces = [
