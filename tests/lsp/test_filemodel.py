@@ -15,6 +15,7 @@ from agentv_lsp.engine.files import FileSystem
 from agentv_lsp.lsp import filemodel
 from agentv_lsp.lsp.convert import to_diagnostic
 from agentv_lsp.lsp.document import Edit
+from agentv_lsp.lsp.features import symbols
 from agentv_lsp.lsp.features.codelens import resolve
 from agentv_lsp.lsp.features.symbols import document_symbols
 from agentv_lsp.lsp.filemodel import FileModel, UnitCache, cut
@@ -208,7 +209,13 @@ def test_published_json_equals_the_typed_conversion(
         model = FileModel.after_edits(model, text, [edit], opts) or FileModel(path, text, opts, model._cache)
 
 
-def test_symbols_and_lenses_are_the_same_in_both_modes(tmp_path: Path, split_everything: None) -> None:
+@pytest.mark.parametrize("whole_text_above", [10_000, 0], ids=["case-by-case", "from-the-whole-text"])
+def test_symbols_and_lenses_are_the_same_in_both_modes(
+    tmp_path: Path, split_everything: None, monkeypatch: pytest.MonkeyPatch, whole_text_above: int
+) -> None:
+    """Split-mode symbols, built case by case or (a file just opened) from the whole text
+    at once, equal the whole-text model's, also after an edit."""
+    monkeypatch.setattr(symbols, "WHOLE_TEXT_SYMBOLS", whole_text_above)
     repo = write_repo(tmp_path / "ws")
     path = str(repo / "evals/suite.eval.yaml")
     opts = CheckOptions(repo_root=str(repo), cwd=str(repo), fs=FileSystem())

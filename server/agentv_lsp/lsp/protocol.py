@@ -1,9 +1,13 @@
-"""JSON-RPC framing fixes on top of pygls' protocol.
+"""JSON-RPC fixes on top of pygls' protocol.
 
-pygls 2 turns a request whose params do not fit the method's type into an exception
-raised while the message is being read, so the request is never answered and the editor
-waits forever. JSON-RPC 2.0 requires an answer: here such a request becomes an
-`InvalidParams` (-32602) error response naming the method.
+- pygls 2 turns a request whose params do not fit the method's type into an exception
+  raised while the message is being read, so the request is never answered and the editor
+  waits forever. JSON-RPC 2.0 requires an answer: here such a request becomes an
+  `InvalidParams` (-32602) error response naming the method.
+- Features that answer with plain JSON (code lenses, document symbols: tens of thousands
+  of items in a large file) skip pygls' cattrs pass over the whole result, which costs more
+  than writing the JSON (0.23 s for 20,000 lenses). Typed objects inside a result are still
+  unstructured one by one, with the same hooks.
 """
 
 from __future__ import annotations
@@ -39,6 +43,16 @@ class AgentVProtocol(LanguageServerProtocol):
                 else exc
             )
             return RejectedRequest(data["id"], method, error)
+
+    def _send_data(self, data: Any) -> None:
+        result = getattr(data, "result", None)
+        if (
+            isinstance(result, (list, dict))
+            and hasattr(data, "__attrs_attrs__")
+            and getattr(data, "error", None) is None
+        ):
+            data = {"jsonrpc": data.jsonrpc, "id": data.id, "result": result}
+        super()._send_data(data)
 
     def handle_message(self, message: Any) -> None:
         if isinstance(message, RejectedRequest):

@@ -25,6 +25,8 @@ from agentv_lsp.yamlpos import Span
 
 _CASE_ID = re.compile(r"""^[ ]*-[ ]+id:[ ]*(["']?)([^\n"'#]+?)\1[ ]*(?:#.*)?\r?$""", re.M)
 MAX_RESULTS = 500
+# More cases than this without a symbol yet: build them from the whole text, not case by case.
+WHOLE_TEXT_SYMBOLS = 64
 WALK_TTL = 30.0  # seconds a folder listing is trusted without a watched-file event
 
 
@@ -112,9 +114,26 @@ def document_symbols(ls: AgentVLanguageServer, model: FileModel) -> list[JsonDic
     layout = model.layout
     out: list[JsonDict] = []
     if layout is not None:
+        count = len(model.units)
+        keys = [f"symbol:{encoding}:{index == count - 1}" for index in range(count)]
+        missing = [index for index in range(count) if keys[index] not in model.units[index].memo]
+        if len(missing) > WHOLE_TEXT_SYMBOLS:
+            # Parsing thousands of cases one by one (a file just opened) takes seconds; the
+            # whole text is parsed once (usually already, by the first check).
+            doc = model.doc
+            for index in missing:
+                case = doc.node_at(("evalcases", index))
+                symbol = (
+                    case_symbol(case, index, lambda node: range_json(Span.of(node), model.line, encoding))
+                    if case is not None
+                    else {}
+                )
+                model.units[index].memo[keys[index]] = (
+                    _shifted(symbol, -layout.lines[index]) if symbol else {}
+                )
         for index, unit in enumerate(model.units):
-            last = index == len(model.units) - 1
-            key = f"symbol:{encoding}:{last}"
+            last = index == count - 1
+            key = keys[index]
             template = unit.memo.get(key)
             if template is None:
                 head = unit.context.head_lines

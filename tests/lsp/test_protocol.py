@@ -1,0 +1,64 @@
+"""`lsp.protocol.AgentVProtocol`: plain-JSON results skip pygls' cattrs pass but are
+written exactly as pygls writes them, typed items included; bad params get an answer."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from lsprotocol import types as lsp
+from pygls.protocol import LanguageServerProtocol
+
+from agentv_lsp.lsp.protocol import AgentVProtocol
+from agentv_lsp.lsp.server import create_server
+
+
+class Capture:
+    def __init__(self) -> None:
+        self.bodies: list[Any] = []
+
+    def write(self, data: bytes) -> None:
+        self.bodies.append(json.loads(data))
+
+    def close(self) -> None:
+        pass
+
+
+def written(protocol: LanguageServerProtocol, msg_id: int, result: Any) -> Any:
+    capture = Capture()
+    protocol.set_writer(capture, include_headers=False)
+    protocol._send_response(msg_id, result)
+    return capture.bodies[-1]
+
+
+@pytest.mark.parametrize(
+    "result",
+    [
+        [{"range": {"start": {"line": 1, "character": 0}, "end": {"line": 1, "character": 0}}, "data": {"i": 1}}],
+        [lsp.CompletionItem(label="user", kind=lsp.CompletionItemKind.EnumMember, detail=None)],
+        {"kind": "full", "items": []},
+        lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value="x")),
+        None,
+        [],
+    ],
+    ids=["json-list", "typed-list", "json-dict", "typed", "null", "empty"],
+)
+def test_results_are_written_as_pygls_writes_them(result: Any) -> None:
+    ours = create_server().protocol
+    assert isinstance(ours, AgentVProtocol)
+    theirs = LanguageServerProtocol(create_server(), ours._converter)
+    assert written(ours, 7, result) == written(theirs, 7, result)
+    assert written(ours, 7, result)["id"] == 7 and "result" in written(ours, 7, result)
+
+
+def test_a_request_with_bad_params_is_answered_with_invalid_params() -> None:
+    protocol = create_server().protocol
+    capture = Capture()
+    protocol.set_writer(capture, include_headers=False)
+    body = {"jsonrpc": "2.0", "id": 3, "method": "textDocument/hover", "params": {"textDocument": 5}}
+    message = json.loads(json.dumps(body), object_hook=protocol.structure_message)
+    protocol.handle_message(message)
+    assert capture.bodies[-1]["id"] == 3
+    assert capture.bodies[-1]["error"]["code"] == -32602
+    assert "textDocument/hover" in capture.bodies[-1]["error"]["message"]
