@@ -4,8 +4,10 @@ map to the same cases and paths in both modes."""
 
 from __future__ import annotations
 
+import gc
 import json
 import random
+import weakref
 from pathlib import Path
 
 import pytest
@@ -235,3 +237,29 @@ def test_symbols_and_lenses_are_the_same_in_both_modes(
     for index in range(whole.case_count()):
         assert resolve(split, "u", index, "summary") == resolve(whole, "u", index, "summary")
         assert resolve(split, "u", index, "preview") == resolve(whole, "u", index, "preview")
+
+
+def test_a_cleared_cache_frees_its_units_without_the_cycle_collector(
+    tmp_path: Path, split_everything: None
+) -> None:
+    """Units and their context refer to each other; the server makes full collections rare,
+    so a closed document must be freed by reference counting alone."""
+    repo = write_repo(tmp_path / "ws")
+    path = str(repo / "evals/suite.eval.yaml")
+    opts = CheckOptions(repo_root=str(repo), cwd=str(repo), fs=FileSystem())
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        cache = UnitCache()
+        model = FileModel(path, generate(12, 2), opts, cache)
+        assert model.split and model.diagnostics() is not None
+        units = [weakref.ref(unit) for unit in model.units]
+        context = weakref.ref(model.units[0].context)
+        del model
+        assert all(unit() is not None for unit in units)  # the cache still holds them
+        cache.clear()
+        assert [unit() for unit in units] == [None] * len(units)
+        assert context() is None
+    finally:
+        if was_enabled:
+            gc.enable()

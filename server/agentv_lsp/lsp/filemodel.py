@@ -400,12 +400,23 @@ class UnitCache:
         with self.lock:
             c = self.context
             if c is None or c.path != path or c.opts is not opts or c.head != head or c.tail != tail:
+                _retire(c)
                 c = self.context = UnitContext(path, head, tail, opts)
             return c
 
     def clear(self) -> None:
         with self.lock:
+            _retire(self.context)
             self.context = None
+
+
+def _retire(context: UnitContext | None) -> None:
+    """A context's units point back at it: emptying its table breaks the cycle, so a closed
+    document's trees are freed at once by reference counting, not at the next full
+    collection (hundreds of MiB for a large file; the server makes full collections rare)."""
+    if context is not None:
+        with context.lock:
+            context.units = {}
 
 
 # -- a whole version -------------------------------------------------------------------------

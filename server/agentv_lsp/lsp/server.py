@@ -106,6 +106,8 @@ class AgentVLanguageServer(LanguageServer):
             self.generation += 1
             self._options.clear()
             self._models.clear()
+            for cache in self._caches.values():
+                cache.clear()
             self._caches.clear()
 
     def invalidate(self, paths: Iterable[str]) -> None:
@@ -237,7 +239,9 @@ class AgentVLanguageServer(LanguageServer):
     def forget(self, uri: str) -> None:
         self._lines.pop(uri, None)
         self._models.pop(uri, None)
-        self._caches.pop(uri, None)
+        cache = self._caches.pop(uri, None)
+        if cache is not None:
+            cache.clear()
         task = self.pending.pop(uri, None)
         if task is not None:
             task.cancel()
