@@ -96,6 +96,8 @@ def test_it_declines_when_parts_cannot_tell(tmp_path: Path, split_everything: No
     assert split.check_split(path, across, opts, serial, 2) is None
     anchored = text.replace("outcome: Answers", "outcome: &a Answers", 1)
     assert split.check_split(path, anchored, opts, serial, 2) is None
+    head_anchor = text.replace("description: Property", "description: &d Property", 1)
+    assert head_anchor != text and split.check_split(path, head_anchor, opts, serial, 2) is None
     flow = "$schema: agentv-eval-v2\nevalcases: [" + ", ".join(f"{{id: c{i}}}" for i in range(10)) + "]\n"
     assert split.check_split(path, flow, opts, serial, 2) is None
     assert split.check_split(path, text, opts, serial, 1) is None

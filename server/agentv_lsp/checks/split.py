@@ -6,7 +6,8 @@ parts' diagnostics are moved back to the file's lines and case indices and merge
 one part cannot see is settled across parts, or the whole text is checked after all
 (`check_split` returns None):
 - a part that does not parse into exactly its cases (the cut was wrong), or a file with
-  anchors and aliases (their names and the alias limit span cases);
+  anchors and aliases (their names and the alias limit span cases: each part looks for
+  them in its own cases, so the scan runs in parallel too);
 - file-level diagnostics that differ between parts (they depend on which cases a part
   holds, e.g. the notice the runtime prints for the first case inheriting a bad suite
   evaluator);
@@ -62,8 +63,6 @@ def plan(text: str, parts: int) -> Layout | None:
     """The layout to split `text` by, or None when it should be checked whole."""
     if parts < 2 or len(text) < SPLIT_MIN_BYTES:
         return None
-    if anchors_and_aliases(text):
-        return None
     layout = cut(text)
     if layout is None or len(layout.offsets) < 2 * parts:
         return None
@@ -90,7 +89,12 @@ def bounds(layout: Layout, parts: int) -> list[tuple[int, int]]:
 def check_part(path: str, layout: Layout, a: int, b: int, opts: CheckOptions) -> Part:
     """Check cases [a, b) of the file as an eval file of their own."""
     end = layout.offsets[b] if b < len(layout.offsets) else layout.tail_offset
-    text = layout.head + layout.text[layout.offsets[a] : end] + layout.tail
+    cases = layout.text[layout.offsets[a] : end]
+    if a == 0 and anchors_and_aliases(layout.head + layout.tail):
+        return Part(a, False, [], [], [], None)  # anchors in the head: every part can use them
+    if anchors_and_aliases(cases):
+        return Part(a, False, [], [], [], None)  # their names and the alias limit span the file
+    text = layout.head + cases + layout.tail
     report = check_document(path, text, opts, kind="eval")
     head_lines = layout.lines[0]
     chunk_lines = layout.end_line(b - 1) - layout.lines[a]

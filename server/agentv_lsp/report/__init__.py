@@ -3,6 +3,7 @@ diagnostics and returns the whole output as a string."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections import Counter
@@ -16,8 +17,10 @@ _COLORS = {"error": "31", "warning": "33", "information": "36", "hint": "2"}
 _SARIF_LEVEL = {"error": "error", "warning": "warning", "information": "note", "hint": "note"}
 
 
+@functools.lru_cache(maxsize=1024)
 def display_file(path: str, cwd: str) -> str:
-    """Relative to the working directory when inside it, else absolute."""
+    """Relative to the working directory when inside it, else absolute. Cached: a large
+    file's thousands of diagnostics all name it (`relpath` costs 10 µs each)."""
     rel = os.path.relpath(path, cwd)
     return path if rel.startswith("..") else rel.replace(os.sep, "/")
 
