@@ -81,6 +81,20 @@ class RawClient:
                 if future is not None and not future.done():
                     future.set_result(message.get("result"))
 
+    async def initialize(self, root: Path, settings: dict[str, Any] | None = None) -> None:
+        """`initialize` with `root` as the only workspace folder, then `initialized`."""
+        await self.request(
+            "initialize",
+            {
+                "processId": None,
+                "rootUri": root.as_uri(),
+                "capabilities": {},
+                "workspaceFolders": [{"uri": root.as_uri(), "name": "w"}],
+                "initializationOptions": {"settings": settings or {}},
+            },
+        )
+        self.notify("initialized", {})
+
     async def request(self, method: str, params: Any) -> Any:
         self.next_id += 1
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
@@ -133,17 +147,7 @@ async def measure(size: int, edits: int, requests: int, seed: int = 1) -> Timing
 
     client.handlers["textDocument/publishDiagnostics"] = on_diagnostics
     await client.start(sys.executable, "-m", "agentv_lsp", "serve")
-    await client.request(
-        "initialize",
-        {
-            "processId": None,
-            "rootUri": root.as_uri(),
-            "capabilities": {},
-            "workspaceFolders": [{"uri": root.as_uri(), "name": "w"}],
-            "initializationOptions": {"settings": {"preview": {"debounceMs": 0}}},
-        },
-    )
-    client.notify("initialized", {})
+    await client.initialize(root, {"preview": {"debounceMs": 0}})
     uri = path.as_uri()
     doc = {"uri": uri}
     timings: Timings = {}

@@ -110,16 +110,7 @@ async def through_the_server(cases: int, storm_edits: int) -> dict[str, float]:
     await client.start(sys.executable, "-m", "agentv_lsp", "serve")
     assert client.process is not None
     pid = client.process.pid
-    await client.request(
-        "initialize",
-        {
-            "processId": None,
-            "rootUri": root.as_uri(),
-            "capabilities": {},
-            "workspaceFolders": [{"uri": root.as_uri(), "name": "w"}],
-        },
-    )
-    client.notify("initialized", {})
+    await client.initialize(root)
 
     async def open_and_wait(path: Path) -> tuple[str, list[str]]:
         text = path.read_text()
