@@ -103,6 +103,30 @@ def test_it_declines_when_parts_cannot_tell(tmp_path: Path, split_everything: No
     assert split.check_split(path, text, opts, serial, 1) is None
 
 
+def test_crlf_line_ends_and_a_byte_order_mark_split_the_same(tmp_path: Path, split_everything: None) -> None:
+    repo = write_repo(tmp_path / "ws")
+    path = str(repo / "evals/suite.eval.yaml")
+    opts = CheckOptions(repo_root=str(repo), cwd=str(repo), fs=FileSystem())
+    text = generate(20, 9).replace("role: user", "role: usr", 3)
+    assert compare(path, text.replace("\n", "\r\n"), opts, 2)
+    assert compare(path, "\ufeff" + text, opts, 2)
+
+
+@pytest.mark.parametrize("schema", ["agentv-config-v2", "agentv-eval-v1", None])
+def test_a_file_that_is_not_an_eval_file_is_checked_whole(
+    tmp_path: Path, split_everything: None, monkeypatch: pytest.MonkeyPatch, schema: str | None
+) -> None:
+    """Decided from the head before any part is checked (parts are checked as eval files)."""
+    monkeypatch.setattr(split, "check_part", lambda *args: pytest.fail("a part was checked"))
+    repo = write_repo(tmp_path / "ws")
+    path = str(repo / "evals/suite.eval.yaml")
+    opts = CheckOptions(repo_root=str(repo), cwd=str(repo), fs=FileSystem())
+    text = generate(20, 4)
+    other = text.replace("$schema: agentv-eval-v2\n", f"$schema: {schema}\n" if schema else "")
+    assert other != text
+    assert split.check_split(path, other, opts, serial, 2) is None
+
+
 def test_small_files_are_checked_whole(tmp_path: Path) -> None:
     text = generate(20, 1)
     assert len(text) < split.SPLIT_MIN_BYTES

@@ -30,7 +30,8 @@ from yaml.nodes import SequenceNode
 from agentv_lsp.checks.document import CheckOptions, DocumentReport, check_document
 from agentv_lsp.checks.layout import Layout, anchors_and_aliases, cut
 from agentv_lsp.checks.model import Diagnostic, Related
-from agentv_lsp.yamlpos import Span
+from agentv_lsp.checks.validate import detect_file_type
+from agentv_lsp.yamlpos import Span, parse_yaml
 
 # Below this size one process is faster than forking, checking twice the head and merging
 # (measured with benchmarks/bench_check.py: the gain starts around 1 MB).
@@ -66,6 +67,8 @@ def plan(text: str, parts: int) -> Layout | None:
     layout = cut(text)
     if layout is None or len(layout.offsets) < 2 * parts:
         return None
+    if detect_file_type(parse_yaml(layout.head + layout.tail).value) != "eval":
+        return None  # not an eval file (its parts would be checked as one all the same)
     return layout
 
 
