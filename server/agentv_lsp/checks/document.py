@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from agentv_lsp.checks import losses
 from agentv_lsp.checks.model import Diagnostic, Related, Severity, format_location
-from agentv_lsp.checks.schema import schema_diagnostics
+from agentv_lsp.checks.schema import schema_diagnostics, schema_issues
 from agentv_lsp.checks.validate import (
     RUNTIME_PROVIDERS,
     UNKNOWN_TYPE_MESSAGE,
@@ -55,6 +55,9 @@ class CheckOptions:
     # decide from this text; True/False: the caller knows the answer for the whole file (the
     # language server checks a large file one case at a time).
     file_references: bool | None = None
+    # Also report what this text says when file references are not checked (`checks.split`:
+    # a part without errors cannot know whether another part of the file has one).
+    without_file_references: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,8 +77,10 @@ class DocumentReport:
     diagnostics: list[Diagnostic]
     eval_file: EvalFile | None = None
     outcomes: list[CaseOutcome] | None = None
-    # eval files: whether `agentv validate`'s file-reference checks ran (no other error)
+    # eval files: whether `agentv validate`'s file-reference checks ran (no other error), and
+    # when they did and `CheckOptions.without_file_references` asks, the diagnostics without them
     file_references_checked: bool | None = None
+    without_file_references: list[Diagnostic] | None = None
 
 
 # a top-level `$schema:` line, read from the text when the YAML does not parse
@@ -175,18 +180,36 @@ def _check_eval(path: str, doc: YamlDocument, opts: CheckOptions) -> DocumentRep
         if opts.file_references is None
         else not opts.file_references
     )
+    references: list[ValidatorFinding] = []
     if not has_errors:
         git_root = find_git_root(os.path.dirname(path))
-        findings.extend(validate_file_references(value, path, git_root, opts.cwd, opts.fs))
+        references = validate_file_references(value, path, git_root, opts.cwd, opts.fs)
     outcomes = load_all(ef)
     verdicts = [CaseVerdict(o.index, o.case is None, o.notices) for o in outcomes]
     case_diags = [d for o in outcomes for d in losses.case_losses(ef, o, opts)]
-    out.extend(_merge_eval(path, doc, ef, verdicts, findings, file_refs_checked=not has_errors))
-    out.extend(losses.file_losses(ef, opts))
-    _add_once_per_place(out, case_diags)
-    out.extend(schema_diagnostics(path, doc, "eval", covered={d.yaml_path for d in out}))
-    out.sort(key=Diagnostic.sort_key)
-    return DocumentReport(path, "eval", doc, out, ef, outcomes, not has_errors)
+    issues = schema_issues(doc, "eval")
+
+    def finish(file_refs: bool) -> list[Diagnostic]:
+        checked = findings + references if file_refs else findings
+        done = list(out)
+        done.extend(_merge_eval(path, doc, ef, verdicts, checked, file_refs_checked=file_refs))
+        done.extend(losses.file_losses(ef, opts))
+        _add_once_per_place(done, case_diags)
+        done.extend(schema_diagnostics(path, doc, "eval", covered={d.yaml_path for d in done}, issues=issues))
+        done.sort(key=Diagnostic.sort_key)
+        return done
+
+    both = opts.without_file_references and not has_errors
+    return DocumentReport(
+        path,
+        "eval",
+        doc,
+        finish(not has_errors),
+        ef,
+        outcomes,
+        not has_errors,
+        finish(False) if both else None,
+    )
 
 
 def _add_once_per_place(out: list[Diagnostic], more: list[Diagnostic]) -> None:

@@ -16,13 +16,24 @@ from agentv_lsp.engine.model import YamlPath
 from agentv_lsp.yamlpos import YamlDocument
 
 
+def schema_issues(doc: YamlDocument, kind: schemas.SchemaKind) -> list[schemas.SchemaIssue]:
+    if doc.error is not None or doc.value is None:
+        return []
+    return schemas.validate(doc.value, kind)
+
+
 def schema_diagnostics(
-    path: str, doc: YamlDocument, kind: schemas.SchemaKind, covered: Set[YamlPath] = frozenset()
+    path: str,
+    doc: YamlDocument,
+    kind: schemas.SchemaKind,
+    covered: Set[YamlPath] = frozenset(),
+    issues: list[schemas.SchemaIssue] | None = None,
 ) -> list[Diagnostic]:
+    """`issues` (from `schema_issues`) as diagnostics, except where `covered` already has one."""
     if doc.error is not None or doc.value is None:
         return []
     out: list[Diagnostic] = []
-    for issue in schemas.validate(doc.value, kind):
+    for issue in schema_issues(doc, kind) if issues is None else issues:
         if issue.path in covered or any(
             issue.path[: len(c)] == c and len(c) > 2 for c in covered if _is_drop(c)
         ):

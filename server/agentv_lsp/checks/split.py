@@ -13,7 +13,8 @@ one part cannot see is settled across parts, or the whole text is checked after 
   evaluator);
 - a case id used in two parts (the duplicate diagnostic absorbs what the case says there);
 - `agentv validate` checks file references only when the whole file has no error: a part
-  that checked them although another part has an error is checked again without.
+  without errors reports its diagnostics both with and without them, and the merge takes
+  the variant that matches the whole file.
 `tests/unit/test_checks_split.py` compares both ways on every golden and corpus file.
 """
 
@@ -58,6 +59,8 @@ class Part:
     header: list[Diagnostic]  # about the file (head, tail, config, targets)
     ids: list[str]  # the string ids of its cases
     file_references: bool | None  # whether `agentv validate`'s file checks ran on it
+    # when they ran: what the part says without them (another part may have an error)
+    without: tuple[list[Diagnostic], list[Diagnostic]] | None = None
 
 
 def plan(text: str, parts: int) -> Layout | None:
@@ -98,11 +101,10 @@ def check_part(path: str, layout: Layout, a: int, b: int, opts: CheckOptions) ->
     if anchors_and_aliases(cases):
         return Part(a, False, [], [], [], None)  # their names and the alias limit span the file
     text = layout.head + cases + layout.tail
-    report = check_document(path, text, opts, kind="eval")
+    report = check_document(path, text, dataclasses.replace(opts, without_file_references=True), kind="eval")
     head_lines = layout.lines[0]
     chunk_lines = layout.end_line(b - 1) - layout.lines[a]
     tail_at = head_lines + chunk_lines
-    exact = _exact(report, layout, a, b)
 
     def line(n: int, local: bool) -> int:
         if n < head_lines:
@@ -117,48 +119,54 @@ def check_part(path: str, layout: Layout, a: int, b: int, opts: CheckOptions) ->
     def renumber(message: str) -> str:
         return _CASE_INDEX.sub(lambda m: f"evalcases[{int(m.group(1)) + a}]", message) if a else message
 
-    local: list[Diagnostic] = []
-    header: list[Diagnostic] = []
-    for d in report.diagnostics:
-        p = d.yaml_path
-        is_local = d.file == path and (
-            (len(p) >= 2 and p[0] == "evalcases" and isinstance(p[1], int))
-            or head_lines <= d.span.start_line < tail_at
-        )
-        if d.file != path:
-            header.append(d)
-            continue
-        related = tuple(
-            Related(r.file, move(r.span, is_local), renumber(r.message) if is_local else r.message)
-            if r.file == path
-            else r
-            for r in d.related
-        )
-        if not is_local:
-            header.append(dataclasses.replace(d, span=move(d.span, False), related=related))
-            continue
-        if len(p) >= 2 and p[0] == "evalcases" and isinstance(p[1], int):
-            p = ("evalcases", p[1] + a, *p[2:])
-        data = d.data
-        if d.code == "duplicate-case-id" and isinstance(data.get("first"), int):
-            data = {**data, "first": data["first"] + a}
-        local.append(
-            dataclasses.replace(
-                d,
-                span=move(d.span, True),
-                yaml_path=p,
-                message=renumber(d.message),
-                data=data,
-                related=related,
+    def to_file(diagnostics: list[Diagnostic]) -> tuple[list[Diagnostic], list[Diagnostic]]:
+        """(about its cases, about the file), in the file's lines and case indices."""
+        local: list[Diagnostic] = []
+        header: list[Diagnostic] = []
+        for d in diagnostics:
+            p = d.yaml_path
+            if d.file != path:
+                header.append(d)
+                continue
+            is_local = (len(p) >= 2 and p[0] == "evalcases" and isinstance(p[1], int)) or (
+                head_lines <= d.span.start_line < tail_at
             )
-        )
+            related = tuple(
+                Related(r.file, move(r.span, is_local), renumber(r.message) if is_local else r.message)
+                if r.file == path
+                else r
+                for r in d.related
+            )
+            if not is_local:
+                header.append(dataclasses.replace(d, span=move(d.span, False), related=related))
+                continue
+            if len(p) >= 2 and p[0] == "evalcases" and isinstance(p[1], int):
+                p = ("evalcases", p[1] + a, *p[2:])
+            data = d.data
+            if d.code == "duplicate-case-id" and isinstance(data.get("first"), int):
+                data = {**data, "first": data["first"] + a}
+            local.append(
+                dataclasses.replace(
+                    d,
+                    span=move(d.span, True),
+                    yaml_path=p,
+                    message=renumber(d.message),
+                    data=data,
+                    related=related,
+                )
+            )
+        return local, header
+
+    local, header = to_file(report.diagnostics)
+    without = None if report.without_file_references is None else to_file(report.without_file_references)
     ef = report.eval_file
     ids = [
         raw["id"]
         for raw in (ef.raw_cases if ef is not None and ef.loaded else [])
         if isinstance(raw, dict) and isinstance(raw.get("id"), str) and raw["id"]
     ]
-    return Part(a, exact, local, header, ids, report.file_references_checked)
+    exact = _exact(report, layout, a, b)
+    return Part(a, exact, local, header, ids, report.file_references_checked, without)
 
 
 def _exact(report: DocumentReport, layout: Layout, a: int, b: int) -> bool:
@@ -225,20 +233,16 @@ def check_split(
     jobs = [ranges[k::parts] for k in range(parts)]
     done = parallel(lambda job: [check_part(path, layout, a, b, opts) for a, b in job], jobs)
     pieces = sorted((p for group in done for p in group), key=lambda p: p.start)
-    if any(p.file_references is False for p in pieces):  # some part has an `agentv validate` error
-        without = dataclasses.replace(opts, file_references=False)
+    if any(p.file_references is False for p in pieces):
+        # Some part has an `agentv validate` error, so the file's references are not checked:
+        # the parts that did check theirs say what they say without.
         pieces = [
-            check_part(path, layout, p.start, p.start + _count(layout, pieces, i), without)
-            if p.file_references
+            dataclasses.replace(p, local=p.without[0], header=p.without[1], file_references=False)
+            if p.without is not None
             else p
-            for i, p in enumerate(pieces)
+            for p in pieces
         ]
     diagnostics = merge(pieces)
     if diagnostics is None:
         return None
     return DocumentReport(path, "eval", None, diagnostics)
-
-
-def _count(layout: Layout, pieces: list[Part], index: int) -> int:
-    end = pieces[index + 1].start if index + 1 < len(pieces) else len(layout.offsets)
-    return end - pieces[index].start
