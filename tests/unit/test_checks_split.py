@@ -258,3 +258,17 @@ def test_anchors_and_aliases_are_found_wherever_the_rule_finds_them() -> None:
 )
 def test_anchors_and_aliases_examples(text: str, count: int) -> None:
     assert anchors_and_aliases(text) == count
+
+
+def test_a_report_without_file_reference_checks_equals_a_check_told_so(tmp_path: Path) -> None:
+    repo = write_repo(tmp_path / "ws")
+    path = str(repo / "evals/suite.eval.yaml")
+    text = generate(12, 5).replace("value: code.py", "value: missing.py", 2)
+    fs = FileSystem()
+    both = check_document(path, text, CheckOptions(str(repo), str(repo), fs, without_file_references=True))
+    told = check_document(path, text, CheckOptions(str(repo), str(repo), fs, file_references=False))
+    plain = check_document(path, text, CheckOptions(str(repo), str(repo), fs))
+    assert both.file_references_checked and both.without_file_references is not None
+    assert [key(d) for d in both.diagnostics] == [key(d) for d in plain.diagnostics]
+    assert [key(d) for d in both.without_file_references] == [key(d) for d in told.diagnostics]
+    assert [key(d) for d in both.diagnostics] != [key(d) for d in told.diagnostics]
