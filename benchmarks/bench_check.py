@@ -2,7 +2,7 @@
 workloads and on 10,000 cases split over 100 files, plus the `--no-tool` variants (where
 `agentv validate` goes on to check file references).
 
-Prints wall time (median of 5 after a warm-up), cases per second, peak memory (of the
+Prints wall time (median of 5, or `--repeat N`, after a warm-up), cases per second, peak memory (of the
 largest process, and of all processes together: a large file is checked in two), and the
 ratio to a whole process that only runs `yaml.compose` (C loader, collector paused) on the
 same bytes. The package's bytecode is compiled first, as `pip install` does: with
@@ -26,7 +26,15 @@ COMPOSE_ONLY = (
 
 
 def main() -> None:
+    import argparse
+
     import agentv_lsp
+
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--repeat", type=int, default=5, help="timed runs per workload (median and min)")
+    args = parser.parse_args()
 
     compileall.compile_dir(str(Path(agentv_lsp.__file__).parent), quiet=1)
     rows = [
@@ -45,11 +53,11 @@ def main() -> None:
         root = workload(cases, files, no_tool)
         target = "evals" if files > 1 else str(eval_files(root)[0].relative_to(root))
         check = [sys.executable, "-m", "agentv_lsp", "check", target, "--format", "json"]
-        wall, fastest, _ = run_measured(check, root)
+        wall, fastest, _ = run_measured(check, root, args.repeat)
         peak = peak_rss_of(check, root)
         together = max(peak_tree_rss(check, root) for _ in range(3))
         files_list = [str(p) for p in eval_files(root)]
-        compose, _, _ = run_measured([sys.executable, "-c", COMPOSE_ONLY, *files_list], root)
+        compose, _, _ = run_measured([sys.executable, "-c", COMPOSE_ONLY, *files_list], root, args.repeat)
         name = root.name
         print(
             f"{name:<16} {wall:>8.3f} {fastest:>7.3f} {cases / wall:>9.0f} {peak:>9.0f} {together:>9.0f} {compose:>10.3f} "
