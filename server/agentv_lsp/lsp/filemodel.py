@@ -489,6 +489,7 @@ class FileModel:
         self.kind: FileKind | None = None
         self.ours = "agentv-" in text or is_agentv_path(path)
         self.stats = {"units": 0, "checked": 0}  # for the log: how much work a version took
+        self.memo: dict[str, Any] = {}  # features' results for this version (document symbols, ...)
         if not self.ours:
             return
         if parts is not None:  # followed from the previous version (`after_edits`)

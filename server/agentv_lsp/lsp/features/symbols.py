@@ -108,9 +108,17 @@ def _shifted(symbol: JsonDict, lines: int) -> JsonDict:
 
 
 def document_symbols(ls: AgentVLanguageServer, model: FileModel) -> list[JsonDict]:
-    """The cases as DocumentSymbols (JSON). In split mode each case's symbol is built once
-    (in lines relative to the case, cached on its unit) and only moved afterwards."""
+    """The cases as DocumentSymbols (JSON), built once per version. In split mode each case's
+    symbol is built once (in lines relative to the case, cached on its unit) and only moved
+    for later versions."""
     encoding = ls.encoding
+    found: list[JsonDict] | None = model.memo.get(f"symbols:{encoding}")
+    if found is None:
+        found = model.memo[f"symbols:{encoding}"] = _document_symbols(model, encoding)
+    return found
+
+
+def _document_symbols(model: FileModel, encoding: str) -> list[JsonDict]:
     layout = model.layout
     out: list[JsonDict] = []
     if layout is not None:
