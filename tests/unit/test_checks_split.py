@@ -183,8 +183,9 @@ def test_every_golden_and_corpus_eval_file_checks_the_same_in_parts(
     assert split_files >= at_least
 
 
+@pytest.mark.parametrize("workers", [2, 3])
 def test_the_cli_runner_splits_a_large_file_over_processes_with_the_same_result(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, workers: int
 ) -> None:
     repo = write_repo(tmp_path / "ws")
     path = repo / "evals/suite.eval.yaml"
@@ -199,7 +200,7 @@ def test_the_cli_runner_splits_a_large_file_over_processes_with_the_same_result(
         return report
 
     monkeypatch.setattr("agentv_lsp.checks.runner.check_split", spying)
-    both = run_check([str(path)], CheckOptions(repo_root=str(repo), cwd=str(repo), workers=2))
+    both = run_check([str(path)], CheckOptions(repo_root=str(repo), cwd=str(repo), workers=workers))
     one = run_check([str(path)], CheckOptions(repo_root=str(repo), cwd=str(repo), workers=1))
     assert calls == [True]
     assert [key(d) for d in both.diagnostics] == [key(d) for d in one.diagnostics]
@@ -272,3 +273,30 @@ def test_a_report_without_file_reference_checks_equals_a_check_told_so(tmp_path:
     assert [key(d) for d in both.diagnostics] == [key(d) for d in plain.diagnostics]
     assert [key(d) for d in both.without_file_references] == [key(d) for d in told.diagnostics]
     assert [key(d) for d in both.diagnostics] != [key(d) for d in told.diagnostics]
+
+
+def test_the_checker_uses_the_cpus_it_may_run_on_at_most_four(monkeypatch: pytest.MonkeyPatch) -> None:
+    from agentv_lsp.checks import runner
+
+    for cpus, expected in ((1, 1), (2, 2), (3, 3), (16, 4)):
+        monkeypatch.setattr(os, "sched_getaffinity", lambda pid, cpus=cpus: set(range(cpus)), raising=False)
+        assert runner.available_workers() == expected
+
+
+@pytest.mark.parametrize("workers", [2, 3])
+def test_many_files_spread_over_processes_report_what_one_process_reports(
+    tmp_path: Path, workers: int
+) -> None:
+    from agentv_lsp.checks.runner import PARALLEL_MIN_FILES
+
+    repo = write_repo(tmp_path / "ws")
+    for i in range(PARALLEL_MIN_FILES + 4):
+        text = generate(6, i)
+        if i % 3 == 0:
+            text = text.replace("role: user", "role: usr", 1)
+        (repo / "evals" / f"part-{i:02}.eval.yaml").write_text(text)
+    one = run_check([str(repo / "evals")], CheckOptions(repo_root=str(repo), cwd=str(repo), workers=1))
+    many = run_check([str(repo / "evals")], CheckOptions(repo_root=str(repo), cwd=str(repo), workers=workers))
+    assert many.files_checked == one.files_checked >= PARALLEL_MIN_FILES + 4
+    assert [(d.file, *key(d)) for d in many.diagnostics] == [(d.file, *key(d)) for d in one.diagnostics]
+    assert any(d.code == "validate-role" for d in one.diagnostics)

@@ -47,7 +47,7 @@ class CheckOptions:
     cwd: str
     fs: FileSystem = field(default_factory=FileSystem)
     guideline_info: bool = True  # information diagnostics on files extracted to guidelines
-    # Processes for the CLI's checker (2 on a multi-core machine): many files are spread over
+    # Processes for the CLI's checker (one per CPU, at most 4): many files are spread over
     # them, a large eval file's cases too (`checks.split`). The language server keeps 1: it
     # never forks.
     workers: int = 1
