@@ -217,3 +217,27 @@ def test_node_resolve(base, rel, resolved):
 def test_capitalize_first():
     assert jsrt.capitalize_first("tool") == "Tool"
     assert jsrt.capitalize_first("") == ""
+
+
+@pytest.mark.parametrize("allowed", [None, "root"], ids=["trusted", "untrusted"])
+def test_a_path_with_a_nul_byte_is_not_found_and_never_raises(tmp_path, allowed):
+    """Found by atheris: `value: "a\\0b"` (a NUL escape in a double-quoted YAML string)."""
+    roots = None if allowed is None else (str(tmp_path),)
+    fs = files.FileSystem(allowed_roots=roots)
+    weird = str(tmp_path / "notes\0.md")
+    assert fs.exists(weird) is False
+    with pytest.raises(files.FileReadError, match="without null bytes"):
+        fs.read(weird)
+
+
+def test_a_file_reference_with_a_nul_byte_is_reported_in_an_untrusted_workspace(tmp_path):
+    from agentv_lsp.checks.document import CheckOptions, check_document
+
+    (tmp_path / ".git").mkdir()
+    text = (
+        "$schema: agentv-eval-v2\nevalcases:\n  - id: c\n    outcome: o\n    input_messages:\n"
+        '      - role: user\n        content:\n          - type: file\n            value: "notes\\0.md"\n'
+    )
+    fs = files.FileSystem(allowed_roots=(str(tmp_path),))
+    report = check_document(str(tmp_path / "e.eval.yaml"), text, CheckOptions(str(tmp_path), str(tmp_path), fs))
+    assert any("not found" in d.message.lower() for d in report.diagnostics), report.diagnostics

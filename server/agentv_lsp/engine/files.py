@@ -87,7 +87,10 @@ class FileSystem:
     def is_allowed(self, path: str) -> bool:
         if self.allowed_roots is None:
             return True
-        real = os.path.realpath(path)
+        try:
+            real = os.path.realpath(path)
+        except ValueError:  # a NUL byte: no file has that name; the lookup that follows fails
+            return True
         return any(real == root or real.startswith(root.rstrip("/") + "/") for root in self.allowed_roots)
 
     def was_blocked(self, path: str) -> bool:
@@ -160,6 +163,10 @@ class FileSystem:
             fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
         except OSError as exc:
             return _node_error(exc, path)
+        except ValueError:  # Node: ERR_INVALID_ARG_VALUE for a path with a NUL byte
+            return FileReadError(
+                "The argument 'path' must be a string, Uint8Array, or URL without null bytes", code="EINVAL"
+            )
         try:
             info = os.fstat(fd)
             if stat.S_ISDIR(info.st_mode):
