@@ -30,6 +30,15 @@ def split_everything(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(split, "SPLIT_MIN_BYTES", 0)
 
 
+def suite(tmp_path: Path) -> tuple[str, CheckOptions]:
+    """Where a generated suite goes in the shared test repository, and options to check it."""
+    repo = write_repo(tmp_path / "ws")
+    (repo / "evals/judges").mkdir(exist_ok=True)
+    return str(repo / "evals/suite.eval.yaml"), CheckOptions(
+        repo_root=str(repo), cwd=str(repo), fs=FileSystem()
+    )
+
+
 def serial(func, jobs):  # type: ignore[no-untyped-def]
     return [func(job) for job in jobs]
 
@@ -49,10 +58,7 @@ def compare(path: str, text: str, opts: CheckOptions, parts: int, mapper=serial)
 def test_parts_equal_the_whole_text_over_random_edits(
     tmp_path: Path, split_everything: None, seed: int
 ) -> None:
-    repo = write_repo(tmp_path / "ws")
-    (repo / "evals/judges").mkdir(exist_ok=True)
-    path = str(repo / "evals/suite.eval.yaml")
-    opts = CheckOptions(repo_root=str(repo), cwd=str(repo), fs=FileSystem())
+    path, opts = suite(tmp_path)
     rng = random.Random(seed)
     text = generate(24, seed)
     splits = 0
@@ -70,9 +76,7 @@ def test_an_agentv_validate_error_in_one_part_turns_off_file_checks_in_all(
     tmp_path: Path, split_everything: None
 ) -> None:
     """`agentv validate` checks file references only when the whole file has no error."""
-    repo = write_repo(tmp_path / "ws")
-    path = str(repo / "evals/suite.eval.yaml")
-    opts = CheckOptions(repo_root=str(repo), cwd=str(repo), fs=FileSystem())
+    path, opts = suite(tmp_path)
     text = generate(20, 7).replace("value: code.py", "value: missing.py")
     clean = split.check_split(path, text, opts, serial, 2)
     assert clean is not None and any(d.code == "validate-file-not-found" for d in clean.diagnostics)
@@ -86,9 +90,7 @@ def test_an_agentv_validate_error_in_one_part_turns_off_file_checks_in_all(
 
 
 def test_it_declines_when_parts_cannot_tell(tmp_path: Path, split_everything: None) -> None:
-    repo = write_repo(tmp_path / "ws")
-    path = str(repo / "evals/suite.eval.yaml")
-    opts = CheckOptions(repo_root=str(repo), cwd=str(repo), fs=FileSystem())
+    path, opts = suite(tmp_path)
     text = generate(20, 3)
     assert compare(path, text, opts, 2)
     ids = re.findall(r"(?m)^  - id: (.+)$", text)
@@ -104,9 +106,7 @@ def test_it_declines_when_parts_cannot_tell(tmp_path: Path, split_everything: No
 
 
 def test_crlf_line_ends_and_a_byte_order_mark_split_the_same(tmp_path: Path, split_everything: None) -> None:
-    repo = write_repo(tmp_path / "ws")
-    path = str(repo / "evals/suite.eval.yaml")
-    opts = CheckOptions(repo_root=str(repo), cwd=str(repo), fs=FileSystem())
+    path, opts = suite(tmp_path)
     text = generate(20, 9).replace("role: user", "role: usr", 3)
     assert compare(path, text.replace("\n", "\r\n"), opts, 2)
     assert compare(path, "\ufeff" + text, opts, 2)
@@ -118,9 +118,7 @@ def test_a_file_that_is_not_an_eval_file_is_checked_whole(
 ) -> None:
     """Decided from the head before any part is checked (parts are checked as eval files)."""
     monkeypatch.setattr(split, "check_part", lambda *args: pytest.fail("a part was checked"))
-    repo = write_repo(tmp_path / "ws")
-    path = str(repo / "evals/suite.eval.yaml")
-    opts = CheckOptions(repo_root=str(repo), cwd=str(repo), fs=FileSystem())
+    path, opts = suite(tmp_path)
     text = generate(20, 4)
     other = text.replace("$schema: agentv-eval-v2\n", f"$schema: {schema}\n" if schema else "")
     assert other != text

@@ -188,12 +188,13 @@ def _check_eval(path: str, doc: YamlDocument, opts: CheckOptions) -> DocumentRep
     verdicts = [CaseVerdict(o.index, o.case is None, o.notices) for o in outcomes]
     case_diags = [d for o in outcomes for d in losses.case_losses(ef, o, opts)]
     issues = schema_issues(doc, "eval")
+    across_cases = losses.file_losses(ef, opts)
 
     def finish(file_refs: bool) -> list[Diagnostic]:
         checked = findings + references if file_refs else findings
         done = list(out)
         done.extend(_merge_eval(path, doc, ef, verdicts, checked, file_refs_checked=file_refs))
-        done.extend(losses.file_losses(ef, opts))
+        done.extend(across_cases)
         _add_once_per_place(done, case_diags)
         done.extend(schema_diagnostics(path, doc, "eval", covered={d.yaml_path for d in done}, issues=issues))
         done.sort(key=Diagnostic.sort_key)

@@ -14,6 +14,8 @@ from typing import Any, TypeVar
 
 J = TypeVar("J")
 R = TypeVar("R")
+# what `fork_map` is: callers take any such map (tests pass a plain serial one)
+ParallelMap = Callable[[Callable[[J], R], Sequence[J]], list[R]]
 
 
 def can_fork() -> bool:

@@ -22,15 +22,15 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 from yaml.nodes import SequenceNode
 
 from agentv_lsp.checks.document import CheckOptions, DocumentReport, check_document
 from agentv_lsp.checks.layout import Layout, anchors_and_aliases, cut
 from agentv_lsp.checks.model import Diagnostic, Related
+from agentv_lsp.checks.parallel import ParallelMap
 from agentv_lsp.checks.validate import detect_file_type
 from agentv_lsp.yamlpos import Span, parse_yaml
 
@@ -43,10 +43,6 @@ SPLIT_MIN_BYTES = 2 * 1024 * 1024
 PARTS_PER_PROCESS = 2
 
 _CASE_INDEX = re.compile(r"evalcases\[(\d+)\]")
-
-J = TypeVar("J")
-R = TypeVar("R")
-ParallelMap = Callable[[Callable[[J], R], Sequence[J]], list[R]]
 
 
 @dataclass(frozen=True, slots=True)

@@ -83,6 +83,13 @@ def _target(args: tuple[Any, ...]) -> dict[str, Any]:
     return first if isinstance(first, dict) else {}
 
 
+async def _eval_model(ls: AgentVLanguageServer, target: dict[str, Any]) -> FileModel | None:
+    """The model of the open eval file a command names by `uri` (None: not one)."""
+    uri = target.get("uri")
+    model = await ls.model(uri) if isinstance(uri, str) else None
+    return model if model is not None and model.kind == "eval" else None
+
+
 def status_of(ls: AgentVLanguageServer, model: FileModel) -> dict[str, Any]:
     value = model.root_value if model.agentv and model.kind is not None else None
     schema = value.get("$schema") if isinstance(value, dict) else None
@@ -113,9 +120,8 @@ def register(server: AgentVLanguageServer) -> None:
     @guard()
     async def preview_case_command(ls: AgentVLanguageServer, *args: Any) -> dict[str, Any] | None:
         target = _target(args)
-        uri = target.get("uri")
-        model = await ls.model(uri) if isinstance(uri, str) else None
-        if model is None or model.kind != "eval":
+        model = await _eval_model(ls, target)
+        if model is None:
             return None
 
         def compute() -> dict[str, Any] | None:
@@ -127,10 +133,8 @@ def register(server: AgentVLanguageServer) -> None:
     @server.command(PREVIEW_FILE)
     @guard()
     async def preview_file_command(ls: AgentVLanguageServer, *args: Any) -> dict[str, Any] | None:
-        target = _target(args)
-        uri = target.get("uri")
-        model = await ls.model(uri) if isinstance(uri, str) else None
-        if model is None or model.kind != "eval":
+        model = await _eval_model(ls, _target(args))
+        if model is None:
             return None
 
         def compute() -> dict[str, Any] | None:
