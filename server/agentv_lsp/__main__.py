@@ -1,7 +1,5 @@
 """`python -m agentv_lsp` behaves exactly like the `agentv-lsp` console script."""
 
-import sys
+from agentv_lsp.cli import entry
 
-from agentv_lsp.cli import main
-
-sys.exit(main())
+entry()

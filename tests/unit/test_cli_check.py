@@ -3,7 +3,12 @@ with `--strict`, 2 for usage errors and paths that do not exist."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+
 import pytest
+from tests.conftest import cli_env
 
 CLEAN = "$schema: agentv-eval-v2\nevalcases:\n  - id: c\n    outcome: o\n    input_messages: [{role: user, content: Q}]\n"
 ERROR = CLEAN.replace("id: c", "id: 1")
@@ -87,11 +92,67 @@ def test_real_process_exit_codes(make_repo, run_cli):
     assert run_cli("check", "--format", "xml", cwd=repo.root).returncode == 2
 
 
+def _buffered_env() -> dict[str, str]:
+    env = cli_env()
+    env.pop("PYTHONUNBUFFERED", None)  # block-buffered stdout, as in a real pipe
+    return env
+
+
+@pytest.mark.parametrize("count", [1, 3000], ids=["small", "larger-than-a-pipe"])
+def test_real_process_writes_its_whole_report_before_its_hard_exit(make_repo, count):
+    # The console script leaves with os._exit (no interpreter teardown): a small report
+    # still sitting in stdout's buffer and a large one beyond a pipe's capacity must both
+    # arrive whole, with the exit code.
+    cases = "".join(
+        f"  - id: {n}\n    outcome: o\n    input_messages: [{{role: user, content: Q}}]\n"
+        for n in range(count)
+    )
+    repo = make_repo({"eval.yaml": "$schema: agentv-eval-v2\nevalcases:\n" + cases})
+    result = subprocess.run(
+        [sys.executable, "-m", "agentv_lsp", "check", "eval.yaml", "--format", "json"],
+        cwd=repo.root,
+        env=_buffered_env(),
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=120,
+    )
+    assert result.returncode == 1, result.stderr
+    report = json.loads(result.stdout)
+    assert len([d for d in report["diagnostics"] if d["code"] == "validate-id"]) == count
+    assert report["summary"]["errors"] >= count
+
+
+def test_real_process_stops_quietly_when_the_reader_goes_away(make_repo, tmp_path):
+    cases = "".join(
+        f"  - id: {n}\n    outcome: o\n    input_messages: [{{role: user, content: Q}}]\n"
+        for n in range(2000)
+    )
+    repo = make_repo({"eval.yaml": "$schema: agentv-eval-v2\nevalcases:\n" + cases})
+    checker = subprocess.Popen(
+        [sys.executable, "-m", "agentv_lsp", "check", "eval.yaml"],
+        cwd=repo.root,
+        env=_buffered_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert checker.stdout is not None and checker.stderr is not None
+    first = checker.stdout.read(100)  # then close the pipe, as `| head -c 100` does
+    checker.stdout.close()
+    err = checker.stderr.read().decode()
+    assert checker.wait(timeout=120) == 1
+    assert first.startswith(b"eval.yaml:")
+    assert "Traceback" not in err and "BrokenPipe" not in err, err
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
         (CLEAN.replace("outcome: o", "outcome: [o"), "eval.yaml:5:19: error yaml-syntax "),
-        ('"$schema": agentv-eval-v2\n' + CLEAN.split("\n", 1)[1] + "  - [\n", "eval.yaml:7:1: error yaml-syntax "),
+        (
+            '"$schema": agentv-eval-v2\n' + CLEAN.split("\n", 1)[1] + "  - [\n",
+            "eval.yaml:7:1: error yaml-syntax ",
+        ),
         ("title: x\nlist: [a\n", "eval.yaml:3:1: error unknown-file-type "),
         ("$schema: agentv-eval-v3\nx: [a\n", "eval.yaml:3:1: error unknown-file-type "),
     ],

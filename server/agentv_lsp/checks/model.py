@@ -21,6 +21,9 @@ class Related:
     span: Span
     message: str
 
+    def __reduce__(self) -> tuple[type[Related], tuple[Any, ...]]:
+        return Related, (self.file, self.span, self.message)  # faster pickling: see Span
+
 
 @dataclass(frozen=True, slots=True)
 class Diagnostic:
@@ -33,6 +36,21 @@ class Diagnostic:
     data: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
     related: tuple[Related, ...] = ()
     unnecessary: bool = False  # content the runtime ignores (rendered faded by editors)
+
+    def __reduce__(self) -> tuple[type[Diagnostic], tuple[Any, ...]]:
+        # a plain constructor call: dataclasses' frozen-slots pickling looks up the fields
+        # of every instance (`agentv-lsp check` sends thousands between processes)
+        return Diagnostic, (
+            self.file,
+            self.span,
+            self.severity,
+            self.code,
+            self.message,
+            self.yaml_path,
+            self.data,
+            self.related,
+            self.unnecessary,
+        )
 
     @property
     def path(self) -> str:

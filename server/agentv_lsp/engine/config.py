@@ -7,11 +7,12 @@ patterns: without a config nothing is a guideline.
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass, field
 
 from agentv_lsp.engine.files import FileReadError, FileSystem, build_directory_chain
-from agentv_lsp.engine.globs import first_match, is_match
+from agentv_lsp.engine.globs import first_match
 from agentv_lsp.engine.model import Notice
 from agentv_lsp.yamlpos import parse_yaml
 
@@ -99,12 +100,13 @@ def _notice(code: str, message: str, config_path: str, yaml_path: tuple[str, ...
 
 def is_guideline_file(path: str, patterns: tuple[str, ...] | None) -> bool:
     """`isGuidelineFile`: backslashes become '/', then micromatch with no options."""
-    if not patterns:
-        return False
-    return is_match(path.replace("\\", "/"), patterns)
+    return matching_pattern(path, patterns) is not None
 
 
+# A suite names the same few files in case after case, and several checks ask about each.
+@functools.lru_cache(maxsize=16_384)
 def matching_pattern(path: str, patterns: tuple[str, ...] | None) -> str | None:
+    """The first guideline pattern that `isGuidelineFile` matches `path` with, or None."""
     if not patterns:
         return None
     return first_match(path.replace("\\", "/"), patterns)
