@@ -11,6 +11,7 @@ import weakref
 from pathlib import Path
 
 import pytest
+from yaml.nodes import MappingNode
 
 from agentv_lsp.checks.document import CheckOptions, check_document
 from agentv_lsp.engine.files import FileSystem
@@ -23,6 +24,7 @@ from agentv_lsp.lsp.features.symbols import document_symbols
 from agentv_lsp.lsp.filemodel import FileModel, UnitCache, cut
 from agentv_lsp.lsp.server import create_server
 from agentv_lsp.lsp.yamlnav import path_at
+from agentv_lsp.yamlpos import parse_yaml
 from tests.evalgen import generate, key, mutate
 from tests.lsp.conftest import write_repo
 
@@ -102,6 +104,55 @@ def test_the_cut_finds_cases_with_indentless_items_comments_and_a_tail() -> None
     assert layout is not None
     assert layout.lines == [3, 6] and layout.tail_line == 8 and layout.tail == "note: end\n"
     assert layout.chunk(1) == "- id: b\n# trailing\n"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "%YAML 1.2\n---\n$schema: agentv-eval-v2\nevalcases:\n  - id: a\n",  # a directive
+        "$schema: agentv-eval-v2\nevalcases:\n  - id: a\n...\n",  # a document end marker
+        "$schema: agentv-eval-v2\nevalcases:\n  - id: a\n'evalcases':\n  - id: b\n",  # quoted duplicate
+        "$schema: agentv-eval-v2\n\"evalcases\":\n  - id: a\n",  # only a quoted key
+    ],
+    ids=["directive", "document-end", "quoted-duplicate", "quoted-key"],
+)
+def test_the_cut_refuses_markers_and_quoted_or_repeated_keys(text: str) -> None:
+    assert cut(text) is None
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_the_cut_ends_indentless_items_at_a_key_that_starts_with_a_dash(newline: str) -> None:
+    text = "$schema: agentv-eval-v2\nevalcases:\n- id: a\n-\n  id: b\n-key: tail\n".replace("\n", newline)
+    layout = cut(text)
+    assert layout is not None
+    assert layout.lines == [2, 3] and layout.tail_line == 5
+    assert layout.tail == "-key: tail" + newline
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_cut_agrees_with_the_yaml_parser(seed: int) -> None:
+    """Independent oracle: each chunk starts on the line of its case's node, and the tail on
+    the line of the first top-level key after `evalcases`."""
+    rng = random.Random(seed)
+    text = generate(rng.randrange(5, 40), seed)
+    if seed % 2:  # items at column 0
+        head, cases = text.split("evalcases:\n")
+        cases = "".join(line[2:] if line.startswith("  ") else line for line in cases.splitlines(True))
+        text = head + "evalcases:\n" + cases
+    if seed % 3 == 0:
+        text += "# a closing comment\nnote: after the cases\n"
+    layout = cut(text)
+    assert layout is not None
+    doc = parse_yaml(text)
+    assert doc.error is None
+    root = doc.root
+    assert isinstance(root, MappingNode)
+    keys = [k.value for k, _ in root.value]
+    cases = root.value[keys.index("evalcases")][1]
+    assert [item.start_mark.line for item in cases.value] == layout.lines
+    after = keys.index("evalcases") + 1
+    expected_tail = root.value[after][0].start_mark.line if after < len(keys) else text.count("\n")
+    assert layout.tail_line == expected_tail
 
 
 def random_edit(text: str, rng: random.Random) -> Edit:

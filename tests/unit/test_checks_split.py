@@ -8,6 +8,7 @@ import os
 import random
 import re
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -208,26 +209,56 @@ def test_the_cli_runner_splits_a_large_file_over_processes_with_the_same_result(
 # -- checks.parallel -------------------------------------------------------------------------
 
 
+def slow_square(n: int) -> tuple[int, int]:
+    time.sleep(0.3)  # long enough for every process to take a job
+    return n * n, os.getpid()
+
+
 def test_fork_map_returns_what_a_plain_map_returns_from_other_processes() -> None:
-    results = fork_map(lambda n: (n * n, os.getpid()), [1, 2, 3])
+    results = fork_map(slow_square, [1, 2, 3], 3)
     assert [r[0] for r in results] == [1, 4, 9]
-    assert results[0][1] == os.getpid() and len({r[1] for r in results}) == 3
+    assert len({r[1] for r in results}) >= 2
+
+
+def test_fork_map_shares_out_jobs_as_processes_become_free() -> None:
+    """The process held up by job 0 takes fewer of the others (fixed halves: 10 each)."""
+
+    def job(n: int) -> int:
+        time.sleep(1.0 if n == 0 else 0.02)
+        return os.getpid()
+
+    pids = fork_map(job, list(range(20)), 2)
+    assert len(set(pids)) == 2
+    assert pids.count(pids[0]) < 10
+
+
+def test_fork_map_runs_every_job_once_in_order_even_past_the_pipe_capacity() -> None:
+    jobs = list(range(3 * parallel._MAX_TICKETS + 7))
+    assert fork_map(lambda n: n * 2, jobs, 3) == [n * 2 for n in jobs]
+
+
+def test_fork_map_reports_progress_here() -> None:
+    seen: list[tuple[int, int]] = []
+    fork_map(lambda n: n, list(range(50)), 2, lambda taken, job: seen.append((taken, job)))
+    assert seen and all(1 <= taken <= 50 for taken, _ in seen)
+    assert [t for t, _ in seen] == sorted(t for t, _ in seen)
 
 
 def test_fork_map_runs_a_failed_childs_job_here() -> None:
     parent = os.getpid()
 
     def fails_in_a_child(n: int) -> int:
+        time.sleep(0.2)
         if os.getpid() != parent:
             raise RuntimeError("child failed")
         return n + 1
 
-    assert fork_map(fails_in_a_child, [1, 2]) == [2, 3]
+    assert fork_map(fails_in_a_child, [1, 2, 3, 4], 2) == [2, 3, 4, 5]
 
 
 def test_fork_map_without_fork_runs_everything_here(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(parallel, "can_fork", lambda: False)
-    assert fork_map(lambda n: os.getpid(), [1, 2]) == [os.getpid()] * 2
+    assert fork_map(lambda n: os.getpid(), [1, 2], 2) == [os.getpid()] * 2
 
 
 # -- checks.layout.anchors_and_aliases -------------------------------------------------------

@@ -375,6 +375,42 @@ def test_flow_collection_closing_bracket_may_sit_at_the_key_column():
     assert value_of("[a,\nb]\n") == ["a", "b"]
 
 
+UNINDENTED = [
+    ('a:\n  b: "x\n  y"\n', "Missing closing "),
+    ('- "x\ny"\n', "Missing closing "),
+    ("a:\n  b: [\n    1\n ]\n", "Flow "),
+    ("x:\n  - {role: user,\n  content: hi}\n", "Flow "),
+]
+
+
+@pytest.mark.parametrize(("text", "start"), UNINDENTED)
+def test_unindented_continuations_are_found_with_anchors_in_the_text_too(text, start):
+    # With anchors the tree is walked on its own; without, while converting: same answer.
+    plain = error_of(text)
+    shared = error_of(
+        "anchor: &a 1\nalias: *a\n" + text if not text.startswith("-") else text + "- &a 1\n- *a\n"
+    )
+    assert plain.message.startswith(start) and shared.message == plain.message
+    shift = 0 if text.startswith("-") else 2
+    assert (shared.span.start_line, shared.span.start_col) == (
+        plain.span.start_line + shift,
+        plain.span.start_col,
+    )
+
+
+@pytest.mark.parametrize("before", [True, False], ids=["duplicate-first", "duplicate-after"])
+def test_an_unindented_continuation_wins_over_a_duplicate_key(before):
+    duplicate = "k: 1\nk: 2\n"
+    bad = "q: 'x\ny'\n"
+    err = error_of(duplicate + bad if before else bad + duplicate)
+    assert err.message.startswith("Missing closing 'quote"), err
+
+
+def test_inside_a_complex_key_both_ways_agree():
+    text = "? a: 'x\n y'\n: v\n"
+    assert parse_yaml(text).error == parse_yaml(text + "c: &a 1\nd: *a\n").error
+
+
 def test_unindented_quoted_continuation_fails_the_eval_file(repo):
     repo.write(
         "eval.yaml",

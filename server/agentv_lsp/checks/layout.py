@@ -15,7 +15,8 @@ import re
 from dataclasses import dataclass
 
 EVALCASES = re.compile(r"\nevalcases[ \t]*:[ \t]*(?:#[^\n]*)?\r?\n")
-EVALCASES_ANY = re.compile(r"\n[\"']?evalcases[\"']?[ \t]*:")
+_EVALCASES_KEY = re.compile(r"[\"']?evalcases[\"']?[ \t]*:")
+EVALCASES_ANY = re.compile(r"\n" + _EVALCASES_KEY.pattern)
 MARKERS = re.compile(r"\n(?:---|\.\.\.|%)")
 CONTENT = re.compile(r"\n[ ]*[^ \n\r#]")  # the next line with content (not blank, not comment)
 TOP_LEVEL = re.compile(r"\n[^ \t\n\r#]")
@@ -71,16 +72,24 @@ class Layout:
         return bisect.bisect_right(self.lines, line) - 1
 
 
+# Every line the patterns above can match starts at column 0 with something other than
+# whitespace: `cut` finds those lines in one scan and sorts them out (a large file has few,
+# besides the items of a sequence at column 0).
+COLUMN_ZERO = re.compile(r"\n[^ \t\n\r]")
+
+
 def cut(text: str) -> Layout | None:
     """The cases of a block-style top-level `evalcases:` sequence, or None when unsure."""
     if "\r" in text and text.count("\r") != text.count("\r\n"):
         return None  # a lone CR breaks lines for YAML but not for our line counting
     padded = "\n" + text  # patterns look for "\n" + line start: offsets are one more
-    if MARKERS.search(padded) or "\t" in text[:0]:
-        return None
-    found = EVALCASES.search(padded)
-    if found is None or len(EVALCASES_ANY.findall(padded)) != 1:
-        return None
+    lines_at = [m.start() for m in COLUMN_ZERO.finditer(padded)]  # their "\n"s, in padded
+    if any(padded.startswith(("---", "...", "%"), at + 1) for at in lines_at):
+        return None  # MARKERS: a document marker or a directive
+    keys = [at for at in lines_at if _EVALCASES_KEY.match(padded, at + 1)]
+    found = EVALCASES.match(padded, keys[0]) if len(keys) == 1 else None
+    if found is None:
+        return None  # no `evalcases:` line, or several (EVALCASES_ANY)
     first = CONTENT.search(padded, found.end() - 1)
     if first is None:
         return None
@@ -90,8 +99,11 @@ def cut(text: str) -> Layout | None:
     if marker not in ("- ", "-\t", "-\n", "-\r", "-"):
         return None
     end_pattern = TOP_LEVEL_NOT_ITEM if indent == 0 else TOP_LEVEL
-    end = end_pattern.search(padded, start + 1)
-    tail_offset = end.start() if end is not None else len(text)
+    tail_offset = len(text)
+    for at in lines_at[bisect.bisect_left(lines_at, start + 1) :]:
+        if end_pattern.match(padded, at):
+            tail_offset = at  # the first top-level line after the cases
+            break
     item = re.compile("\n" + " " * indent + r"-(?:[ \t\n]|\r\n|$)")
     offsets = [m.start() for m in item.finditer(padded, start, tail_offset + 1)]
     if not offsets or offsets[0] != start:

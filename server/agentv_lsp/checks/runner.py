@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import os
 import re
@@ -150,8 +151,9 @@ PARALLEL_MIN_FILES = 8
 
 
 def _check_all(items: list[tuple[str, bool]], opts: CheckOptions, bar: Progress) -> list[Checked]:
-    """Check every file, spreading many files over the processes (interleaved: neighbouring
-    files tend to be alike in size); the children send back only diagnostics and paths."""
+    """Check every file, sharing many files out among the processes, largest first (so no
+    process is left with a large file at the end); the children send back only diagnostics
+    and paths."""
     workers = opts.workers if can_fork() else 1
     if workers < 2 or len(items) < PARALLEL_MIN_FILES:
         results: list[Checked] = []
@@ -160,24 +162,29 @@ def _check_all(items: list[tuple[str, bool]], opts: CheckOptions, bar: Progress)
             results.append(_check_one(path, named, opts, split=workers))
         return results
 
-    def check_group(group: int) -> list[Checked]:
-        out: list[Checked] = []
-        for index in range(group, len(items), workers):
-            path, named = items[index]
-            if group == 0:
-                bar.update(index + 1, os.path.relpath(path, opts.cwd))
-            checked = _check_one(path, named, opts)
-            if checked is not None and group:  # only what the parent needs crosses the pipe
-                report = checked[0]
-                checked = (DocumentReport(report.path, report.kind, None, report.diagnostics), checked[1])
-            out.append(checked)
-        return out
+    def check_item(index: int) -> Checked:
+        path, named = items[index]
+        checked = _check_one(path, named, opts)
+        if checked is None:
+            return None
+        report = checked[0]  # only what the parent needs crosses the pipe (not the YAML tree)
+        return DocumentReport(report.path, report.kind, None, report.diagnostics), checked[1]
 
-    groups = fork_map(check_group, list(range(workers)))
+    def show(taken: int, index: int) -> None:
+        bar.update(taken, os.path.relpath(items[index][0], opts.cwd))
+
+    order = sorted(range(len(items)), key=lambda i: -_size_of(items[i][0]))
     merged: list[Checked] = [None] * len(items)
-    for group, results in enumerate(groups):
-        merged[group::workers] = results
+    for index, checked in zip(order, fork_map(check_item, order, workers, show), strict=True):
+        merged[index] = checked
     return merged
+
+
+def _size_of(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except (OSError, ValueError):
+        return 0
 
 
 def _check_path(path: str, named: bool, opts: CheckOptions, split: int = 1) -> DocumentReport | None:
@@ -194,7 +201,11 @@ def _check_path(path: str, named: bool, opts: CheckOptions, split: int = 1) -> D
         )
     if not named and not any(marker in text for marker in _AGENTV_MARKERS):
         return None  # not an AgentV file: ignored unless named explicitly
-    report = check_split(path, text, opts, fork_map, split) if split > 1 else None
+    report = (
+        check_split(path, text, opts, functools.partial(fork_map, workers=split), split)
+        if split > 1
+        else None
+    )
     if report is None:
         report = check_document(path, text, opts)
     if report.kind is None and not named and not _AGENTV_LINE.search(text):

@@ -226,7 +226,7 @@ def check_split(
     path: str,
     text: str,
     opts: CheckOptions,
-    parallel: ParallelMap[list[tuple[int, int]], list[Part]],
+    parallel: ParallelMap[tuple[int, int], Part],
     parts: int,
 ) -> DocumentReport | None:
     """The whole-text report of a large eval file, checked by `parts` processes (mapped with
@@ -235,9 +235,7 @@ def check_split(
     if layout is None:
         return None
     ranges = bounds(layout, parts * PARTS_PER_PROCESS)
-    jobs = [ranges[k::parts] for k in range(parts)]
-    done = parallel(lambda job: [check_part(path, layout, a, b, opts) for a, b in job], jobs)
-    pieces = sorted((p for group in done for p in group), key=lambda p: p.start)
+    pieces = parallel(lambda job: check_part(path, layout, job[0], job[1], opts), ranges)
     if any(p.file_references is False for p in pieces):
         # Some part has an `agentv validate` error, so the file's references are not checked:
         # the parts that did check theirs say what they say without.

@@ -178,8 +178,10 @@ class FileSystem:
             chunks: list[bytes] = []
             limit = (1 << 62) if whole else self.max_bytes
             remaining = limit + 1
+            # the whole file in one read when its size is known (no copy when joining)
+            size_hint = max(info.st_size + 1, 1 << 16)
             while remaining > 0:
-                chunk = os.read(fd, min(remaining, 1 << 20))
+                chunk = os.read(fd, min(remaining, size_hint))
                 if not chunk:
                     break
                 chunks.append(chunk)

@@ -290,16 +290,25 @@ def _parse_into(doc: YamlDocument, text: str) -> None:
         return
     if restore or escapes:
         _restore_non_breaks(root, restore, escapes)
-    unindented = _unindented_continuation(root, text)
-    if unindented is not None:
-        doc.error = unindented
+    if _may_have_anchors(text):
+        doc.error = _unindented_continuation(root, text)
+        if doc.error is None:
+            try:
+                doc.value = _Converter().convert(root, 0)
+            except _LoadError as exc:
+                doc.error = exc.error
         return
+    # The common case: converting collects the nodes `_unindented_continuation` would look
+    # at, in the same pass. Its error comes first, whatever the conversion finds.
+    suspects: list[_Suspect] = []
     try:
-        doc.value = (
-            _convert_without_aliases(root) if not _may_have_anchors(text) else _Converter().convert(root, 0)
-        )
-    except _LoadError as exc:
-        doc.error = exc.error
+        value = _convert_without_aliases(root, suspects)
+    except _LoadError as exc:  # the pass stopped early: look at the whole tree
+        doc.error = _unindented_continuation(root, text) or exc.error
+        return
+    doc.error = _first_unindented(suspects, text) if suspects else None
+    if doc.error is None:
+        doc.value = value
 
 
 # Characters libyaml cannot take the way eemeli/yaml does: YAML 1.1 (libyaml) also breaks
@@ -421,6 +430,11 @@ def _blank_tab_line(text: str, exc: yaml.MarkedYAMLError) -> str | None:
     return text[:start] + line.replace("\t", " ") + text[start + len(line) :]
 
 
+# A multi-line quoted scalar or flow collection in block context, and the indentation its
+# further lines need (one more than the column of its key or its sequence's `-`).
+_Suspect = tuple[ScalarNode | CollectionNode, int]
+
+
 def _unindented_continuation(root: Node, text: str) -> YamlError | None:
     """What eemeli/yaml's lexer rejects and libyaml accepts: in block context, every further
     line of a quoted string or of a flow collection must be indented more than the block
@@ -430,11 +444,11 @@ def _unindented_continuation(root: Node, text: str) -> YamlError | None:
         key: "first line
         second line"          <- AgentV: Missing closing "quote
 
-    Runs on every parse, so it only looks closer at multi-line quoted scalars and flow
-    collections."""
+    Only multi-line quoted scalars and flow collections are looked at closer. (Without
+    anchors, `_convert_without_aliases` collects them while converting instead.)"""
     if not isinstance(root, CollectionNode):
         return None  # a scalar document: no block around it
-    suspects: list[tuple[ScalarNode | CollectionNode, int]] = []
+    suspects: list[_Suspect] = []
     blocks: list[CollectionNode] = [root]
     seen: set[int] = set()  # aliases share nodes
     while blocks:
@@ -462,8 +476,11 @@ def _unindented_continuation(root: Node, text: str) -> YamlError | None:
                         suspects.append((child, key.start_mark.column + 1))
                 else:
                     blocks.append(child)
-    if not suspects:
-        return None
+    return _first_unindented(suspects, text) if suspects else None
+
+
+def _first_unindented(suspects: list[_Suspect], text: str) -> YamlError | None:
+    """The first (in the text) suspect with a line indented too little."""
     lines = _LINE_BREAK.split(text)
     for suspect, need in sorted(suspects, key=lambda s: (s[0].start_mark.line, s[0].start_mark.column)):
         if isinstance(suspect, ScalarNode):
@@ -558,8 +575,9 @@ _NOT_PLAIN_STRING = frozenset("0123456789+-.~")
 _KEYWORDS = frozenset(("null", "Null", "NULL", "true", "True", "TRUE", "false", "False", "FALSE"))
 
 
-def _convert_without_aliases(root: Node) -> Any:
-    """The common case, kept lean: every node appears once, so no alias bookkeeping."""
+def _convert_without_aliases(root: Node, suspects: list[_Suspect]) -> Any:
+    """The common case, kept lean: every node appears once, so no alias bookkeeping. Also
+    collects what `_unindented_continuation` would look at (saves a walk over the tree)."""
 
     def plain(node: ScalarNode) -> Any:
         text: str = node.value
@@ -576,7 +594,15 @@ def _convert_without_aliases(root: Node) -> Any:
             return plain(node)
         if depth >= MAX_DEPTH:
             raise _LoadError(YamlError("too-deep", TOO_DEEP_MESSAGE, _head_span(node)))
+        block = not node.flow_style  # type: ignore[attr-defined]  # a collection here (no cast: hot path)
         if type(node) is SequenceNode:
+            if block:
+                need = node.start_mark.column + 1
+                for c in node.value:
+                    if (c.flow_style if type(c) is not ScalarNode else c.style in _QUOTED) and (
+                        c.start_mark.line != c.end_mark.line
+                    ):
+                        suspects.append((c, need))
             return [plain(c) if type(c) is ScalarNode else convert(c, depth + 1) for c in node.value]
         mapping: dict[str, Any] = {}
         numeric_keys = False
@@ -585,13 +611,22 @@ def _convert_without_aliases(root: Node) -> Any:
                 raw_key = plain(k_node)
                 key = raw_key if type(raw_key) is str else _js_key(raw_key)
             else:
+                found = len(suspects)
                 raw_key = convert(k_node, depth + 1)
+                del suspects[found:]  # `_unindented_continuation` does not look inside keys
                 key = _js_key(raw_key)
             if key in mapping:
                 _check_duplicate(cast(MappingNode, node), k_node)
             elif key[:1].isdigit():
                 numeric_keys = True
-            mapping[key] = plain(v_node) if type(v_node) is ScalarNode else convert(v_node, depth + 1)
+            if type(v_node) is ScalarNode:
+                if block and v_node.style in _QUOTED and v_node.start_mark.line != v_node.end_mark.line:
+                    suspects.append((v_node, k_node.start_mark.column + 1))
+                mapping[key] = plain(v_node)
+            else:
+                if block and v_node.flow_style and v_node.start_mark.line != v_node.end_mark.line:
+                    suspects.append((v_node, k_node.start_mark.column + 1))
+                mapping[key] = convert(v_node, depth + 1)
         if numeric_keys:
             _order_like_js_object(mapping)
         return mapping
