@@ -239,7 +239,12 @@ def test_fork_map_runs_every_job_once_in_order_even_past_the_pipe_capacity() -> 
 
 def test_fork_map_reports_progress_here() -> None:
     seen: list[tuple[int, int]] = []
-    fork_map(lambda n: n, list(range(50)), 2, lambda taken, job: seen.append((taken, job)))
+
+    def job(n: int) -> int:
+        time.sleep(0.02)  # slow enough that the child cannot take every job before this process starts
+        return n
+
+    fork_map(job, list(range(50)), 2, lambda taken, job: seen.append((taken, job)))
     assert seen and all(1 <= taken <= 50 for taken, _ in seen)
     assert [t for t, _ in seen] == sorted(t for t, _ in seen)
 
