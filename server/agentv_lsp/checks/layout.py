@@ -11,6 +11,7 @@ unsure it returns None and callers take the whole text.
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from dataclasses import dataclass
 
@@ -72,6 +73,17 @@ class Layout:
         return bisect.bisect_right(self.lines, line) - 1
 
 
+def has_lone_cr(text: str) -> bool:
+    """A CR not followed by LF: YAML breaks the line there, our line counting (by LF) does not."""
+    return "\r" in text and text.count("\r") != text.count("\r\n")
+
+
+@functools.lru_cache(maxsize=16)
+def item_start(indent: int) -> re.Pattern[str]:
+    """A line starting a sequence item at column `indent`, "\n" included (search "\n" + text)."""
+    return re.compile("\n" + " " * indent + r"-(?:[ \t\n]|\r\n|$)")
+
+
 # Every line the patterns above can match starts at column 0 with something other than
 # whitespace: `cut` finds those lines in one scan and sorts them out (a large file has few,
 # besides the items of a sequence at column 0).
@@ -80,8 +92,8 @@ COLUMN_ZERO = re.compile(r"\n[^ \t\n\r]")
 
 def cut(text: str) -> Layout | None:
     """The cases of a block-style top-level `evalcases:` sequence, or None when unsure."""
-    if "\r" in text and text.count("\r") != text.count("\r\n"):
-        return None  # a lone CR breaks lines for YAML but not for our line counting
+    if has_lone_cr(text):
+        return None
     padded = "\n" + text  # patterns look for "\n" + line start: offsets are one more
     lines_at = [m.start() for m in COLUMN_ZERO.finditer(padded)]  # their "\n"s, in padded
     if any(padded.startswith(("---", "...", "%"), at + 1) for at in lines_at):
@@ -104,8 +116,7 @@ def cut(text: str) -> Layout | None:
         if end_pattern.match(padded, at):
             tail_offset = at  # the first top-level line after the cases
             break
-    item = re.compile("\n" + " " * indent + r"-(?:[ \t\n]|\r\n|$)")
-    offsets = [m.start() for m in item.finditer(padded, start, tail_offset + 1)]
+    offsets = [m.start() for m in item_start(indent).finditer(padded, start, tail_offset + 1)]
     if not offsets or offsets[0] != start:
         return None
     lines: list[int] = []

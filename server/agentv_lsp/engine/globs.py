@@ -140,6 +140,8 @@ def _matcher(pattern: str) -> _Matcher | None:
 
 
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+_HEX2 = re.compile("[0-9A-Fa-f]{2}")
+_HEX4 = re.compile("[0-9A-Fa-f]{4}")
 
 
 def _utf16_units(text: str) -> str:
@@ -1089,20 +1091,13 @@ class _JsRegex:
                 return [(ord(letter) % 32, ord(letter) % 32)], False
             self.pos -= 1
             return _single("\\"), False  # Annex B: "\c" not followed by a letter is a backslash
-        if char == "x":
-            hex_digits = re.compile("[0-9A-Fa-f]{2}").match(self.source, self.pos)
+        if char in "xu":  # \xHH, \uHHHH; without the digits, the letter itself (Annex B)
+            hex_digits = (_HEX2 if char == "x" else _HEX4).match(self.source, self.pos)
             if hex_digits:
                 self.pos = hex_digits.end()
                 code = int(hex_digits.group(), 16)
                 return [(code, code)], False
-            return _single("x"), False
-        if char == "u":
-            hex_digits = re.compile("[0-9A-Fa-f]{4}").match(self.source, self.pos)
-            if hex_digits:
-                self.pos = hex_digits.end()
-                code = int(hex_digits.group(), 16)
-                return [(code, code)], False
-            return _single("u"), False
+            return _single(char), False
         if char in "01234567":
             # legacy octal escape (Annex B), at most \377
             octal = re.compile("[0-7]{1,3}").match(self.source, self.pos - 1)

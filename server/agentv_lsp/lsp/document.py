@@ -19,6 +19,7 @@ from typing import Any
 from lsprotocol import types as lsp
 from pygls.workspace import TextDocument, Workspace
 
+from agentv_lsp.checks.layout import has_lone_cr
 from agentv_lsp.lsp.convert import UTF16, from_client_col
 
 STRIDE = 256
@@ -92,10 +93,10 @@ class EditedDocument(TextDocument):
         text = self.source
         encoding = str(getattr(self.position_codec, "encoding", UTF16) or UTF16)
         start = end = None
-        if "\r" not in text or text.count("\r") == text.count("\r\n"):
+        if not has_lone_cr(text):
             start = self._offset(change.range.start, encoding)
             end = self._offset(change.range.end, encoding)
-        lone_cr = change.text.count("\r") != change.text.count("\r\n")
+        lone_cr = has_lone_cr(change.text)
         if start is None or end is None or end < start or lone_cr:
             super()._apply_incremental_change(change)
             self._reset()

@@ -23,7 +23,6 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import os
-import re
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -40,6 +39,8 @@ from agentv_lsp.checks.layout import (
     Layout,
     anchors_and_aliases,
     cut,
+    has_lone_cr,
+    item_start,
 )
 from agentv_lsp.checks.model import Diagnostic, Related
 from agentv_lsp.checks.validate import validate_eval
@@ -117,14 +118,13 @@ def follow(layout: Layout, text: str, edits: list[Any]) -> tuple[Layout, int, in
     after = [item for item in starts if item[0] > high]
     scan_to = after[0][0] if after else tail_offset
     region = text[scan_from:scan_to]
-    if "\r" in region and region.count("\r") != region.count("\r\n"):
+    if has_lone_cr(region):
         return None
     padded_region = "\n" + region
     ends = TOP_LEVEL_NOT_ITEM if layout.indent == 0 else TOP_LEVEL
     if ends.search(padded_region) or MARKERS.search(padded_region) or EVALCASES_ANY.search(padded_region):
         return None
-    item = re.compile("\n" + " " * layout.indent + r"-(?:[ \t\n]|\r\n|$)")
-    found = [scan_from + m.start() for m in item.finditer(padded_region)]
+    found = [scan_from + m.start() for m in item_start(layout.indent).finditer(padded_region)]
     if not before and (not found or found[0] != head_end):
         return None  # the first case no longer starts where the head ends
     kept_before = before[:-1] if before and found and found[0] == scan_from else before
