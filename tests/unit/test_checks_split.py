@@ -249,6 +249,22 @@ def test_fork_map_reports_progress_here() -> None:
     assert [t for t, _ in seen] == sorted(t for t, _ in seen)
 
 
+def test_fork_map_progress_never_passes_the_job_count_when_tickets_hold_several_jobs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # two jobs per ticket, the last ticket holding one; report every ticket as taken
+    monkeypatch.setattr(parallel, "_taken", lambda queue, tickets: tickets)
+    jobs = list(range(parallel._MAX_TICKETS + 1))
+    seen: list[int] = []
+
+    def job(n: int) -> int:
+        time.sleep(0.0002)  # this process gets jobs too
+        return n
+
+    fork_map(job, jobs, 2, lambda taken, job: seen.append(taken))
+    assert seen and max(seen) == len(jobs)
+
+
 def test_fork_map_runs_a_failed_childs_job_here() -> None:
     parent = os.getpid()
 

@@ -76,7 +76,7 @@ def fork_map(
         while (numbers := take()) is not None:
             for number in numbers:
                 if here and progress is not None:
-                    progress(_taken(queue, tickets) * batch, jobs[number])
+                    progress(min(_taken(queue, tickets) * batch, len(jobs)), jobs[number])
                 done[number] = func(jobs[number])
         return done
 
