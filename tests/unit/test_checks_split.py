@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from tests.conftest import find_shared_dir
 from tests.evalgen import generate, key, mutate
 from tests.lsp.conftest import write_repo
 
@@ -22,7 +23,7 @@ from agentv_lsp.checks.parallel import fork_map
 from agentv_lsp.checks.runner import run_check
 from agentv_lsp.engine.files import FileSystem
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
+SHARED = find_shared_dir()
 VENDORED = Path(__file__).resolve().parents[1] / "golden" / "cases"
 
 
@@ -146,7 +147,7 @@ def test_bounds_cover_every_case_once_in_balanced_parts() -> None:
 
 
 def golden_eval_files() -> list[Path]:
-    roots = [VENDORED, SHARED / "golden" / "cases", SHARED / "corpus"]
+    roots = [VENDORED] + ([SHARED / "golden" / "cases", SHARED / "corpus"] if SHARED else [])
     found = []
     for root in roots:
         if root.is_dir():
@@ -179,7 +180,8 @@ def test_every_golden_and_corpus_eval_file_checks_the_same_in_parts(
                 split_files += compare(path, text, opts, parts)
             except AssertionError as exc:
                 raise AssertionError(f"{source} in {parts} parts") from exc
-    assert split_files >= at_least
+    # the vendored goldens alone (a clone without ../shared) hold fewer files large enough to split
+    assert split_files >= (at_least if SHARED else 1)
 
 
 @pytest.mark.parametrize("workers", [2, 3])

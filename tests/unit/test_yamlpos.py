@@ -16,6 +16,7 @@ import time
 import pytest
 
 from agentv_lsp.yamlpos import MAX_DEPTH, Span, parse_yaml
+from agentv_lsp.yamlpos.document import TOO_DEEP_MESSAGE
 
 EVAL_ONE_CASE = "$schema: agentv-eval-v2\nevalcases:\n  - id: c\n    outcome: o\n    input_messages:\n"
 
@@ -446,3 +447,71 @@ def test_escaped_surrogate_pairs_decode_as_in_eemeli_yaml():
         "c": "\\ud83d\\ude00",
         "e": "café 🙏",
     }
+
+
+# Every nesting shape, just under and just past the limit, short (converted directly) and padded past
+# the guard's size threshold (walked event by event first): the same error at the first level past
+# MAX_DEPTH, whichever libyaml PyYAML bundles (0.2.6 in PyYAML 6.0.4 stops at 1,000 levels itself).
+def _flow(levels: int) -> tuple[str, tuple[int, int]]:
+    return "[" * levels + "]" * levels + "\n", (0, MAX_DEPTH)
+
+
+def _flow_map(levels: int) -> tuple[str, tuple[int, int]]:
+    return "{a: " * levels + "1" + "}" * levels + "\n", (0, 4 * MAX_DEPTH)
+
+
+def _compact(levels: int) -> tuple[str, tuple[int, int]]:
+    return "- " * levels + "x\n", (0, 2 * MAX_DEPTH)
+
+
+def _block_map(levels: int) -> tuple[str, tuple[int, int]]:
+    return "".join(" " * i + "k:\n" for i in range(levels)) + " " * levels + "v\n", (MAX_DEPTH, MAX_DEPTH)
+
+
+def _flow_in_block(levels: int) -> tuple[str, tuple[int, int]]:
+    return "a: " + "[" * (levels - 1) + "]" * (levels - 1) + "\n", (0, 3 + MAX_DEPTH - 1)
+
+
+def _block_seq(levels: int) -> tuple[str, tuple[int, int]]:
+    return "".join(" " * (2 * i) + "-\n" for i in range(levels - 1)) + " " * (2 * levels - 2) + "- x\n", (
+        MAX_DEPTH,
+        2 * MAX_DEPTH,
+    )
+
+
+SHAPES = {
+    "flow": _flow,
+    "flow-map": _flow_map,
+    "compact": _compact,
+    "block-map": _block_map,
+    "flow-in-block": _flow_in_block,
+    "block-seq": _block_seq,
+}
+
+
+@pytest.mark.parametrize("padded", [False, True], ids=["short", "padded"])
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_depth_limit_is_ours_for_every_shape(shape, padded):
+    pad = "#" + "x" * 25_000 + "\n" if padded else ""  # a comment: the text passes the guard's threshold
+    under, _ = SHAPES[shape](MAX_DEPTH)
+    assert parse_yaml(pad + under).error is None, "nesting of exactly MAX_DEPTH levels loads"
+    past, (line, col) = SHAPES[shape](MAX_DEPTH + 1)
+    doc = parse_yaml(pad + past)
+    assert doc.error is not None and doc.error.kind == "too-deep", doc.error
+    assert doc.error.message == TOO_DEEP_MESSAGE
+    assert (doc.error.span.start_line, doc.error.span.start_col) == (line + bool(pad), col)
+
+
+def test_libyamls_own_nesting_error_maps_to_ours():
+    """If a PyYAML ever stops us from raising libyaml's limit, its error still reads as ours."""
+    binding = pytest.importorskip("yaml._yaml")
+    if not hasattr(binding, "_set_max_nest_level"):
+        pytest.skip("this libyaml has no nesting limit (before 0.2.6)")
+    saved = binding._get_max_nest_level()
+    binding._set_max_nest_level(10)
+    try:
+        doc = parse_yaml("a: " + "[" * 20 + "]" * 20 + "\n")
+    finally:
+        binding._set_max_nest_level(saved)
+    assert doc.error is not None and doc.error.kind == "too-deep"
+    assert doc.error.message == TOO_DEEP_MESSAGE

@@ -42,6 +42,31 @@ TOO_DEEP_MESSAGE = (
 _SAFE_DEPTH_BOUND = 20_000
 
 _COMPOSE_STACK_BYTES = 256 * 1024 * 1024
+
+# libyaml 0.2.6 (bundled from PyYAML 6.0.4) refuses more than 1,000 nested block or flow
+# levels ("exceeded maximum nesting depth"), one block level short of our limit and before our
+# guard can speak. Texts reaching libyaml nest less than _SAFE_DEPTH_BOUND levels (the guard
+# sees to that), so its limit goes up to that bound: a protection kept, never reached first.
+# The setter is private to PyYAML; without it libyaml's error is mapped to ours
+# (`_LIBYAML_NESTING`).
+_LIBYAML_NESTING = "exceeded maximum nesting depth"
+
+
+def _raise_libyaml_nesting_limit() -> bool:
+    try:
+        from yaml import _yaml as libyaml_binding
+    except ImportError:
+        return False
+    getter = getattr(libyaml_binding, "_get_max_nest_level", None)
+    setter = getattr(libyaml_binding, "_set_max_nest_level", None)
+    if getter is None or setter is None:
+        return False  # libyaml before 0.2.6 has no limit; a future PyYAML may rename it
+    if int(getter()) < _SAFE_DEPTH_BOUND:
+        setter(_SAFE_DEPTH_BOUND)
+    return True
+
+
+_raise_libyaml_nesting_limit()
 _stack_size_lock = threading.Lock()
 
 _PLAIN = "?plain"  # tag our resolver gives untagged plain scalars: resolved later by YAML 1.2 rules
@@ -730,8 +755,12 @@ def _depth_guard(text: str) -> YamlError | None:
                     )
             elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
                 depth -= 1
-    except yaml.YAMLError:
+    except yaml.MarkedYAMLError as exc:
+        if _LIBYAML_NESTING in (exc.problem or ""):
+            return _from_marked(exc)
         return None  # the real parse reports the syntax error with its position
+    except yaml.YAMLError:
+        return None
     finally:
         loader.dispose()
 
@@ -750,6 +779,8 @@ def _from_marked(exc: yaml.MarkedYAMLError) -> YamlError:
         message = (
             "The file contains more than one YAML document (a '---' separator); AgentV reads exactly one"
         )
+    elif _LIBYAML_NESTING in problem:  # libyaml's own limit, if ever reached first: our diagnostic
+        kind, message = "too-deep", TOO_DEEP_MESSAGE
     elif "undefined alias" in problem or "found duplicate anchor" in problem:
         kind = "alias"
         message = f"YAML alias error: {problem}"
