@@ -13,22 +13,22 @@ from collections.abc import Sequence
 from typing import Any, NoReturn, TextIO
 
 from agentv_lsp import __version__
-from agentv_lsp.engine.files import FileSystem, find_git_root
+from agentv_lsp.engine.files import FileSystem, default_repo_root
 from agentv_lsp.engine.loader import open_eval_file
 from agentv_lsp.engine.preview import preview_file
+from agentv_lsp.formats.runtime import REQUESTS, RuntimeChoice, choose_runtime
+from agentv_lsp.report import use_color
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
-
-
-def default_repo_root(cwd: str) -> str:
-    """AgentV's repo root: the nearest ancestor of the working directory holding `.git`."""
-    return find_git_root(cwd) or cwd
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="agentv-lsp",
-        description="Language server, checker and previewer for AgentV eval files (agentv-eval-v2).",
+        description=(
+            "Language server, checker and previewer for AgentV eval files: AgentV 4.x (`*.eval.yaml`, "
+            "`tests:`) and v2 (`$schema: agentv-eval-v2`)."
+        ),
     )
     parser.add_argument("--version", action="version", version=f"agentv-lsp {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -54,6 +54,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--repo-root", metavar="DIR", help="repository root (default: the git root of the working directory)"
     )
     preview.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    preview.add_argument(
+        "--agentv",
+        choices=REQUESTS,
+        default="auto",
+        help=(
+            "which AgentV runtime judges the file: 4 (4.42.4, `tests:`), 2 (agentv-eval-v2) or auto "
+            "(default: the installed or declared agentv package, else the file's format)"
+        ),
+    )
 
     check = sub.add_parser(
         "check",
@@ -71,6 +80,42 @@ def build_parser() -> argparse.ArgumentParser:
     )
     check.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     check.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    check.add_argument(
+        "--only-agentv",
+        action="store_true",
+        help="take named files like files found in a folder: YAML that is not AgentV's is left alone "
+        "(for pre-commit and other tools that pass every YAML file)",
+    )
+    check.add_argument(
+        "--agentv",
+        choices=REQUESTS,
+        default="auto",
+        help=(
+            "which AgentV runtime judges the file: 4 (4.42.4, `tests:`), 2 (agentv-eval-v2) or auto "
+            "(default: the installed or declared agentv package, else the file's format)"
+        ),
+    )
+
+    migrate = sub.add_parser(
+        "migrate",
+        help="migrate v2 eval files (evalcases) to AgentV 4.x (tests:), with a per-case prompt proof",
+        description=(
+            "Find AgentV v2 eval files and rewrite them for AgentV 4.42.4: keys renamed, evaluators turned into "
+            "assertions, files renamed to *.eval.yaml, comments and layout kept. Prints a unified diff and, "
+            "for each case, whether the question the model receives stays the same; --write applies it."
+        ),
+    )
+    migrate.add_argument("paths", nargs="*", metavar="PATH")
+    migrate.add_argument(
+        "--write", action="store_true", help="apply the changes (each file replaced atomically)"
+    )
+    migrate.add_argument("--format", choices=("text", "json"), default="text")
+    migrate.add_argument(
+        "--repo-root", metavar="DIR", help="repository root (default: the git root of the working directory)"
+    )
+    migrate.add_argument(
+        "--agentv-target", choices=("4",), default="4", help="the AgentV major to migrate to (only 4 today)"
+    )
 
     serve = sub.add_parser(
         "serve",
@@ -96,6 +141,8 @@ def entry() -> NoReturn:
         sys.stderr.flush()
     except BrokenPipeError:
         status = status or EXIT_FINDINGS
+    except ValueError:
+        pass  # the stream was closed already (the language server's transport at exit): nothing to flush
     except OSError:
         status = EXIT_USAGE
     os._exit(status)
@@ -126,15 +173,13 @@ def _dispatch(argv: Sequence[str] | None) -> int:
         from agentv_lsp.checks.runner import run_check_command
 
         return run_check_command(args)
+    if args.command == "migrate":
+        from agentv_lsp.migrate import run_migrate
+
+        return run_migrate(args.paths, args.write, args.format, args.repo_root, os.getcwd(), sys.stdout)
     from agentv_lsp.lsp.server import run_server
 
     return run_server(args.tcp)
-
-
-def use_color(choice: str, stream: TextIO) -> bool:
-    if choice != "auto":
-        return choice == "always"
-    return stream.isatty() and not os.environ.get("NO_COLOR")
 
 
 def run_preview(args: argparse.Namespace) -> int:
@@ -142,8 +187,15 @@ def run_preview(args: argparse.Namespace) -> int:
     cwd = os.getcwd()
     repo_root = os.path.abspath(args.repo_root) if args.repo_root else default_repo_root(cwd)
     fs = FileSystem()
+    runtime = choose_runtime(args.eval_file, _head_text(args.eval_file), repo_root, args.agentv)
+    if runtime.major == 4:
+        return _run_preview_v4(args, runtime, repo_root, cwd, fs)
     ef = open_eval_file(args.eval_file, repo_root=repo_root, cwd=cwd, fs=fs)
-    result = preview_file(ef, case_id=args.case)
+    result = {
+        "runtime": runtime.version,
+        "runtime_reason": runtime.reason,
+        **preview_file(ef, case_id=args.case),
+    }
     missing_case = args.case is not None and ef.loaded and not result["cases"]
     if args.json:
         sys.stdout.write(json.dumps(result, ensure_ascii=False, indent=2) + "\n")
@@ -160,6 +212,33 @@ def run_preview(args: argparse.Namespace) -> int:
     return EXIT_OK if ef.loaded else EXIT_FINDINGS
 
 
+def _head_text(path: str) -> str | None:
+    """Enough of the file to tell its format (None when it cannot be read: the loader says why)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return handle.read(1 << 20)
+    except (OSError, ValueError):
+        return None
+
+
+def _run_preview_v4(
+    args: argparse.Namespace, runtime: RuntimeChoice, repo_root: str, cwd: str, fs: FileSystem
+) -> int:
+    from agentv_lsp.formats.v4.preview import preview_v4
+
+    result = preview_v4(args.eval_file, repo_root, cwd, fs, case_id=args.case)
+    result["runtime_reason"] = runtime.reason
+    loaded = result["load_error"] is None
+    if args.json:
+        sys.stdout.write(json.dumps(result, ensure_ascii=False, indent=2) + "\n")
+    else:
+        render_preview_v4(result, runtime, args.mode, use_color(args.color, sys.stdout), sys.stdout)
+    if args.case is not None and loaded and not result["cases"]:
+        print(f"agentv-lsp: no loaded test has id '{args.case}' in {args.eval_file}", file=sys.stderr)
+        return EXIT_FINDINGS
+    return EXIT_OK if loaded else EXIT_FINDINGS
+
+
 class _Style:
     def __init__(self, enabled: bool) -> None:
         self.enabled = enabled
@@ -172,6 +251,8 @@ def render_preview(result: dict[str, Any], mode: str, color: bool, out: TextIO) 
     """A readable layout of the preview object."""
     s = _Style(color)
     out.write(s(f"{result['file']}", "1") + "\n")
+    if "runtime" in result:
+        out.write(s(f"judged as AgentV {result['runtime']} ({result.get('runtime_reason', '')})", "2") + "\n")
     for warning in result["warnings"]:
         out.write(s(warning, "33") + "\n")
     if result["load_error"]:
@@ -214,6 +295,75 @@ def render_preview(result: dict[str, Any], mode: str, color: bool, out: TextIO) 
             out.write(
                 s("── judge prompt (user)", "1") + "\n" + _indent(case["judge_prompt"]["question"]) + "\n"
             )
+
+
+def render_preview_v4(
+    result: dict[str, Any], runtime: RuntimeChoice, mode: str, color: bool, out: TextIO
+) -> None:
+    """A readable layout of a 4.x preview object (file content shown with control characters escaped)."""
+    s = _Style(color)
+    out.write(s(_printable(str(result["file"])), "1") + "\n")
+    out.write(s(f"judged as {runtime.describe()}", "2") + "\n")
+    for warning in result["warnings"]:
+        out.write(s(_printable(warning), "33") + "\n")
+    if result["load_error"]:
+        out.write(s(f"error: {_printable(result['load_error'])}", "31") + "\n")
+        return
+    for skipped in result.get("skipped", []):
+        name = skipped.get("id")
+        if name is None:  # a test without an id: say where it is
+            name = f"{skipped.get('file') or result['file']} tests[{skipped.get('index', '?')}]"
+        out.write(
+            s(
+                f"skipped by the runtime: {_printable(str(name))}: "
+                f"{_printable(str(skipped.get('reason', '')))}",
+                "33",
+            )
+            + "\n"
+        )
+    if not result["cases"]:
+        out.write("(no test loads)\n")
+    modes = ("lm", "agent") if mode == "both" else (mode,)
+    for case in result["cases"]:
+        out.write("\n" + s(f"━━ {_printable(str(case['id']))} ", "1;36") + "\n")
+        if case.get("criteria"):
+            out.write(s("── criteria", "1") + "\n" + _indent(_printable(case["criteria"])) + "\n")
+        for m in modes:
+            block = case[m]
+            if block.get("systemMessage") is not None:
+                out.write(
+                    s(f"── systemMessage [{m}]", "1")
+                    + "\n"
+                    + _indent(_printable(block["systemMessage"]))
+                    + "\n"
+                )
+            out.write(s(f"── question [{m}]", "1") + "\n" + _indent(_printable(block["question"])) + "\n")
+            if block.get("chatPrompt") is not None:
+                out.write(s(f"── chatPrompt [{m}]", "1") + "\n")
+                for turn in block["chatPrompt"]:
+                    content = turn.get("content")
+                    shown = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
+                    out.write(s(f"  {turn.get('role')}:", "35") + "\n" + _indent(_printable(shown), 4) + "\n")
+        if case.get("file_paths"):
+            out.write(s("── files: ", "1") + _printable(", ".join(case["file_paths"])) + "\n")
+        if case.get("reference_answer"):
+            out.write(
+                s("── reference answer", "1") + "\n" + _indent(_printable(case["reference_answer"])) + "\n"
+            )
+        judge = case.get("judge_prompt")
+        if judge:
+            out.write(
+                s("── grader prompt (user)", "1") + "\n" + _indent(_printable(judge["question"])) + "\n"
+            )
+
+
+# Control characters from a file must not reach the terminal (a file under review could clear
+# the screen or forge CI annotations): shown escaped. Newlines and tabs lay out the text.
+_CONTROL = {c: f"\\x{c:02x}" for c in [*range(0x20), 0x7F, *range(0x80, 0xA0)] if c not in (0x0A, 0x09)}
+
+
+def _printable(text: str) -> str:
+    return text.translate(_CONTROL)
 
 
 def _indent(text: str, width: int = 2) -> str:

@@ -148,7 +148,7 @@ def test_github_escapes_message_and_properties(tmp_path):
         "::warning file=a%2Cb%3Ac%25.yaml,line=3,col=5,endLine=4,endColumn=1,title=agentv-lsp some-code"
         "::100%25 sure%0D%0Anext: a, b"
     )
-    assert summary == "1 files checked: 0 errors, 1 warnings"
+    assert summary == "1 file checked: 0 errors, 1 warning"
 
 
 def test_github_information_is_a_notice(tmp_path):
@@ -205,3 +205,30 @@ def test_text_counts_information_separately(tmp_path):
         2,
     )
     assert out.splitlines()[-1] == "2 files checked: 0 errors, 1 warning, 1 info"
+
+
+# -- untrusted text in line-oriented output ----------------------------------------------------------------------
+
+HOSTILE = "key 'evil\n::error file=x.py,line=1::INJECTED\r\nterm\x1b[2J\x1b]0;title\x07' \u2028end"
+
+
+@pytest.mark.parametrize("render", [render_text, render_github], ids=["text", "github"])
+def test_a_diagnostic_is_one_line_without_terminal_escapes(tmp_path, render):
+    out = render([diag(str(tmp_path / "e\x1b[31m.yaml"), message=HOSTILE)], str(tmp_path), False, 1)
+    lines = out.splitlines()
+    assert len(lines) == 2  # the diagnostic and the summary
+    assert not any(line.startswith("::error file=x.py") for line in lines)
+    assert not any(ch in out for ch in "\x1b\x07\r\u2028")
+    assert "INJECTED" in lines[0]  # the content is shown, escaped, not dropped
+
+
+def test_runtimes_of_checked_files_are_in_json_and_sarif(tmp_path):
+    judged = [(str(tmp_path / "a.eval.yaml"), "4.42.4", "asked for AgentV 4")]
+    payload = json.loads(render_json([], str(tmp_path), False, 1, judged))
+    assert payload["files"] == [
+        {"file": "a.eval.yaml", "runtime": "4.42.4", "runtime_reason": "asked for AgentV 4"}
+    ]
+    sarif = json.loads(render_sarif([], str(tmp_path), False, 1, judged))
+    (artifact,) = sarif["runs"][0]["artifacts"]
+    assert artifact["location"]["uri"] == "a.eval.yaml"
+    assert artifact["properties"]["agentvRuntime"] == "4.42.4"

@@ -50,8 +50,9 @@ def test_default_path_is_the_current_directory(make_repo, cli):
 
 
 def test_named_non_agentv_yaml_is_reported(make_repo, cli):
+    """As AgentV v2 judges it (AgentV 4's own verdict on such a file is in the v4 tests)."""
     repo = make_repo(TREE)
-    code, files, flagged, payload = check_json(cli, repo.root, "data/table.yaml")
+    code, files, flagged, payload = check_json(cli, repo.root, "data/table.yaml", "--agentv", "2")
     assert (code, files, flagged) == (1, 1, {"data/table.yaml"})
     assert [d["code"] for d in payload["diagnostics"]] == ["unknown-file-type"]
 

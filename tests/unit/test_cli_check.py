@@ -160,8 +160,8 @@ def test_real_process_stops_quietly_when_the_reader_goes_away(make_repo, tmp_pat
 )
 def test_a_file_that_does_not_parse_is_an_eval_file_by_its_schema_line(make_repo, cli, text, expected):
     """Its syntax error is then reported as such (and says what `agentv validate` prints);
-    without an AgentV `$schema:` line it stays an unknown file, as for `agentv validate`."""
+    without an AgentV `$schema:` line it stays an unknown file, as for `agentv validate` (v2)."""
     repo = make_repo({"eval.yaml": text})
-    result = cli("check", "eval.yaml", cwd=repo.root)
+    result = cli("check", "eval.yaml", "--agentv", "2", cwd=repo.root)
     assert result.code == 1
     assert result.out.startswith(expected), result.out

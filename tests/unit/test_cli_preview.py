@@ -43,8 +43,10 @@ def test_json_shape(sample, cli):
     result = cli("preview", "eval.yaml", "--json", cwd=sample.root)
     assert result.code == 0
     payload = json.loads(result.out)
-    assert set(payload) == {"file", "load_error", "warnings", "cases"}
+    assert set(payload) == {"file", "runtime", "runtime_reason", "load_error", "warnings", "cases"}
     assert (payload["file"], payload["load_error"], payload["warnings"]) == ("eval.yaml", None, [])
+    assert payload["runtime"].startswith("2 ")  # the sample declares agentv-eval-v2
+    assert "v2 format" in payload["runtime_reason"]
     first, second = payload["cases"]
     assert set(first) >= {
         "id",
@@ -246,6 +248,7 @@ def test_invalid_utf8_is_read_like_node_with_replacement_characters(make_repo, r
 
 
 def test_check_on_bad_input_never_gives_a_traceback(make_repo, run_cli):
+    """As AgentV v2 judges them (AgentV 4 ignores YAML files not named `*.eval.yaml`: below)."""
     repo = make_repo()
     bad_inputs(repo.root)
     result = run_cli(
@@ -255,9 +258,23 @@ def test_check_on_bad_input_never_gives_a_traceback(make_repo, run_cli):
         "deep-short.yaml",
         "--format",
         "json",
+        "--agentv",
+        "2",
         cwd=repo.root,
     )
     assert "Traceback" not in result.stderr
     assert result.returncode == 1
     files = {d["file"] for d in json.loads(result.stdout)["diagnostics"] if d["severity"] == "error"}
     assert files == {"binary.yaml", "deep.yaml", "deep-short.yaml"}
+
+
+def test_check_as_agentv_4_on_bad_input_never_gives_a_traceback(make_repo, run_cli):
+    repo = make_repo()
+    bad_inputs(repo.root)
+    for name in ("binary.yaml", "deep.yaml", "deep-short.yaml"):
+        (repo.root / name).rename(repo.root / name.replace(".yaml", ".eval.yaml"))
+    result = run_cli("check", ".", "--format", "json", "--agentv", "4", cwd=repo.root)
+    assert "Traceback" not in result.stderr
+    assert result.returncode == 1
+    files = {d["file"] for d in json.loads(result.stdout)["diagnostics"] if d["severity"] == "error"}
+    assert {"binary.eval.yaml", "deep.eval.yaml", "deep-short.eval.yaml"} <= files

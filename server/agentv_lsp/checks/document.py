@@ -58,6 +58,8 @@ class CheckOptions:
     # Also report what this text says when file references are not checked (`checks.split`:
     # a part without errors cannot know whether another part of the file has one).
     without_file_references: bool = False
+    # Which AgentV judges each file (`formats.runtime`): "auto", "2" or "4".
+    runtime: str = "auto"
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +83,12 @@ class DocumentReport:
     # when they did and `CheckOptions.without_file_references` asks, the diagnostics without them
     file_references_checked: bool | None = None
     without_file_references: list[Diagnostic] | None = None
+    # the AgentV runtime that judged the file and why (set by the check runner)
+    runtime: str | None = None
+    runtime_reason: str | None = None
+    # other files this one makes AgentV read (4.x: cases files named by `tests:`), checked too
+    # when a folder walk finds this file
+    uses: tuple[str, ...] = ()
 
 
 # a top-level `$schema:` line, read from the text when the YAML does not parse

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import functools
 import gc
 import os
@@ -17,8 +18,10 @@ from agentv_lsp.checks.model import Diagnostic
 from agentv_lsp.checks.parallel import can_fork, fork_map
 from agentv_lsp.checks.split import check_split
 from agentv_lsp.engine.config import load_config
-from agentv_lsp.engine.files import FileReadError, FileSystem
+from agentv_lsp.engine.files import FileReadError, FileSystem, default_repo_root
 from agentv_lsp.engine.targets import find_targets_file
+from agentv_lsp.formats.runtime import choose_runtime, parse_requested
+from agentv_lsp.formats.v4 import RUNTIME_VERSION as AGENTV4
 from agentv_lsp.yamlpos import Span
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
@@ -85,7 +88,11 @@ class Progress:
             sys.stderr.flush()
 
 
-def run_check(paths: Iterable[str], opts: CheckOptions, progress: bool = False) -> CheckRun:
+def run_check(
+    paths: Iterable[str], opts: CheckOptions, progress: bool = False, only_agentv: bool = False
+) -> CheckRun:
+    """`only_agentv`: files named on the command line are taken like files a folder walk finds
+    (other YAML left alone): pre-commit passes every staged YAML file by name."""
     run = CheckRun()
     explicit: list[str] = []
     walked: list[str] = []
@@ -98,11 +105,13 @@ def run_check(paths: Iterable[str], opts: CheckOptions, progress: bool = False) 
         else:
             run.missing_paths.append(raw)
     items = list(
-        dict.fromkeys([(p, True) for p in explicit] + [(p, False) for p in walked if p not in explicit])
+        dict.fromkeys(
+            [(p, not only_agentv) for p in explicit] + [(p, False) for p in walked if p not in explicit]
+        )
     )
     bar = Progress(len(items), progress)
     seen = {path for path, _ in items}
-    related: list[str] = []
+    related: list[tuple[str, str]] = []
     for checked in _check_all(items, opts, bar):
         if checked is None:
             continue
@@ -110,13 +119,14 @@ def run_check(paths: Iterable[str], opts: CheckOptions, progress: bool = False) 
         run.files_checked += 1
         run.reports.append(report)
         run.diagnostics.extend(report.diagnostics)
-        related.extend(p for p in uses if p not in seen)
+        runtime_of_user = "4" if report.runtime == AGENTV4 else "2"
+        related.extend((p, runtime_of_user) for p in uses if p not in seen)
         seen.update(uses)
     # Walking a folder also checks the config and targets files its eval files use, even
     # under .agentv/ (which the walk skips like AgentV does). A file named on the command
     # line is checked alone: its config problems still show up on it as warnings.
-    for path in related:
-        extra = _check_path(path, True, opts)
+    for path, user_runtime in related:
+        extra = _check_path(path, True, opts, inherit=user_runtime)
         if extra is not None:
             run.files_checked += 1
             run.reports.append(extra)
@@ -133,7 +143,9 @@ def _check_one(path: str, named: bool, opts: CheckOptions, split: int = 1) -> Ch
     report = _check_path(path, named, opts, split)
     if report is None:
         return None
-    uses: list[str] = []
+    uses: list[str] = list(report.uses) if not named else []
+    if report.runtime == AGENTV4:
+        return report, uses
     if report.kind == "eval" and not named:
         config = report.eval_file.config if report.eval_file else load_config(path, opts.repo_root, opts.fs)
         uses.extend(config.skipped)
@@ -168,7 +180,9 @@ def _check_all(items: list[tuple[str, bool]], opts: CheckOptions, bar: Progress)
         if checked is None:
             return None
         report = checked[0]  # only what the parent needs crosses the pipe (not the YAML tree)
-        return DocumentReport(report.path, report.kind, None, report.diagnostics), checked[1]
+        slim = DocumentReport(report.path, report.kind, None, report.diagnostics)
+        slim.runtime, slim.runtime_reason = report.runtime, report.runtime_reason
+        return slim, checked[1]
 
     def show(taken: int, index: int) -> None:
         bar.update(taken, os.path.relpath(items[index][0], opts.cwd))
@@ -187,7 +201,11 @@ def _size_of(path: str) -> int:
         return 0
 
 
-def _check_path(path: str, named: bool, opts: CheckOptions, split: int = 1) -> DocumentReport | None:
+def _check_path(
+    path: str, named: bool, opts: CheckOptions, split: int = 1, inherit: str | None = None
+) -> DocumentReport | None:
+    """`inherit`: the runtime of the eval file that made us check this one (its config or
+    cases file), which `auto` then keeps."""
     try:
         text = opts.fs.read_document(path)
     except FileReadError as exc:
@@ -199,6 +217,17 @@ def _check_path(path: str, named: bool, opts: CheckOptions, split: int = 1) -> D
             None,
             [Diagnostic(path, Span(0, 0, 0, 0), "error", "file-unreadable", f"Cannot read {path}: {exc}")],
         )
+    requested = parse_requested(opts.runtime)
+    if requested == "auto" and inherit is not None:
+        requested = parse_requested(inherit)
+    runtime = choose_runtime(path, text, opts.repo_root, requested)
+    if requested != parse_requested(opts.runtime):
+        runtime = dataclasses.replace(runtime, reason="an eval file judged by this runtime uses it")
+    if runtime.major == 4:
+        report_v4 = _check_path_v4(path, text, named, opts, split)
+        if report_v4 is not None:
+            report_v4.runtime, report_v4.runtime_reason = AGENTV4, runtime.reason
+        return report_v4
     if not named and not any(marker in text for marker in _AGENTV_MARKERS):
         return None  # not an AgentV file: ignored unless named explicitly
     report = (
@@ -210,7 +239,30 @@ def _check_path(path: str, named: bool, opts: CheckOptions, split: int = 1) -> D
         report = check_document(path, text, opts)
     if report.kind is None and not named and not _AGENTV_LINE.search(text):
         return None
+    report.runtime, report.runtime_reason = runtime.version, runtime.reason
     return report
+
+
+_EVAL_NAME = re.compile(r"\.eval\.ya?ml$", re.I)
+
+
+def _check_path_v4(
+    path: str, text: str, named: bool, opts: CheckOptions, split: int = 1
+) -> DocumentReport | None:
+    """A file judged by AgentV 4.x. A folder walk takes what 4.42.4 reads: `*.eval.yaml` files
+    (and, through `uses`, the cases files they name), plus files in the v2 format, which
+    4.x no longer reads (the check says so instead of passing over them in silence).
+    `split` > 1: a large eval file's tests are checked by that many processes (same result)."""
+    from agentv_lsp.formats.v4.check import check_v4_document
+    from agentv_lsp.formats.v4.split import check_split_v4
+
+    if not named and not _EVAL_NAME.search(path) and not any(m in text for m in _AGENTV_MARKERS):
+        return None
+    if split > 1 and _EVAL_NAME.search(path):
+        report = check_split_v4(path, text, opts, functools.partial(fork_map, workers=split), split)
+        if report is not None:
+            return report
+    return check_v4_document(path, text, opts)
 
 
 # More processes than this gain little: each one re-reads the head of a split file and
@@ -229,23 +281,27 @@ def available_workers() -> int:
 
 
 def run_check_command(args: argparse.Namespace) -> int:
-    from agentv_lsp.cli import default_repo_root, use_color
-    from agentv_lsp.report import RENDERERS
+    from agentv_lsp.report import RENDERERS, use_color
 
     gc.disable()  # a short-lived process: the collector only costs time here
     cwd = os.getcwd()
     repo_root = os.path.abspath(args.repo_root) if args.repo_root else default_repo_root(cwd)
-    opts = CheckOptions(repo_root=repo_root, cwd=cwd, fs=FileSystem(), workers=available_workers())
+    opts = CheckOptions(
+        repo_root=repo_root, cwd=cwd, fs=FileSystem(), workers=available_workers(), runtime=args.agentv
+    )
     show_progress = not args.no_progress and sys.stderr.isatty() and args.format == "text"
     try:
-        run = run_check(args.paths, opts, progress=show_progress)
+        run = run_check(args.paths, opts, progress=show_progress, only_agentv=args.only_agentv)
     except Exception as exc:  # an internal error must not look like "clean"
         print(f"agentv-lsp: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return EXIT_USAGE
     for missing in run.missing_paths:
         print(f"agentv-lsp: path not found: {missing}", file=sys.stderr)
     diagnostics = sorted(run.diagnostics, key=lambda d: (d.file, *d.sort_key()))
-    output = RENDERERS[args.format](diagnostics, cwd, use_color(args.color, sys.stdout), run.files_checked)
+    judged = [(r.path, r.runtime or "", r.runtime_reason or "") for r in run.reports]
+    output = RENDERERS[args.format](
+        diagnostics, cwd, use_color(args.color, sys.stdout), run.files_checked, judged
+    )
     sys.stdout.write(output)
     if run.missing_paths:
         return EXIT_USAGE

@@ -286,3 +286,8 @@ def find_git_root(start_dir: str, is_marker: Callable[[str], bool] | None = None
         if check(current):
             return current
         current = parent
+
+
+def default_repo_root(cwd: str) -> str:
+    """AgentV's repo root: the nearest ancestor of the working directory holding `.git`."""
+    return find_git_root(cwd) or cwd

@@ -6,13 +6,17 @@ from __future__ import annotations
 import functools
 import json
 import os
+import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
+from typing import TextIO
 
 from agentv_lsp import __version__
 from agentv_lsp.checks.model import SOURCE, Diagnostic
 
-Renderer = Callable[[Sequence[Diagnostic], str, bool, int], str]
+# (file, runtime version, why that runtime) for every file checked
+Judged = Sequence[tuple[str, str, str]]
+Renderer = Callable[[Sequence[Diagnostic], str, bool, int, Judged], str]
 _COLORS = {"error": "31", "warning": "33", "information": "36", "hint": "2"}
 _SARIF_LEVEL = {"error": "error", "warning": "warning", "information": "note", "hint": "note"}
 
@@ -25,11 +29,39 @@ def display_file(path: str, cwd: str) -> str:
     return path if rel.startswith("..") else rel.replace(os.sep, "/")
 
 
+def use_color(choice: str, stream: TextIO = sys.stdout) -> bool:
+    if choice != "auto":
+        return choice == "always"
+    return stream.isatty() and not os.environ.get("NO_COLOR")
+
+
+# A message quotes untrusted file content: in line-oriented output a newline would start a
+# line of its own (a forged `path:line:col:` finding or `::error` workflow command) and an
+# escape sequence would reach the terminal. Shown escaped instead.
+_LINE_UNSAFE = {c: f"\\x{c:02x}" for c in [*range(0x20), 0x7F, *range(0x80, 0xA0)]} | {
+    0x0A: "\\n",
+    0x0D: "\\r",
+    0x09: "\\t",
+    0x2028: "\\u2028",
+    0x2029: "\\u2029",
+}
+
+
+def one_line(text: str) -> str:
+    return text.translate(_LINE_UNSAFE)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def summary_counts(diagnostics: Sequence[Diagnostic]) -> Counter[str]:
     return Counter(d.severity for d in diagnostics)
 
 
-def render_text(diagnostics: Sequence[Diagnostic], cwd: str, color: bool, files_checked: int) -> str:
+def render_text(
+    diagnostics: Sequence[Diagnostic], cwd: str, color: bool, files_checked: int, judged: Judged = ()
+) -> str:
     def paint(text: str, code: str) -> str:
         return f"\x1b[{code}m{text}\x1b[0m" if color else text
 
@@ -37,13 +69,14 @@ def render_text(diagnostics: Sequence[Diagnostic], cwd: str, color: bool, files_
     for d in diagnostics:
         where = f"{display_file(d.file, cwd)}:{d.span.start_line + 1}:{d.span.start_col + 1}:"
         lines.append(
-            f"{paint(where, '1')} {paint(d.severity, _COLORS[d.severity])} {paint(d.code, '2')} {d.message}"
+            f"{paint(one_line(where), '1')} {paint(d.severity, _COLORS[d.severity])} "
+            f"{paint(d.code, '2')} {one_line(d.message)}"
         )
     counts = summary_counts(diagnostics)
-    parts = [f"{counts[s]} {s}{'s' if counts[s] != 1 else ''}" for s in ("error", "warning")]
+    parts = [_count(counts[s], s) for s in ("error", "warning")]
     if counts["information"] or counts["hint"]:
         parts.append(f"{counts['information'] + counts['hint']} info")
-    summary = f"{files_checked} file{'s' if files_checked != 1 else ''} checked: " + ", ".join(parts)
+    summary = f"{_count(files_checked, 'file')} checked: " + ", ".join(parts)
     lines.append(paint(summary, "1;31" if counts["error"] else "1;33" if counts["warning"] else "1;32"))
     return "\n".join(lines) + "\n"
 
@@ -56,7 +89,9 @@ def _range(d: Diagnostic) -> dict[str, dict[str, int]]:
     }
 
 
-def render_json(diagnostics: Sequence[Diagnostic], cwd: str, color: bool, files_checked: int) -> str:
+def render_json(
+    diagnostics: Sequence[Diagnostic], cwd: str, color: bool, files_checked: int, judged: Judged = ()
+) -> str:
     counts = summary_counts(diagnostics)
     payload = {
         "diagnostics": [
@@ -77,12 +112,18 @@ def render_json(diagnostics: Sequence[Diagnostic], cwd: str, color: bool, files_
             "warnings": counts["warning"],
             "information": counts["information"] + counts["hint"],
         },
+        "files": [
+            {"file": display_file(path, cwd), "runtime": runtime, "runtime_reason": reason}
+            for path, runtime, reason in judged
+        ],
     }
     # No indentation: json's C encoder only runs without it (10x faster on large reports).
     return json.dumps(payload, ensure_ascii=False) + "\n"
 
 
-def render_sarif(diagnostics: Sequence[Diagnostic], cwd: str, color: bool, files_checked: int) -> str:
+def render_sarif(
+    diagnostics: Sequence[Diagnostic], cwd: str, color: bool, files_checked: int, judged: Judged = ()
+) -> str:
     rules = sorted({d.code for d in diagnostics})
     results = []
     for d in diagnostics:
@@ -124,6 +165,13 @@ def render_sarif(diagnostics: Sequence[Diagnostic], cwd: str, color: bool, files
                     }
                 },
                 "columnKind": "unicodeCodePoints",
+                "artifacts": [
+                    {
+                        "location": {"uri": display_file(path, cwd), "uriBaseId": "%SRCROOT%"},
+                        "properties": {"agentvRuntime": runtime, "agentvRuntimeReason": reason},
+                    }
+                    for path, runtime, reason in judged
+                ],
                 "originalUriBaseIds": {"%SRCROOT%": {"uri": "file://" + cwd.rstrip("/") + "/"}},
                 "results": results,
             }
@@ -133,11 +181,13 @@ def render_sarif(diagnostics: Sequence[Diagnostic], cwd: str, color: bool, files
 
 
 def _gh_escape(text: str, prop: bool = False) -> str:
-    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A").translate(_LINE_UNSAFE)
     return text.replace(":", "%3A").replace(",", "%2C") if prop else text
 
 
-def render_github(diagnostics: Sequence[Diagnostic], cwd: str, color: bool, files_checked: int) -> str:
+def render_github(
+    diagnostics: Sequence[Diagnostic], cwd: str, color: bool, files_checked: int, judged: Judged = ()
+) -> str:
     kinds = {"error": "error", "warning": "warning", "information": "notice", "hint": "notice"}
     lines = []
     for d in diagnostics:
@@ -149,7 +199,10 @@ def render_github(diagnostics: Sequence[Diagnostic], cwd: str, color: bool, file
         )
         lines.append(f"::{kinds[d.severity]} {props}::{_gh_escape(d.message)}")
     counts = summary_counts(diagnostics)
-    lines.append(f"{files_checked} files checked: {counts['error']} errors, {counts['warning']} warnings")
+    lines.append(
+        f"{_count(files_checked, 'file')} checked: {_count(counts['error'], 'error')}, "
+        f"{_count(counts['warning'], 'warning')}"
+    )
     return "\n".join(lines) + "\n"
 
 

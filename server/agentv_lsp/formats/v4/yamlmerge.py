@@ -1,0 +1,109 @@
+"""YAML 1.1 merge keys (`<<: *anchor`), which AgentV 4.42.4 turns on (`parse(text, {merge: true})`).
+
+`agentv_lsp.yamlpos` reads YAML the way the v2 runtime did (merge keys off: `<<` stays a
+plain key); this pass rewrites the parsed value as eemeli/yaml does with merging on:
+a plain `<<` key's map (or each map of a sequence, earlier ones winning) fills in the keys
+the mapping does not set itself; explicit keys always win; anything else as a merge source
+is an error ("Merge sources must be maps or map aliases").
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from agentv_lsp.formats.v4.runtime import LoadFailure
+from agentv_lsp.formats.v4.yamlbom import parse_yaml_v4
+from agentv_lsp.yamlpos import YamlDocument
+from agentv_lsp.yamlpos.document import _key_string  # the converter's own key rule
+
+# A mapping may repeat `<<` (the runtime allows it with merging on; the shared parser calls
+# it a duplicate key): later ones are renamed to these two-character stand-ins, which keep
+# every position in place, and are merged like `<<`.
+_STAND_IN = "\ue000"
+MAX_REPEATS = 64
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def _is_merge_key(node: Node) -> bool:
+    if not isinstance(node, ScalarNode) or node.style:
+        return False
+    value = node.value
+    return value == "<<" or (len(value) == 2 and value[0] == _STAND_IN)
+
+
+def allow_repeated_merge_keys(doc: YamlDocument) -> YamlDocument:
+    """Re-parse a text whose only fault is a repeated plain `<<` key in one mapping."""
+    text = doc.text
+    for n in range(MAX_REPEATS):
+        error = doc.error
+        if error is None or error.kind != "duplicate-key":
+            return doc
+        offset = _offset(text, error.span.start_line, error.span.start_col)
+        if (
+            offset is None
+            or text[offset : offset + 2] != "<<"
+            or text[offset + 2 : offset + 3] not in (":", " ", "\t")
+        ):
+            return doc
+        text = f"{text[:offset]}{_STAND_IN}{chr(0xE001 + n)}{text[offset + 2 :]}"
+        retried = parse_yaml_v4(text)
+        if retried.error is not None and retried.error.span == error.span:
+            return doc
+        doc = retried
+    return doc
+
+
+def _offset(text: str, line: int, column: int) -> int | None:
+    start = 0
+    for _ in range(line):
+        match = _LINE_BREAK.search(text, start)
+        if match is None:
+            return None
+        start = match.end()
+    return start + column
+
+
+def apply_merge_keys(doc: YamlDocument, value: Any, file: str) -> Any:
+    if doc.root is None:
+        return value
+    memo: dict[int, Any] = {}
+
+    def fix(node: Node, current: Any) -> Any:
+        key = id(node)
+        if key in memo:
+            return memo[key]
+        if isinstance(node, SequenceNode) and isinstance(current, list):
+            result_list: list[Any] = []
+            memo[key] = result_list
+            result_list.extend(fix(child, item) for child, item in zip(node.value, current, strict=False))
+            return result_list
+        if isinstance(node, MappingNode) and isinstance(current, dict):
+            result: dict[str, Any] = {}
+            memo[key] = result
+            for k_node, v_node in node.value:
+                name = _key_string(k_node)
+                if _is_merge_key(k_node):
+                    sources = v_node.value if isinstance(v_node, SequenceNode) else [v_node]
+                    merged_value: Any = current.get(name) if name is not None else None
+                    source_values: list[Any] = (
+                        merged_value if isinstance(merged_value, list) else [merged_value]
+                    )
+                    for source, source_value in zip(sources, source_values, strict=False):
+                        if not isinstance(source, MappingNode) or not isinstance(source_value, dict):
+                            raise LoadFailure(
+                                "Merge sources must be maps or map aliases", "v4-yaml-syntax", file=file
+                            )
+                        for merged_key, merged in fix(source, source_value).items():
+                            result.setdefault(merged_key, merged)
+                    continue
+                if name is None or name not in current:
+                    continue
+                result[name] = fix(v_node, current[name])
+            return result
+        memo[key] = current
+        return current
+
+    return fix(doc.root, value)
