@@ -1,0 +1,405 @@
+"""AgentV's best-practice rules for 4.x eval files, as editor diagnostics.
+
+The agentv@4.42.4 package ships an eval-review skill whose `scripts/lint_eval.py` checks a
+suite for habits that make evals weak or brittle. The same rules, on the parsed document,
+with ranges, our own codes (`v4-lint-...`) and, where an edit settles the matter, a fix in
+`data["fix"]`: `{"kind": "replace", "span": [l0, c0, l1, c1], "text": ...}` (an empty span
+inserts; lines and columns 0-based, as in `Span`) or `{"kind": "rename-file", "to": name}`.
+
+None of these stop AgentV: the shipped linter's errors are warnings here, its warnings
+warnings or information, its notes information. Where the runtime itself skips a test
+(no id, no input, nothing to grade with) the checks say so too; the lint rule adds the
+eval-review wording. A file that does not parse, whose root is not a mapping, or that is one
+test of a tests directory (`cases/<name>/case.yaml`) is left to the other checks.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from collections import Counter
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from yaml.nodes import MappingNode, ScalarNode
+
+from agentv_lsp.checks.model import Diagnostic, Severity
+from agentv_lsp.formats.v4.schema import file_kind
+from agentv_lsp.yamlpos import Span, YamlDocument
+
+JsonPath = tuple[str | int, ...]
+
+# The shipped linter's patterns for grading prose in `expected_output` (in its order).
+PROSE_PATTERNS = (
+    r"[Tt]he agent should",
+    r"[Ss]hould identify",
+    r"[Ss]hould flag",
+    r"[Ss]hould recommend",
+    r"[Ss]hould produce",
+    r"[Ss]hould detect",
+    r"[Ss]hould load",
+    r"[Ss]hould run",
+)
+_PROSE = [re.compile(p) for p in PROSE_PATTERNS]
+_EVALUATION_KEYS = ("criteria", "expected_output", "assertions")
+
+
+def lint_v4(path: str, doc: YamlDocument) -> list[Diagnostic]:
+    """Best-practice diagnostics for one 4.x eval file, in document order."""
+    if doc.error is not None or not isinstance(doc.value, dict) or file_kind(path, doc.value) != "eval":
+        return []
+    linter = _Linter(os.path.abspath(path), doc)
+    linter.run()
+    return sorted(linter.found, key=Diagnostic.sort_key)
+
+
+class _Linter:
+    def __init__(self, path: str, doc: YamlDocument) -> None:
+        self.path = path
+        self.doc = doc
+        self.suite: dict[str, Any] = doc.value
+        self.found: list[Diagnostic] = []
+
+    def add(
+        self,
+        code: str,
+        severity: Severity,
+        message: str,
+        where: JsonPath,
+        *,
+        key: bool = False,
+        span: Span | None = None,
+        data: dict[str, Any] | None = None,
+    ) -> None:
+        self.found.append(
+            Diagnostic(
+                self.path,
+                span or self.doc.span_of(where, key=key),
+                severity,
+                f"v4-lint-{code}",
+                message,
+                where,
+                data or {},
+            )
+        )
+
+    # -- the suite ----------------------------------------------------------------------
+    def run(self) -> None:
+        self.file_name()
+        self.naming_prefix()
+        if "description" not in self.suite:
+            self.add(
+                "description",
+                "information",
+                "The suite has no 'description': add one line saying what it checks "
+                "(AgentV eval-review: \"Missing top-level 'description' field\").",
+                (),
+                span=self.first_key_span(),
+                data=self.insert_top_level('description: ""'),
+            )
+        tests = self.suite.get("tests", [])
+        if isinstance(tests, str):
+            return  # tests in another file: linted there
+        if not isinstance(tests, list):
+            self.add(
+                "tests-not-list",
+                "warning",
+                "'tests' is neither a list of tests nor a path to a tests file, so the suite has no tests.",
+                ("tests",),
+                key=True,
+            )
+            return
+        if not tests:
+            self.add(
+                "no-tests", "warning", "The suite defines no tests.", ("tests",), key="tests" in self.suite
+            )
+            return
+        files_per_test: list[list[tuple[str, JsonPath]]] = []
+        for index, test in enumerate(tests):
+            if isinstance(test, dict):
+                files_per_test.append(self.test(index, test))
+        self.repeated_files(files_per_test)
+
+    def file_name(self) -> None:
+        name = os.path.basename(self.path)
+        if name.endswith(".eval.yaml"):
+            return
+        stem = (
+            re.sub(r"(\.eval)?\.ya?ml$", "", name, flags=re.IGNORECASE)
+            if name.lower().endswith((".yaml", ".yml"))
+            else name
+        )
+        wanted = f"{stem}.eval.yaml"
+        loads = name.lower().endswith((".eval.yaml", ".eval.yml"))
+        self.add(
+            "file-name",
+            "information" if loads else "warning",
+            f"Name eval files '*.eval.yaml' (rename '{name}' to '{wanted}')"
+            + (
+                "."
+                if loads
+                else ": `agentv eval` and `agentv validate` only pick up '*.eval.yaml' / '*.eval.yml' files."
+            ),
+            (),
+            span=self.first_key_span(),
+            data={"fix": {"kind": "rename-file", "to": wanted}},
+        )
+
+    def naming_prefix(self) -> None:
+        """Eval files in one folder should share a naming prefix (`review-a`, `review-b`)."""
+        prefixes = _folder_prefixes(os.path.dirname(self.path))
+        if prefixes is None:
+            return
+        own = _prefix(os.path.basename(self.path))
+        if len(prefixes) < 2 or own is None:
+            return
+        ranked = prefixes.most_common()
+        majority = ranked[0][0] if ranked[0][1] > ranked[1][1] else None
+        if own == majority:
+            return
+        listed = ", ".join(sorted(prefixes))
+        self.add(
+            "naming-prefix",
+            "information",
+            f"The YAML files in this folder use different naming prefixes ({listed}); this file uses '{own}'"
+            + (f", most use '{majority}'." if majority else "."),
+            (),
+            span=self.first_key_span(),
+            data={
+                "prefixes": sorted(prefixes),
+                "prefix": own,
+                **({"majority": majority} if majority else {}),
+            },
+        )
+
+    # -- one test ------------------------------------------------------------------------
+    def test(self, index: int, test: dict[str, Any]) -> list[tuple[str, JsonPath]]:
+        where: JsonPath = ("tests", index)
+        test_id = test.get("id", f"test-{index}")
+        label = f"Test '{test_id}'" if isinstance(test_id, str) else f"The test at tests[{index}]"
+        if "id" not in test:
+            self.add(
+                "test-id",
+                "warning",
+                f"The test at tests[{index}] has no 'id': AgentV skips it. Give it a unique id.",
+                where,
+                data=self.insert_into_test(where, f"id: {self.free_id(index)}"),
+            )
+        if "input" not in test and self.suite.get("input") is None:
+            self.add(
+                "test-input",
+                "warning",
+                f"{label} has no 'input' and the suite has none: AgentV skips it.",
+                self.test_anchor(where, test),
+                key=True,
+            )
+        if not any(key in test for key in _EVALUATION_KEYS):
+            self.add(
+                "test-grading",
+                "warning",
+                f"{label} needs at least one of 'criteria', 'expected_output', 'assertions' to be graded "
+                "(AgentV skips it: 'Skipping incomplete test').",
+                self.test_anchor(where, test),
+                key=True,
+            )
+        if "expected_output" in test:
+            if "assertions" not in test:
+                self.add(
+                    "no-assertions",
+                    "information",
+                    f"{label} relies on 'expected_output' alone: add deterministic 'assertions' "
+                    "(contains, regex, equals, is-json, ...) where the answer allows it.",
+                    (*where, "expected_output"),
+                    key=True,
+                )
+            self.expected_prose(where, test, label)
+        files = _file_values(test.get("input", []), (*where, "input"))
+        for value, value_path in files:
+            if not value.startswith("/"):
+                # `./x` and `x` resolve alike: suggest `/x`, not `/./x`
+                dot = 2 if value.startswith("./") else 0
+                fix = self.prepend_slash(value_path, replace=dot)
+                self.add(
+                    "file-path",
+                    "information",
+                    f"Write file paths with a leading '/' ('/{value[dot:]}'): AgentV then looks the path up from "
+                    "each search root (the eval file's folder up to the repository root) the same way, "
+                    "and the eval-review guidelines expect it.",
+                    value_path,
+                    data={"value": value, **({"fix": fix} if fix else {})},
+                )
+        return files
+
+    def expected_prose(self, where: JsonPath, test: Mapping[str, Any], label: str) -> None:
+        expected = test["expected_output"]
+        text = ""
+        if isinstance(expected, str):
+            text = expected
+        elif isinstance(expected, list):
+            text = "".join(
+                m.get("content", "")
+                for m in expected
+                if isinstance(m, dict) and isinstance(m.get("content", ""), str)
+            )
+        match = next((m for m in (p.search(text) for p in _PROSE) if m is not None), None)
+        if match is None:
+            return
+        data: dict[str, Any] = {"phrase": match.group(0)}
+        if isinstance(expected, str) and "criteria" not in test:
+            key = self.doc.key_node_at((*where, "expected_output"))
+            if key is not None:
+                data["fix"] = {"kind": "replace", "span": _span_list(Span.of(key)), "text": "criteria"}
+        self.add(
+            "expected-prose",
+            "warning",
+            f"{label}: 'expected_output' reads like grading instructions ('{match.group(0)} ...'). "
+            "It is given to graders as the reference answer; put instructions in 'criteria' or 'assertions'.",
+            (*where, "expected_output"),
+            data=data,
+        )
+
+    def repeated_files(self, files_per_test: list[list[tuple[str, JsonPath]]]) -> None:
+        """A file given to every test belongs in the suite-level `input`."""
+        if len(files_per_test) < 2 or self.suite.get("input"):
+            return
+        common = set.intersection(*({value for value, _ in files} for files in files_per_test))
+        for value in sorted(common):
+            occurrences = [next(p for v, p in files if v == value) for files in files_per_test]
+            self.add(
+                "repeated-file",
+                "information",
+                f"Every test reads '{value}': give it once in the suite-level 'input' "
+                f"(or 'input_files') instead of in each of the {len(occurrences)} tests.",
+                occurrences[0],
+                data={
+                    "file": value,
+                    "occurrences": [_span_list(self.doc.span_of(p)) for p in occurrences],
+                },
+            )
+
+    # -- places and edits ----------------------------------------------------------------
+    def first_key_span(self) -> Span:
+        root = self.doc.root
+        if isinstance(root, MappingNode) and root.value:
+            return Span.of(root.value[0][0])
+        return Span(0, 0, 0, 0)
+
+    def test_anchor(self, where: JsonPath, test: Mapping[str, Any]) -> JsonPath:
+        """Where a test-level problem is shown: its `id` key, else the test itself."""
+        return (*where, "id") if "id" in test else where
+
+    def insert_top_level(self, line: str) -> dict[str, Any]:
+        root = self.doc.root
+        if not isinstance(root, MappingNode) or root.flow_style or not root.value:
+            return {}
+        first = Span.of(root.value[0][0])
+        return {
+            "fix": {
+                "kind": "replace",
+                "span": [first.start_line, 0, first.start_line, 0],
+                "text": line + "\n",
+            }
+        }
+
+    def insert_into_test(self, where: JsonPath, line: str) -> dict[str, Any]:
+        node = self.doc.node_at(where)
+        if not isinstance(node, MappingNode) or node.flow_style or not node.value:
+            return {}
+        first = Span.of(node.value[0][0])
+        text = f"{line}\n{' ' * first.start_col}"
+        return {"fix": {"kind": "replace", "span": [first.start_line, first.start_col] * 2, "text": text}}
+
+    def free_id(self, index: int) -> str:
+        tests = self.suite.get("tests")
+        taken = {t.get("id") for t in tests if isinstance(t, dict)} if isinstance(tests, list) else set()
+        candidate, n = f"test-{index}", 2
+        while candidate in taken:
+            candidate, n = f"test-{index}-{n}", n + 1
+        return candidate
+
+    def prepend_slash(self, value_path: JsonPath, replace: int = 0) -> dict[str, Any] | None:
+        """A `/` before the value, over its first `replace` characters (a leading `./`)."""
+        node = self.doc.node_at(value_path)
+        if not isinstance(node, ScalarNode) or node.style not in ("", None, "'", '"'):
+            return None  # a block scalar: no one-character edit
+        plain = not node.style
+        line, col = node.start_mark.line, node.start_mark.column + (0 if plain else 1)
+        return {"kind": "replace", "span": [line, col, line, col + replace], "text": "/"}
+
+
+def _file_values(input_value: Any, where: JsonPath) -> list[tuple[str, JsonPath]]:
+    """`type: file` values in a message-list input, with their paths (as the shipped linter
+    reads them: content lists of messages only, non-empty values)."""
+    out: list[tuple[str, JsonPath]] = []
+    if not isinstance(input_value, list):
+        return out
+    for m, message in enumerate(input_value):
+        content = message.get("content", []) if isinstance(message, dict) else None
+        if not isinstance(content, list):
+            continue
+        for s, segment in enumerate(content):
+            if isinstance(segment, dict) and segment.get("type") == "file":
+                value = segment.get("value", "")
+                if isinstance(value, str) and value:
+                    out.append((value, (*where, m, "content", s, "value")))
+    return out
+
+
+# Naming prefixes of the YAML files per folder, by the folder's modification time (a file
+# added, removed or renamed changes it): every eval file of a folder of many would list it.
+# A folder changed in the last seconds is listed again (its time may not have moved yet: the
+# clock that stamps it is coarse), as git does with racily clean files.
+_SETTLED_NS = 2_000_000_000
+_PREFIXES: dict[str, tuple[int, Counter[str]]] = {}
+
+
+def _folder_prefixes(folder: str) -> Counter[str] | None:
+    """How many YAML files in `folder` use each naming prefix (None: it cannot be read)."""
+    try:
+        stamp = os.stat(folder).st_mtime_ns
+        cached = _PREFIXES.get(folder)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        names = sorted(
+            entry.name
+            for entry in os.scandir(folder)
+            if entry.name.endswith((".yaml", ".yml")) and entry.is_file()
+        )
+    except OSError:
+        return None
+    prefixes = Counter(p for p in (_prefix(n) for n in names) if p is not None)
+    if time.time_ns() - stamp > _SETTLED_NS:
+        if len(_PREFIXES) >= 256:
+            _PREFIXES.clear()
+        _PREFIXES[folder] = (stamp, prefixes)
+    return prefixes
+
+
+def _prefix(name: str) -> str | None:
+    """The naming prefix of a YAML file name: the part before the first '-', if any."""
+    stem = name.rsplit(".", 1)[0].replace(".eval", "")
+    parts = stem.split("-")
+    return parts[0] if len(parts) >= 2 else None
+
+
+def _span_list(span: Span) -> list[int]:
+    return [span.start_line, span.start_col, span.end_line, span.end_col]
+
+
+def iter_codes() -> Iterator[str]:
+    """Every code `lint_v4` can emit (for documentation and tests)."""
+    yield from (
+        "v4-lint-file-name",
+        "v4-lint-naming-prefix",
+        "v4-lint-description",
+        "v4-lint-tests-not-list",
+        "v4-lint-no-tests",
+        "v4-lint-test-id",
+        "v4-lint-test-input",
+        "v4-lint-test-grading",
+        "v4-lint-no-assertions",
+        "v4-lint-expected-prose",
+        "v4-lint-file-path",
+        "v4-lint-repeated-file",
+    )

@@ -1,0 +1,643 @@
+"""What AgentV 4.42.4 does to an author's content without saying so.
+
+Each rule here was confirmed with the published runtime (`tests/v4_loss_cases/<name>/`,
+recorded by the golden driver): the runtime loses, duplicates or changes the content, prints
+nothing, and `agentv validate` passes it. Codes are `v4-loss-...`; severity `warning` where
+content is lost or changed, `information` where the behaviour is by design but easy to miss.
+
+The checks read the parsed YAML (or JSONL) values, one pass over the tests; `check.py` folds
+a finding into a diagnostic already at the same place (a validate or schema finding).
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+from agentv_lsp.checks.model import Diagnostic, Severity
+from agentv_lsp.engine.files import FileSystem
+from agentv_lsp.engine.jsrt import node_resolve
+from agentv_lsp.formats.v4.fastglob import glob_files
+from agentv_lsp.formats.v4.model import YamlPath
+from agentv_lsp.yamlpos import Span
+
+SpanOf = Callable[[YamlPath, bool], Span]  # (path, key?) -> range
+
+ROLES = frozenset({"system", "user", "assistant", "tool"})
+RENDERED_SEGMENTS = ("text", "file", "image")
+INPUT_MESSAGE_KEYS = frozenset({"role", "content", "tool_calls"})
+EXPECTED_MESSAGE_KEYS = frozenset({"role", "content", "tool_calls", "name"})
+TEST_LIST_KEYS = ("tests", "eval_cases", "evalcases")
+# the fields `vars` are substituted in (`interpolateRawEvalCase`)
+VARS_FIELDS = ("criteria", "expected_outcome", "input", "input_files", "expected_output")
+_ENV_REF = re.compile(r"\$\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+_TEMPLATE_REF = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_.]*)\s*\}\}")
+_CASES_EXTENSIONS = (".yaml", ".yml", ".jsonl")
+
+
+def _given(mapping: Mapping[str, Any], key: str) -> bool:
+    """JS `mapping[key] ?? …` takes this value (present and not null)."""
+    return mapping.get(key) is not None
+
+
+def _first_given(mapping: Mapping[str, Any], keys: tuple[str, ...]) -> str | None:
+    return next((k for k in keys if _given(mapping, k)), None)
+
+
+def _is_message(value: Any) -> bool:
+    """`isTestMessage`: a known role and string/list/object content, or tool calls."""
+    if not isinstance(value, dict) or value.get("role") not in ROLES:
+        return False
+    content = value.get("content")
+    if isinstance(content, (str, dict)):
+        return True
+    if isinstance(content, list) and all(isinstance(i, (str, dict)) for i in content):
+        return True
+    calls = value.get("tool_calls")
+    return isinstance(calls, list) and bool(calls)
+
+
+def _messages(value: Any, base: YamlPath) -> list[tuple[YamlPath | None, dict[str, Any]]]:
+    """The messages an `input` value expands to (`expandInputShorthand`), with the path of
+    each written one (None: a shorthand's message, nothing to point at)."""
+    if isinstance(value, str) or (isinstance(value, dict) and "role" not in value):
+        return [(None, {"role": "user", "content": value})]
+    if isinstance(value, dict):
+        return [(base, value)] if _is_message(value) else []
+    if isinstance(value, list):
+        return [((*base, i), m) for i, m in enumerate(value) if _is_message(m)]
+    return []
+
+
+class _Finder:
+    def __init__(
+        self, path: str, span_of: SpanOf, env: Mapping[str, str], *, report_suite: bool = True
+    ) -> None:
+        self.path = path
+        self.report_suite = report_suite  # False: the suite's messages live in another file
+        self.span_of = span_of
+        self.env = env
+        self.found: list[Diagnostic] = []
+        self.seen: set[tuple[str, YamlPath]] = set()
+        self.suite_started: dict[int, bool] = {}
+        self.defaults: dict[int, list[Any]] = {}
+
+    def add(
+        self,
+        code: str,
+        severity: Severity,
+        where: YamlPath,
+        message: str,
+        *,
+        key: bool = False,
+        span: Span | None = None,
+        data: dict[str, Any] | None = None,
+    ) -> None:
+        ident = (code, where)
+        if ident in self.seen:
+            return  # e.g. the suite input, met once per test
+        self.seen.add(ident)
+        self.found.append(
+            Diagnostic(
+                self.path,
+                span if span is not None else self.span_of(where, key),
+                severity,
+                f"v4-loss-{code}",
+                message,
+                where,
+                {"loss": True, **(data or {})},
+            )
+        )
+
+    # -- a test ------------------------------------------------------------------------------
+    def test(self, test: dict[str, Any], where: YamlPath, suite: Mapping[str, Any] | None) -> None:
+        suite = suite or {}
+        execution = test.get("execution")
+        skip_defaults = isinstance(execution, dict) and execution.get("skip_defaults") is True
+        self.assertion_lists(test, where, suite, skip_defaults)
+        self.defaults_skipped(test, where, suite, skip_defaults)
+        self.input_files_override(test, where, suite, skip_defaults)
+        self.input(test, where, suite, skip_defaults)
+        self.expected(test.get("expected_output"), (*where, "expected_output"))
+        if isinstance(test.get("vars"), dict):
+            self.variables(test, where)
+
+    def assertion_lists(
+        self, test: dict[str, Any], where: YamlPath, suite: Mapping[str, Any], skip_defaults: bool
+    ) -> None:
+        raw_execution = test.get("execution")
+        execution: dict[str, Any] = raw_execution if isinstance(raw_execution, dict) else {}
+        # `parseGraders`: assertions ?? assert ?? execution.evaluators ?? evaluators
+        if "assert" in test or "evaluators" in test or "evaluators" in execution:
+            used = self.ignored_lists(
+                [
+                    ((*where, "assertions"), test.get("assertions")),
+                    ((*where, "assert"), test.get("assert")),
+                    ((*where, "execution", "evaluators"), execution.get("evaluators")),
+                    ((*where, "evaluators"), test.get("evaluators")),
+                ]
+            )
+        else:
+            used = None if test.get("assertions") is None else ((*where, "assertions"), test["assertions"])
+        if skip_defaults:
+            defaults: list[Any] = []
+        else:
+            if id(suite) not in self.defaults:
+                self.defaults[id(suite)] = _suite_assertions(suite)
+            defaults = self.defaults[id(suite)]
+        own = used[1] if used is not None and isinstance(used[1], list) else []
+        if used is not None and own and defaults:
+            self.add(
+                "suite-assertions",
+                "information",
+                used[0],
+                f"AgentV runs the suite's {len(defaults)} default assertion(s) on this test too, after "
+                "these (they are appended, not replaced). Add `execution: {skip_defaults: true}` to this "
+                "test to run only its own.",
+                key=True,
+            )
+        if used is not None:
+            self.duplicate_assertions(own, used[0], defaults)
+
+    def ignored_lists(self, candidates: list[tuple[YamlPath, Any]]) -> tuple[YamlPath, Any] | None:
+        """The assertion list AgentV uses; warn on later ones it ignores."""
+        used: tuple[YamlPath, Any] | None = None
+        for place, value in candidates:
+            if value is None:
+                continue
+            if used is None:
+                used = (place, value)
+                continue
+            count = f"its {len(value)} assertion(s)" if isinstance(value, list) else "it"
+            self.add(
+                "ignored-assertions",
+                "warning",
+                place,
+                f"AgentV ignores '{place[-1]}' here because '{used[0][-1]}' is given: {count} never run. "
+                f"Move them into '{used[0][-1]}'.",
+                key=True,
+            )
+        return used
+
+    def duplicate_assertions(self, own: list[Any], base: YamlPath, defaults: list[Any]) -> None:
+        if len(own) < 2 and not defaults:
+            return
+        for index, item in enumerate(own):
+            if not isinstance(item, dict):
+                continue
+            earlier = next((j for j in range(index) if _same(own[j], item)), None)
+            if earlier is not None:
+                why = f"is the same as item {earlier + 1} of this list"
+            elif any(_same(d, item) for d in defaults):
+                why = "is also one of the suite's default assertions (appended to this test)"
+            else:
+                continue
+            self.add(
+                "duplicate-assertion",
+                "warning",
+                (*base, index),
+                f"This assertion {why}: AgentV runs it twice and counts both results in the score. "
+                "Remove one of them.",
+            )
+
+    def defaults_skipped(
+        self, test: dict[str, Any], where: YamlPath, suite: Mapping[str, Any], skip_defaults: bool
+    ) -> None:
+        if not skip_defaults:
+            return
+        dropped = [k for k in ("input", "input_files") if _given(suite, k)]
+        if _suite_assertions(suite):
+            dropped.append("assertions")
+        if not dropped:
+            return
+        quoted = [f"`{k}`" for k in dropped]
+        names = quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} and {quoted[-1]}"
+        self.add(
+            "skip-defaults",
+            "information",
+            (*where, "execution", "skip_defaults"),
+            f"`skip_defaults: true` makes AgentV leave out the suite's {names} for this test (not only "
+            "its assertions). Repeat here what this test still needs.",
+        )
+
+    def input_files_override(
+        self, test: dict[str, Any], where: YamlPath, suite: Mapping[str, Any], skip_defaults: bool
+    ) -> None:
+        if skip_defaults or not _given(suite, "input_files") or not _given(test, "input_files"):
+            return
+        if not isinstance(test.get("input"), str):
+            return  # the runtime skips the test, and says so
+        self.add(
+            "input-files-override",
+            "warning",
+            (*where, "input_files"),
+            "This test's `input_files` replace the suite's `input_files` (AgentV does not merge them): "
+            "the suite's files are not given to this test. List them here too if it needs them.",
+            key=True,
+        )
+
+    # -- input messages ----------------------------------------------------------------------
+    def input(
+        self, test: dict[str, Any], where: YamlPath, suite: Mapping[str, Any], skip_defaults: bool
+    ) -> None:
+        started = False if skip_defaults else self.suite_input(suite)
+        if _given(test, "input_files") or (not skip_defaults and _given(suite, "input_files")):
+            return  # a string input becomes one user message of file and text blocks
+        value = test.get("input")
+        if not isinstance(value, (list, dict)):
+            return  # a string: one user message, nothing to lose
+        self.messages(_messages(value, (*where, "input")), started)
+
+    def suite_input(self, suite: Mapping[str, Any]) -> bool:
+        """Report the suite's input messages (once) and say whether they start the conversation."""
+        key = id(suite)
+        if key not in self.suite_started:
+            written = _messages(suite.get("input"), ("input",)) if _given(suite, "input") else []
+            if not self.report_suite:
+                written = [(None, m) for _p, m in written]
+            self.suite_started[key] = self.messages(written, False)
+        return self.suite_started[key]
+
+    def messages(self, written: list[tuple[YamlPath | None, dict[str, Any]]], started: bool) -> bool:
+        """Each message in order; True once a non-system message has been seen."""
+        for place, message in written:
+            if place is not None:
+                self.input_message(message, place, started)
+            if message.get("role") != "system" and isinstance(message.get("content"), (str, list, dict)):
+                started = True
+        return started
+
+    def input_message(self, message: dict[str, Any], place: YamlPath, conversation_started: bool) -> None:
+        for key in message:
+            if key not in INPUT_MESSAGE_KEYS:
+                self.unknown_message_key(key, place, "sent to the target (only `role` and `content` are)")
+        if _given(message, "tool_calls"):
+            has_content = isinstance(message.get("content"), (str, list, dict))
+            self.add(
+                "input-tool-calls",
+                "warning",
+                (*place, "tool_calls"),
+                "AgentV never sends an input message's `tool_calls` to the target"
+                + (
+                    "; this message has nothing else, so it is dropped from the conversation."
+                    if not has_content
+                    else " (only its `content`)."
+                )
+                + " Describe the call and its result in `content` (e.g. a `tool` message).",
+                key=True,
+            )
+        if message.get("role") == "system" and conversation_started:
+            self.add(
+                "late-system",
+                "warning",
+                (*place, "role"),
+                "Only the system messages at the start of the input become the system prompt: AgentV sends "
+                "this one to the target as an assistant turn starting with '@[System]:'. Move it before the "
+                "first user message.",
+            )
+        content = message.get("content")
+        if isinstance(content, list):
+            for index, segment in enumerate(content):
+                if isinstance(segment, dict):
+                    self.input_segment(segment, (*place, "content", index))
+
+    def unknown_message_key(self, key: str, place: YamlPath, what: str) -> None:
+        hint = difflib.get_close_matches(key, ["content", "role", "tool_calls", "name"], n=1)
+        fix = f" Did you mean '{hint[0]}'?" if hint else " Remove it or move its text into `content`."
+        self.add(
+            "message-key",
+            "warning",
+            (*place, key),
+            f"AgentV ignores the message key '{key}': its value is never {what}, and `agentv validate` "
+            f"does not mention it.{fix}",
+            key=True,
+            data={"key": key},
+        )
+
+    def input_segment(self, segment: dict[str, Any], place: YamlPath) -> None:
+        kind = segment.get("type")
+        if not isinstance(kind, str):
+            return  # `agentv validate` reports a segment without a type
+        if kind == "file":
+            return  # `agentv validate` reports a file segment without `value`
+        if kind == "image":
+            self.segment_value(segment, place)
+            if _nonempty(segment.get("value")):
+                self.add(
+                    "input-image",
+                    "warning",
+                    place,
+                    "AgentV 4.42.4 loads this image but never sends it to the target: prompts are built "
+                    "from text and file segments only, in both LM and agent mode (only code graders see it, "
+                    "in the test's input). Describe what the target needs in text.",
+                )
+        elif kind not in RENDERED_SEGMENTS:
+            hint = difflib.get_close_matches(kind, RENDERED_SEGMENTS, n=1, cutoff=0.5)
+            fix = f"Use `type: {hint[0]}`." if hint else "Use `type: text` (with `value`) or `type: file`."
+            self.add(
+                "segment-type",
+                "warning",
+                (*place, "type"),
+                f"AgentV keeps a '{kind}' segment in the test's input but leaves it out of the prompt (it "
+                f"renders only text, file and image segments), so the target never sees it. {fix}",
+                data={"type": kind},
+            )
+
+    def segment_value(self, segment: dict[str, Any], place: YamlPath) -> None:
+        if _nonempty(segment.get("value")):
+            return
+        kind = segment.get("type")
+        other = next((k for k in ("path", "file", "src", "url", "text") if _nonempty(segment.get(k))), None)
+        found = f" (it has '{other}')" if other else ""
+        self.add(
+            "segment-value",
+            "warning",
+            (*place, "value"),
+            f"AgentV drops this {kind} segment without a message (and `agentv validate` passes it): it "
+            f"reads the image path only from `value`{found}. Write `value: <path>`.",
+            span=self.span_of(place, False),
+        )
+
+    # -- expected_output ---------------------------------------------------------------------
+    def expected(self, value: Any, place: YamlPath) -> None:
+        if isinstance(value, dict) and "role" in value:
+            messages = [(place, value)] if _is_message(value) else []
+        elif isinstance(value, list) and value and isinstance(value[0], dict) and "role" in value[0]:
+            messages = [((*place, i), m) for i, m in enumerate(value) if _is_message(m)]
+        else:
+            return  # a string, or structured content: the reference answer as written / as JSON
+        for where, message in messages:
+            for key in message:
+                if key not in EXPECTED_MESSAGE_KEYS:
+                    self.unknown_message_key(key, where, "given to graders")
+            content = message.get("content")
+            if isinstance(content, list):
+                for index, segment in enumerate(content):
+                    if isinstance(segment, dict) and segment.get("type") == "image":
+                        self.segment_value(segment, (*where, "content", index))
+        if not messages:
+            return
+        earlier = [(w, m) for w, m in messages[:-1] if m.get("content") is not None]
+        if earlier:
+            # from the first earlier message to the last value of the last one
+            first = self.span_of(earlier[0][0], False)
+            tail_where, tail = earlier[-1]
+            last = self.span_of((*tail_where, list(tail)[-1]), False)
+            self.add(
+                "expected-earlier",
+                "warning",
+                earlier[0][0],
+                f"Only the last message of `expected_output` becomes the reference answer the LLM grader "
+                f"sees; AgentV leaves out the {len(earlier)} message(s) before it (only code graders and "
+                "custom prompt scripts get the whole list). Put the expected answer in one message.",
+                span=Span(first.start_line, first.start_col, last.end_line, last.end_col),
+                data={"messages": len(earlier)},
+            )
+        where, message = messages[-1]
+        content = message.get("content")
+        if isinstance(content, list) and content:
+            has_file = any(isinstance(s, dict) and s.get("type") == "file" for s in content)
+            detail = (
+                ": each file segment becomes an object holding the file's text and its absolute path on "
+                "this machine ('resolvedPath')"
+                if has_file
+                else ""
+            )
+            self.add(
+                "expected-json",
+                "warning",
+                (*where, "content"),
+                "AgentV gives the LLM grader this content list as JSON text (the segments' objects, "
+                f"pretty-printed), not as the answer's text{detail}. Write the expected answer as a string "
+                "`content`.",
+                key=True,
+            )
+
+    # -- vars ----------------------------------------------------------------------------------
+    def variables(self, test: dict[str, Any], where: YamlPath) -> None:
+        variables: dict[str, Any] = test["vars"]
+        for field in VARS_FIELDS:
+            if field in test:
+                for place, text in _strings(test[field], (*where, field)):
+                    # `${{ VAR }}` is replaced (environment) before `vars` are
+                    for name in _TEMPLATE_REF.findall(_ENV_REF.sub("", text)):
+                        if _lookup(variables, name) is _MISSING:
+                            self.add(
+                                "unresolved-var",
+                                "warning",
+                                place,
+                                f"'{name}' is not in this test's `vars`: AgentV leaves `{{{{{name}}}}}` as "
+                                f"written in the prompt, without a message. Add '{name}' to `vars` or fix "
+                                "the name.",
+                                data={"name": name},
+                            )
+                            break
+        for field in ("assertions", "assert"):
+            if field not in test:
+                continue
+            for place, text in _strings(test[field], (*where, field)):
+                names = [
+                    n
+                    for n in _TEMPLATE_REF.findall(_ENV_REF.sub("", text))
+                    if _lookup(variables, n) is not _MISSING
+                ]
+                if names:
+                    self.add(
+                        "vars-in-assertions",
+                        "warning",
+                        place,
+                        f"AgentV substitutes `vars` only in criteria, input, input_files and expected_output: "
+                        f"here `{{{{{names[0]}}}}}` stays literally as written. Write the value itself.",
+                        data={"name": names[0]},
+                    )
+
+    # -- environment variables -------------------------------------------------------------------
+    def environment(self, value: Any, base: YamlPath) -> None:
+        for place, text in _strings(value, base):
+            if "${{" not in text:
+                continue
+            missing = [n for n in _ENV_REF.findall(text) if n not in self.env]
+            if missing:
+                self.add(
+                    "env-unset",
+                    "warning",
+                    place,
+                    f"Environment variable {missing[0]} is not set here: AgentV replaces `${{{{ {missing[0]} }}}}` "
+                    "with an empty string without a message. Set it before running, or write the text.",
+                    data={"name": missing[0]},
+                )
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal parsed values (False for self-containing ones, which cannot be compared)."""
+    try:
+        return bool(a == b)
+    except RecursionError:
+        return False
+
+
+def _nonempty(value: Any) -> bool:
+    return isinstance(value, str) and value != ""
+
+
+_MISSING = object()
+
+
+def _lookup(variables: Mapping[str, Any], expression: str) -> Any:
+    """`lookupTemplateVar`: a dotted path into `vars` (`_MISSING` when absent; null is a value)."""
+    current: Any = variables
+    for part in expression.split("."):
+        if not isinstance(current, dict) or part not in current:
+            return _MISSING
+        current = current[part]
+    return current
+
+
+def _strings(value: Any, base: YamlPath) -> Iterator[tuple[YamlPath, str]]:
+    """Every string value under `value` (not keys), with its path; iterative (deep YAML).
+    A collection shared through YAML aliases is visited once (aliases can nest exponentially)."""
+    stack: list[tuple[YamlPath, Any]] = [(base, value)]
+    visited: set[int] = set()
+    while stack:
+        place, item = stack.pop()
+        if isinstance(item, str):
+            yield place, item
+            continue
+        if not isinstance(item, (dict, list)) or id(item) in visited:
+            continue
+        visited.add(id(item))
+        if isinstance(item, dict):
+            stack.extend(((*place, k), v) for k, v in reversed(list(item.items())) if isinstance(k, str))
+        elif isinstance(item, list):
+            stack.extend(((*place, i), v) for i, v in reversed(list(enumerate(item))))
+
+
+def _suite_assertions(suite: Mapping[str, Any]) -> list[Any]:
+    """The suite's default assertions (`suite.assertions ?? suite.assert`, else execution's)."""
+    for key in ("assertions", "assert"):
+        if _given(suite, key):
+            value = suite[key]
+            return value if isinstance(value, list) else []
+    execution = suite.get("execution")
+    if isinstance(execution, dict):
+        used = _first_given(execution, ("assertions", "assert", "evaluators"))
+        if used is not None and isinstance(execution[used], list):
+            return list(execution[used])
+    return []
+
+
+# -- entry points ------------------------------------------------------------------------------
+
+
+def eval_file_losses(
+    path: str,
+    suite: Any,
+    span_of: SpanOf,
+    fs: FileSystem,
+    env: Mapping[str, str] | None = None,
+    text: str | None = None,
+) -> list[Diagnostic]:
+    """Silent losses of an eval file (`suite`: its parsed value, `text`: its text when known,
+    to skip looking for `${{ VAR }}` where there is none) and its inline tests."""
+    finder = _Finder(path, span_of, os.environ if env is None else env)
+    if not isinstance(suite, dict):
+        return []
+    tests_key = next((k for k in TEST_LIST_KEYS if k in suite), None)
+    tests = suite.get(tests_key) if tests_key else None
+    finder.ignored_lists([(("assertions",), suite.get("assertions")), (("assert",), suite.get("assert"))])
+    defaults = suite.get("assertions") if _given(suite, "assertions") else suite.get("assert")
+    if isinstance(defaults, list):
+        finder.duplicate_assertions(
+            defaults, ("assertions" if _given(suite, "assertions") else "assert",), []
+        )
+    if isinstance(tests, list):
+        for index, test in enumerate(tests):
+            if isinstance(test, dict):
+                finder.test(test, (str(tests_key), index), suite)
+        _files_loaded_twice(finder, tests, str(tests_key), fs)
+    elif isinstance(tests, str) and tests_key:
+        _tests_folder_files(finder, node_resolve(os.path.dirname(path), tests), (tests_key,), fs)
+    if text is None or "${{" in text:
+        finder.environment(suite, ())
+    return finder.found
+
+
+def cases_file_losses(
+    path: str,
+    tests: list[tuple[YamlPath, Any]],
+    span_of: SpanOf,
+    suite: Any = None,
+    env: Mapping[str, str] | None = None,
+    text: str | None = None,
+) -> list[Diagnostic]:
+    """Silent losses in a file of tests (a YAML list, JSONL lines, a `case.yaml`), judged with
+    the suite that loads it (`suite`: the eval file's parsed value, None when unknown)."""
+    finder = _Finder(path, span_of, os.environ if env is None else env, report_suite=False)
+    context = suite if isinstance(suite, dict) else None
+    for where, test in tests:
+        if isinstance(test, dict):
+            finder.test(test, where, context)
+        if text is None or "${{" in text:
+            finder.environment(test, where)
+    return finder.found
+
+
+def _files_loaded_twice(finder: _Finder, tests: list[Any], key: str, fs: FileSystem) -> None:
+    """Two `file://` entries naming the same file: AgentV loads its tests twice."""
+    base = os.path.dirname(finder.path)
+    first: dict[str, int] = {}
+    for index, entry in enumerate(tests):
+        if not isinstance(entry, str) or not entry.startswith("file://"):
+            continue
+        raw = entry[len("file://") :]
+        target = node_resolve(base, raw)
+        if any(c in raw for c in "*?{"):
+            try:
+                files = sorted(glob_files(fs, target.replace("\\", "/")))
+            except (OSError, ValueError):
+                files = []
+        else:
+            files = [target]
+        again = [f for f in files if f in first]
+        for file in files:
+            first.setdefault(file, index)
+        if again:
+            names = ", ".join(os.path.relpath(f, base) for f in again[:3]) + (" …" if len(again) > 3 else "")
+            finder.add(
+                "tests-loaded-twice",
+                "warning",
+                (key, index),
+                f"{names} is already loaded by entry {first[again[0]] + 1} of `{key}`: AgentV loads its tests "
+                "again, so they run (and are reported) twice. Remove the overlap.",
+                data={"files": again},
+            )
+
+
+def _tests_folder_files(finder: _Finder, folder: str, where: YamlPath, fs: FileSystem) -> None:
+    """`tests: <folder>` reads only `<folder>/<name>/case.yaml`: test files beside them are ignored."""
+    if not fs.is_allowed(folder) or not os.path.isdir(folder):
+        return
+    try:
+        with os.scandir(folder) as entries:
+            loose = sorted(
+                e.name for e in entries if e.is_file() and e.name.lower().endswith(_CASES_EXTENSIONS)
+            )
+    except OSError:
+        return
+    if loose:
+        names = ", ".join(loose[:3]) + (" …" if len(loose) > 3 else "")
+        finder.add(
+            "tests-folder-file",
+            "warning",
+            where,
+            f"AgentV reads a tests folder only as `<name>/case.yaml` subfolders and ignores the file(s) "
+            f"directly inside it without a message: {names}. Move each test into its own `<name>/case.yaml`, "
+            "or name the file in `tests`.",
+            data={"files": loose},
+        )
+
+
+__all__ = ["cases_file_losses", "eval_file_losses"]

@@ -1,0 +1,318 @@
+"""One large AgentV 4.x eval file checked in several processes, with exactly the whole-text result.
+
+The file is cut at test boundaries (the `tests:` block sequence, found from the text as
+`checks.layout` does for v2). Each part is the file's head, then one blank line for every
+line of the tests before the part, then the part's tests: an eval file of its own whose
+lines and columns are those of the whole file, checked by `check_v4_document` in its own
+process. Only the test indices differ: a part's diagnostics about its tests are moved back
+to the file's indices (their `yaml_path`, and `tests[N]` in messages and data).
+
+The cut is taken only where the tests cannot see each other; anything else is checked
+whole (`check_split_v4` returns None):
+- before cutting: no `tests[` anywhere in the text (so every `tests[N]` in a message is
+  ours to renumber), no CR, nothing after the tests (the tail), no anchors or aliases
+  (looked for by each part in its own tests);
+- a part that does not parse into exactly its tests, each a mapping with a string id inside
+  its own lines (a test without id is named after its index);
+- a part where the runtime cannot load the file, or a diagnostic that compares tests
+  (`CROSS_TEST_CODES`), or an internal error;
+- a runtime message placed nowhere in the file (tests may print it once each);
+- diagnostics about the file (not inside one test) that differ between parts; a test id
+  used in two parts; parts that disagree on whether `agentv validate` checked the file
+  references (it checks them only when the whole file has no error).
+`tests/unit/test_v4_split.py` compares both ways on the golden files and on random edits.
+"""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from yaml.nodes import SequenceNode
+
+from agentv_lsp.checks.document import CheckOptions, DocumentReport
+from agentv_lsp.checks.layout import (
+    COLUMN_ZERO,
+    CONTENT,
+    TOP_LEVEL,
+    TOP_LEVEL_NOT_ITEM,
+    Layout,
+    anchors_and_aliases,
+    item_start,
+)
+from agentv_lsp.checks.model import Diagnostic, Related
+from agentv_lsp.checks.parallel import ParallelMap
+
+# Below this size one process is faster than forking and checking the head in every part.
+SPLIT_MIN_BYTES = 256 * 1024
+
+# Parts per process: a free process takes the next part, so a slower one takes fewer and
+# each holds one part's YAML tree at a time.
+PARTS_PER_PROCESS = 2
+
+# Diagnostics that look at several tests at once: a part cannot say them as the whole would.
+CROSS_TEST_CODES = frozenset(
+    {
+        "v4-lint-repeated-file",  # "every test reads …"
+        "v4-lint-test-id",  # proposes an id no other test has
+        "v4-loss-tests-loaded-twice",  # "already loaded by entry N"
+        "v4-internal-error",
+    }
+)
+
+_TESTS_KEY = re.compile(r"[\"']?(?:tests|eval_cases|evalcases)[\"']?[ \t]*:")
+_TESTS_LINE = re.compile(r"\ntests[ \t]*:[ \t]*(?:#[^\n]*)?\n")
+_TEST_INDEX = re.compile(r"(?<![\w.\[])tests\[(\d+)\]")
+_CANNOT_LOAD = "cannot load this eval file"
+
+
+def cut_tests(text: str) -> Layout | None:
+    """The tests of a block-style top-level `tests:` sequence that ends the file, or None."""
+    if "\r" in text:
+        return None
+    padded = "\n" + text
+    lines_at = [m.start() for m in COLUMN_ZERO.finditer(padded)]
+    if any(padded.startswith(("---", "...", "%"), at + 1) for at in lines_at):
+        return None  # a document marker or a directive
+    keys = [at for at in lines_at if _TESTS_KEY.match(padded, at + 1)]
+    found = _TESTS_LINE.match(padded, keys[0]) if len(keys) == 1 else None
+    if found is None:
+        return None  # no `tests:` line, several, or `eval_cases`/`evalcases` as well
+    first = CONTENT.search(padded, found.end() - 1)
+    if first is None:
+        return None
+    start = first.start()
+    indent = first.end() - 1 - first.start() - 1
+    if text[start + indent : start + indent + 2] not in ("- ", "-\n", "-"):
+        return None
+    end_pattern = TOP_LEVEL_NOT_ITEM if indent == 0 else TOP_LEVEL
+    for at in lines_at[bisect.bisect_left(lines_at, start + 1) :]:
+        if end_pattern.match(padded, at):
+            return None  # top-level content after the tests: its lines would move
+    offsets = [m.start() for m in item_start(indent).finditer(padded, start, len(text) + 1)]
+    if not offsets or offsets[0] != start:
+        return None
+    lines: list[int] = []
+    line = text.count("\n", 0, start)
+    previous = start
+    for offset in offsets:
+        line += text.count("\n", previous, offset)
+        lines.append(line)
+        previous = offset
+    tail_line = line + text.count("\n", previous)
+    return Layout(text, offsets, lines, len(text), tail_line, indent)
+
+
+def plan(text: str, parts: int, min_bytes: int = SPLIT_MIN_BYTES) -> Layout | None:
+    """The layout to split `text` by, or None when it should be checked whole."""
+    if parts < 2 or len(text) < min_bytes or "tests[" in text:
+        return None
+    layout = cut_tests(text)
+    if layout is None or len(layout.offsets) < parts:
+        return None
+    return layout
+
+
+def bounds(layout: Layout, parts: int) -> list[tuple[int, int]]:
+    """Test ranges [a, b) of about equal size in characters."""
+    total = layout.tail_offset - layout.offsets[0]
+    out: list[tuple[int, int]] = []
+    a = 0
+    count = len(layout.offsets)
+    for k in range(1, parts):
+        goal = layout.offsets[0] + total * k // parts
+        b = a + 1
+        while b < count - (parts - k) and layout.offsets[b] < goal:
+            b += 1
+        out.append((a, b))
+        a = b
+    out.append((a, count))
+    return [(a, b) for a, b in out if a < b]
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """What one part says, in the file's test indices."""
+
+    exact: bool  # parsed into exactly its tests, none of them looking at the others
+    local: list[Diagnostic]  # about its tests
+    header: list[Diagnostic]  # about the file
+    ids: list[str]
+    file_references: bool | None
+    uses: tuple[str, ...] = ()
+
+
+_INEXACT = Part(False, [], [], [], None)
+
+# The report of the part this process checked last: freeing a YAML tree object by object
+# takes a while, so the last one is left to the end of the process (see checks.split).
+_last_part: list[DocumentReport] = []
+
+
+def part_text(layout: Layout, a: int, b: int) -> str:
+    """The head, a blank line per line of the tests before `a`, then tests [a, b)."""
+    end = layout.offsets[b] if b < len(layout.offsets) else layout.tail_offset
+    gap = layout.lines[a] - layout.lines[0]
+    return layout.head + "\n" * gap + layout.text[layout.offsets[a] : end]
+
+
+def check_part(path: str, layout: Layout, a: int, b: int, opts: CheckOptions) -> Part:
+    """Check tests [a, b) of the file as an eval file of their own."""
+    from agentv_lsp.formats.v4.check import check_v4_document
+
+    _last_part.clear()
+    end = layout.offsets[b] if b < len(layout.offsets) else layout.tail_offset
+    if (a == 0 and anchors_and_aliases(layout.head)) or anchors_and_aliases(
+        layout.text[layout.offsets[a] : end]
+    ):
+        return _INEXACT
+    report = check_v4_document(path, part_text(layout, a, b), opts)
+    _last_part.append(report)
+    ids = _exact_ids(report, layout, a, b)
+    if ids is None:
+        return _INEXACT
+    local: list[Diagnostic] = []
+    header: list[Diagnostic] = []
+    for d in report.diagnostics:
+        if d.code in CROSS_TEST_CODES or d.code.startswith("v4-yaml-") or _CANNOT_LOAD in d.message:
+            return _INEXACT
+        p = d.yaml_path
+        if d.file == path and len(p) >= 2 and p[0] == "tests" and isinstance(p[1], int):
+            local.append(_renumber(d, a) if a else d)
+        elif (
+            "tests[" in d.message or "tests[" in repr(d.data) or any("tests[" in r.message for r in d.related)
+        ):
+            return _INEXACT  # about a test, yet not placed in one: its index may be the part's
+        elif not p and d.data.get("runtime"):
+            # a runtime message placed nowhere (e.g. about a file the suite or a test reads): one
+            # per test that prints it, so the parts cannot say how many the whole file has
+            return _INEXACT
+        else:
+            header.append(d)
+    return Part(True, local, header, ids, report.file_references_checked, tuple(report.uses))
+
+
+def _exact_ids(report: DocumentReport, layout: Layout, a: int, b: int) -> list[str] | None:
+    """The ids of the part's tests, when it parsed into exactly them (else None)."""
+    doc = report.doc
+    if report.kind != "eval" or doc is None or doc.error is not None or not isinstance(doc.value, dict):
+        return None
+    if any(k in doc.value for k in ("eval_cases", "evalcases")):
+        return None
+    tests = doc.value.get("tests")
+    node = doc.node_at(("tests",))
+    if not isinstance(tests, list) or not isinstance(node, SequenceNode) or len(tests) != b - a:
+        return None
+    ids: list[str] = []
+    for i, (test, item) in enumerate(zip(tests, node.value, strict=True)):
+        test_id = test.get("id") if isinstance(test, dict) else None
+        if not isinstance(test_id, str) or not test_id.strip():
+            return None
+        start, stop = layout.lines[a + i], layout.end_line(a + i)
+        if not start <= item.start_mark.line < stop or item.end_mark.line > stop:
+            return None
+        ids.append(test_id)
+    return ids
+
+
+def _renumber(d: Diagnostic, shift: int) -> Diagnostic:
+    """`d` with its test index moved by `shift` (path, messages, data)."""
+    index = d.yaml_path[1]
+    assert isinstance(index, int)  # a local diagnostic's path is ("tests", N, ...)
+    return dataclasses.replace(
+        d,
+        message=_shift_text(d.message, shift),
+        yaml_path=("tests", index + shift, *d.yaml_path[2:]),
+        data=_shift_data(d.data, shift),
+        related=tuple(Related(r.file, r.span, _shift_text(r.message, shift)) for r in d.related),
+    )
+
+
+def _shift_text(text: str, shift: int) -> str:
+    if "tests[" not in text:
+        return text
+    return _TEST_INDEX.sub(lambda m: f"tests[{int(m.group(1)) + shift}]", text)
+
+
+def _shift_data(value: Any, shift: int) -> Any:
+    """Test paths (`["tests", N, …]`) and `tests[N]` in strings, anywhere in `value`."""
+    if isinstance(value, str):
+        return _shift_text(value, shift)
+    if isinstance(value, dict):
+        return {k: _shift_data(v, shift) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        if len(value) >= 2 and value[0] == "tests" and type(value[1]) is int:
+            moved = [value[0], value[1] + shift, *(_shift_data(v, shift) for v in value[2:])]
+        else:
+            moved = [_shift_data(v, shift) for v in value]
+        return tuple(moved) if isinstance(value, tuple) else moved
+    return value
+
+
+def merge(parts: list[Part]) -> list[Diagnostic] | None:
+    """The file's diagnostics from its parts' (None: the parts cannot tell)."""
+    if not parts or not all(p.exact for p in parts):
+        return None
+    first = parts[0]
+    if any(
+        p.file_references != first.file_references
+        or p.uses != first.uses
+        or [_identity(d) for d in p.header] != [_identity(d) for d in first.header]
+        for p in parts[1:]
+    ):
+        return None
+    seen: set[str] = set()
+    for p in parts:
+        if seen.intersection(p.ids):
+            return None
+        seen.update(p.ids)
+    out = list(first.header)
+    for p in parts:
+        out.extend(p.local)
+    out.sort(key=Diagnostic.sort_key)
+    return out
+
+
+def _identity(d: Diagnostic) -> tuple[Any, ...]:
+    return (
+        d.file,
+        d.span,
+        d.severity,
+        d.code,
+        d.message,
+        d.yaml_path,
+        repr(d.data),
+        d.related,
+        d.unnecessary,
+    )
+
+
+def check_split_v4(
+    path: str,
+    text: str,
+    opts: CheckOptions,
+    parallel: ParallelMap[tuple[int, int], Part],
+    parts: int,
+    min_bytes: int = SPLIT_MIN_BYTES,
+    parts_per_process: int = PARTS_PER_PROCESS,
+) -> DocumentReport | None:
+    """The whole-text report of a large eval file checked in `parts` processes (mapped with
+    `parallel`), or None: check it whole. The report carries no parsed document."""
+    count = parts * parts_per_process
+    layout = plan(text, count, min_bytes) if parts > 1 else None
+    if layout is None:
+        return None
+    pieces = parallel(lambda job: check_part(path, layout, job[0], job[1], opts), bounds(layout, count))
+    diagnostics = merge(pieces)
+    if diagnostics is None:
+        return None
+    report = DocumentReport(path, "eval", None, diagnostics)
+    report.file_references_checked = pieces[0].file_references
+    report.uses = pieces[0].uses
+    return report
+
+
+__all__ = ["check_split_v4", "cut_tests"]
