@@ -4,7 +4,9 @@ A copy of examples/ (or a small generated eval repository while examples/ is emp
 file with a deliberate error (role `usr`). The test then checks what a user sees: the squiggle and its
 Problems entry, the hover on a case id with the question text, the "Preview" code lens opening the
 preview panel with the chat prompt as bubbles (escaped, not rendered as HTML), and the panel following
-the cursor to the next case. Screenshots go to tests/e2e/artifacts/. Cold start to first diagnostic is
+the cursor to the next case. A second test does the same for an AgentV 4.x suite (`*.eval.yaml`,
+`tests:`), comparing what the editor shows with `agentv-lsp preview/check` on the same workspace.
+Screenshots go to tests/e2e/artifacts/. Cold start to first diagnostic is
 printed and saved in artifacts/timings.json.
 """
 
@@ -15,6 +17,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -287,12 +290,237 @@ def test_diagnostics_hover_preview(tmp_path: Path, chromium: str, code_server_fa
     (ARTIFACTS / "timings.json").write_text(json.dumps(timings, indent=2) + "\n")
 
 
+V4_FILE = "e2e-smoke-v4.eval.yaml"
+V4_NOTES = "e2e-v4-notes.md"
+V4_MARKER = "E2E-V4-MARKER"
+
+# An AgentV 4.x suite (`*.eval.yaml`, `tests:`): a suite-level system input prepended to every test,
+# a test with a file segment (graded by a deterministic assertion), one graded by the default LLM
+# grader (criteria only, so it has a grader prompt), one whose only message has the misspelt role `usr` (the runtime drops
+# the message and skips the test) and one with nothing to grade it by (skipped: "Skipping incomplete
+# test").
+V4_YAML = f"""\
+description: Smoke-test AgentV 4.x suite written by tests/e2e.
+
+input:
+  - role: system
+    content: You are an E2E-V4 geography tutor. {INJECTION}
+
+tests:
+  - id: v4-capital
+    criteria: E2E-V4-CRITERIA the answer names Paris.
+    input:
+      - role: user
+        content:
+          - type: text
+            value: "{V4_MARKER}: What is the capital of France? Use the notes."
+          - type: file
+            value: ./snippets/{V4_NOTES}
+    expected_output: Paris.
+    assertions:
+      - name: says-paris
+        type: contains
+        value: Paris
+
+  - id: v4-graded
+    criteria: E2E-V4-GRADER the answer names Lyon.
+    input: Which French city is famous for silk?
+
+  - id: v4-broken-role
+    criteria: The assistant greets the user.
+    input:
+      - role: usr
+        content: Hello there, who are you?
+
+  - id: v4-incomplete
+    input: This test has nothing to grade it with.
+"""
+
+
+def write_v4_suite(workspace: Path) -> Path:
+    evals = workspace / "evals"
+    (evals / "snippets").mkdir(parents=True, exist_ok=True)
+    (evals / "snippets" / V4_NOTES).write_text("Paris lies on the Seine.\n")
+    target = evals / V4_FILE
+    target.write_text(V4_YAML)
+    return target
+
+
+def agentv_cli(workspace: Path, *args: str) -> Any:
+    """What `agentv-lsp` itself says about a workspace file (the interpreter the extension runs the
+    server with), as JSON: the expected values of the UI checks come from here, never typed in."""
+    python = os.environ.get("AGENTV_E2E_PYTHON", sys.executable)
+    proc = subprocess.run(
+        [python, "-m", "agentv_lsp", *args],
+        cwd=workspace,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.stdout.strip(), f"agentv-lsp {' '.join(args)} printed nothing:\n{proc.stderr[-3000:]}"
+    return json.loads(proc.stdout)
+
+
+def flat(text: str) -> str:
+    """Whitespace-insensitive text: a hover renders code blocks line by line, with U+00A0 for spaces."""
+    return " ".join(text.replace("\u00a0", " ").split())
+
+
+def problem_row(page: Page, diagnostic: dict[str, Any]) -> Locator:
+    """The Problems row of a diagnostic: its message's start and its `[Ln L, Col C]` position."""
+    start = diagnostic["range"]["start"]
+    where = f"[Ln {start['line'] + 1}, Col {start['character'] + 1}]"
+    head = flat(diagnostic["message"])[:60]
+    return page.locator(".markers-panel .monaco-list-row").filter(has_text=head).filter(has_text=where).first
+
+
+def test_agentv4_diagnostics_hover_preview(
+    tmp_path: Path, chromium: str, code_server_factory: Factory
+) -> None:
+    """An AgentV 4.x file next to the v2 ones: its diagnostics, the hover with the exact question,
+    the Preview lens and panel (system message, criteria, question in both modes, expected output,
+    assertions, grader prompt, runtime badge) and the status item all
+    show what `agentv-lsp preview/check` report for the same workspace."""
+    from playwright.sync_api import sync_playwright
+
+    workspace = make_workspace(tmp_path / "ws")
+    suite = write_v4_suite(workspace)
+    rel = suite.relative_to(workspace).as_posix()
+    preview = agentv_cli(workspace, "preview", rel, "--json", "--repo-root", str(workspace))
+    check = agentv_cli(workspace, "check", rel, "--format", "json")
+    runtime = preview["runtime"]
+    assert runtime.startswith("4."), preview  # the file is judged as AgentV 4.x, not v2
+    capital = next(c for c in preview["cases"] if c["id"] == "v4-capital")
+    question = capital["lm"]["question"]
+    graded = next(c for c in preview["cases"] if c["id"] == "v4-graded")
+    assert graded["judge_prompt"] and "E2E-V4-GRADER" in graded["judge_prompt"]["question"], graded
+    assert V4_MARKER in question and capital["lm"]["systemMessage"], capital
+    skipped = {s["id"]: s for s in preview["skipped"]}
+    assert set(skipped) == {"v4-broken-role", "v4-incomplete"}, preview["skipped"]
+    diagnostics = [d for d in check["diagnostics"] if d["file"] == rel]
+    role_error = next(d for d in diagnostics if d["severity"] == "error" and "usr" in d["message"])
+    skip_warning = next(
+        d
+        for d in diagnostics
+        if d["severity"] == "warning" and "Skipping incomplete test: v4-incomplete" in d["message"]
+    )
+
+    cs = code_server_factory(workspace)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, headless=True, env=cs.env, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 860})
+        page.set_default_timeout(STEP_MS)
+        try:
+            page.goto(cs.url, timeout=STEP_MS)
+            open_file(page, V4_FILE)
+
+            # 1. The error squiggle (role `usr`) and both Problems entries, with the CLI's messages
+            # at the CLI's positions: the invalid role and the runtime's "Skipping incomplete test".
+            page.locator(".monaco-editor .squiggly-error").first.wait_for(timeout=STEP_MS)
+            page.locator(".monaco-editor .squiggly-warning").first.wait_for(timeout=STEP_MS)
+            page.keyboard.press("Control+Shift+M")
+            problem_row(page, role_error).wait_for(timeout=STEP_MS)
+            problem_row(page, skip_warning).wait_for(timeout=STEP_MS)
+            shot(page, "11-v4-diagnostics.png")
+            page.keyboard.press("Control+Shift+M")
+
+            # 2. The language status item names the runtime that judges the file.
+            lang_status = page.locator("#status\\.languageStatus")
+            lang_status.wait_for(timeout=STEP_MS)
+            lang_status.hover()
+            page.locator(".monaco-hover:not(.hidden)", has_text=f"AgentV {runtime}").first.wait_for(
+                timeout=STEP_MS
+            )
+            shot(page, "12-v4-language-status.png")
+            page.mouse.move(5, 5)
+            page.keyboard.press("Escape")
+
+            # 3. Hover on a test id: the exact LM question (suite system input + user text + file).
+            hover = hover_over(page, token(page, "v4-capital"), V4_MARKER)
+            shown = flat(hover.inner_text())
+            assert flat(question) in shown, f"hover:\n{shown}\nexpected question:\n{flat(question)}"
+            shot(page, "13-v4-hover.png")
+            page.mouse.move(5, 5)
+            page.keyboard.press("Escape")
+
+            # 4. Lenses: "Preview" on the loaded test, the skip reason on the skipped one.
+            lenses = page.locator(".monaco-editor .codelens-decoration")
+            lenses.filter(has_text=skipped["v4-incomplete"]["reason"][:40]).first.wait_for(timeout=STEP_MS)
+            lens = page.locator(".monaco-editor .codelens-decoration a", has_text="Preview").first
+            lens.wait_for(timeout=STEP_MS)
+            lens.click()
+
+            # 5. The panel: runtime badge, criteria, system message, the question, chat bubbles,
+            # expected output, assertions and the file, each as the CLI computed it.
+            frame = webview_frame(page)
+            frame.locator("h1", has_text="v4-capital").wait_for(timeout=STEP_MS)
+            assert frame.locator("h1").inner_text() == "v4-capital"
+            assert frame.locator(".badge.runtime").inner_text() == f"AgentV {runtime}"
+            assert frame.locator("[data-section=criteria] pre").inner_text() == capital["criteria"]
+            assert frame.locator("[data-section=system] pre").inner_text() == capital["lm"]["systemMessage"]
+            assert frame.locator("[data-section=question] pre").inner_text() == question
+            bubbles = frame.locator("[data-section=chat] .bubble")
+            assert [b.get_attribute("data-role") for b in bubbles.all()] == [
+                m["role"] for m in capital["lm"]["chatPrompt"]
+            ]
+            assert [b.locator("pre").inner_text() for b in bubbles.all()] == [
+                m["content"] for m in capital["lm"]["chatPrompt"]
+            ]
+            expected_text = frame.locator("[data-section=expected-output] pre").inner_text()
+            for m in capital["expected_output"]:
+                assert m["content"] in expected_text
+            assertions = json.loads(frame.locator("[data-section=assertions] pre").inner_text())
+            assert assertions == capital["assertions"]
+            files = frame.locator("[data-section=file-paths] a").all_inner_texts()
+            assert files == capital["file_paths"]
+            # Eval content is text, never HTML.
+            assert frame.locator("img").count() == 0
+            assert frame.locator("pre b").count() == 0
+            time.sleep(0.5)
+            shot(page, "14-v4-preview.png")
+            # Agent mode: the file is referenced by its absolute path instead of inlined.
+            frame.locator("button.tab[data-mode='agent']").click()
+            frame.locator("article[data-mode='agent']").wait_for(timeout=STEP_MS)
+            assert frame.locator("[data-section=question] pre").inner_text() == capital["agent"]["question"]
+            frame.locator("button.tab[data-mode='lm']").click()
+            frame.locator("article[data-mode='lm']").wait_for(timeout=STEP_MS)
+
+            # 6. A criteria-only test: the default LLM grader's prompt, as the CLI assembled it.
+            token(page, "v4-graded").click()
+            frame.locator("h1", has_text="v4-graded").wait_for(timeout=STEP_MS)
+            grader = graded["judge_prompt"]
+            assert frame.locator("[data-section=judge] h2").first.text_content() == "Grader prompt"
+            assert frame.locator("[data-section=judge-question] pre").inner_text() == grader["question"]
+            assert frame.locator("[data-section=judge-system] pre").inner_text() == grader["systemPrompt"]
+            assert frame.locator("[data-section=criteria] pre").inner_text() == graded["criteria"]
+            frame.locator("[data-section=judge]").evaluate("e => e.scrollIntoView()")
+            time.sleep(0.3)
+            shot(page, "15-v4-preview-grader.png")
+
+            # 7. The panel follows the cursor to the skipped test and says why AgentV skips it.
+            token(page, "v4-incomplete").click()
+            frame.locator("h1", has_text="v4-incomplete").wait_for(timeout=STEP_MS)
+            reason = frame.locator("[data-section=error]").inner_text()
+            assert skipped["v4-incomplete"]["reason"] in reason
+            frame.locator("[data-section=warnings]", has_text="Skipping incomplete test").wait_for(
+                timeout=STEP_MS
+            )
+            shot(page, "16-v4-preview-skipped.png")
+        except Exception:
+            try:
+                shot(page, "failure-v4.png")
+            finally:
+                print(cs.exthost_logs())
+            raise
+        finally:
+            browser.close()
+
+
 def test_bundled_server_without_settings(
     tmp_path: Path, chromium: str, vsix: Path, code_server_factory: Factory
 ) -> None:
     """No agentv.server.* setting and no Python extension: the server bundled in the .vsix must start,
     run by a bare `python3` that has neither agentv_lsp nor pygls installed."""
-    import sys
     import zipfile
 
     from playwright.sync_api import sync_playwright

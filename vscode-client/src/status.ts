@@ -1,5 +1,5 @@
-// Language status item ("{} AgentV" in the status bar for eval files): the schema and the
-// .agentv/config.yaml in use, from the server's optional agentv/status request.
+// Language status item ("{} AgentV" in the status bar for eval files): the runtime that judges the
+// file and why, the schema and the .agentv/config.yaml in use, from the server's agentv/status request.
 import * as path from "path";
 import * as vsc from "./common/vscodeapi";
 import type { Disposable, LanguageStatusItem } from "./common/vscodeapi";
@@ -26,6 +26,8 @@ export function describeStatus(
   const parts = [info.config ? `config: ${configDisplay(info.config)}` : "no .agentv/config.yaml (defaults)"];
   if (info.targets) parts.push(`targets: ${configDisplay(info.targets)}`);
   if (typeof info.cases === "number") parts.push(`${info.cases} case${info.cases === 1 ? "" : "s"}`);
+  // which runtime judges the file, and why (project's agentv package, the file's format, the setting)
+  if (info.runtime) parts.unshift(`judged as AgentV ${info.runtime.version}: ${info.runtime.reason}`);
   return { text: `AgentV ${schema}`, detail: parts.join(" · "), severity: info.schema ? "info" : "warning" };
 }
 

@@ -36,4 +36,14 @@ describe("describeStatus", () => {
   it("is an error when the server is not running", () => {
     assert.equal(describeStatus(false, null, undefined).severity, "error");
   });
+
+  it("names the runtime that judges the file and why", () => {
+    const d = describeStatus(
+      true,
+      { schema: "4.42.4", config: null, kind: "eval", runtime: { major: 4, version: "4.42.4", reason: "installed node_modules/agentv 4.42.4" } },
+      undefined,
+    );
+    assert.equal(d.text, "AgentV 4.42.4");
+    assert.match(d.detail, /^judged as AgentV 4\.42\.4: installed node_modules\/agentv 4\.42\.4 · /);
+  });
 });

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from agentv_lsp.engine.model import YamlPath
@@ -25,6 +26,31 @@ def _candidates(schema: dict[str, Any], root: dict[str, Any]) -> list[dict[str, 
     return out
 
 
+def walk_schema(
+    root: dict[str, Any],
+    path: YamlPath,
+    resolve: Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]],
+    candidates: Callable[[dict[str, Any], dict[str, Any]], list[dict[str, Any]]],
+) -> dict[str, Any] | None:
+    """The node of `root` that describes `path`: `items` for an index, `properties` for a key,
+    looked up through every branch `candidates` yields (shared with the 4.x schema)."""
+    node: dict[str, Any] | None = root
+    for item in path:
+        if node is None:
+            return None
+        found: dict[str, Any] | None = None
+        for candidate in candidates(resolve(node, root), root):
+            if isinstance(item, int) and isinstance(candidate.get("items"), dict):
+                found = resolve(candidate["items"], root)
+                break
+            props = candidate.get("properties", {})
+            if isinstance(item, str) and isinstance(props.get(item), dict):
+                found = resolve(props[item], root)
+                break
+        node = found
+    return node
+
+
 def schema_for_path(kind: Any, path: YamlPath) -> dict[str, Any] | None:
     try:
         from agentv_lsp.schemas import load_schema
@@ -32,21 +58,7 @@ def schema_for_path(kind: Any, path: YamlPath) -> dict[str, Any] | None:
         root = load_schema(kind)
     except (OSError, KeyError, ValueError):
         return None
-    node: dict[str, Any] | None = root
-    for item in path:
-        if node is None:
-            return None
-        found: dict[str, Any] | None = None
-        for candidate in _candidates(_resolve(node, root), root):
-            if isinstance(item, int) and isinstance(candidate.get("items"), dict):
-                found = _resolve(candidate["items"], root)
-                break
-            props = candidate.get("properties", {})
-            if isinstance(item, str) and isinstance(props.get(item), dict):
-                found = _resolve(props[item], root)
-                break
-        node = found
-    return node
+    return walk_schema(root, path, _resolve, _candidates)
 
 
 def keys_for_path(kind: Any, path: YamlPath) -> dict[str, dict[str, Any]]:

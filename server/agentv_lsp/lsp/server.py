@@ -28,11 +28,13 @@ from agentv_lsp import __version__
 from agentv_lsp.checks.document import CheckOptions
 from agentv_lsp.checks.model import Diagnostic
 from agentv_lsp.engine.files import FileSystem, find_git_root
+from agentv_lsp.formats.runtime import RuntimeChoice, choose_runtime, forget_project_runtimes, parse_requested
 from agentv_lsp.lsp.convert import UTF16, JsonDict, diagnostic_json, is_file_uri, uri_to_path
 from agentv_lsp.lsp.document import Edit, EditedDocument
 from agentv_lsp.lsp.filemodel import CHUNK_BASE, TAIL_BASE, FileModel, Unit, UnitCache
 from agentv_lsp.lsp.protocol import AgentVProtocol
 from agentv_lsp.lsp.settings import Settings, parse_settings
+from agentv_lsp.lsp.v4.model import V4Model
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -44,7 +46,7 @@ class Built:
     version: int | None
     text: str
     state: tuple[int, int] | None
-    model: FileModel
+    model: FileModel | V4Model
 
 
 class AgentVLanguageServer(LanguageServer):
@@ -66,7 +68,10 @@ class AgentVLanguageServer(LanguageServer):
         self._models: dict[str, Built] = {}
         self._caches: dict[str, UnitCache] = {}
         self._lines: dict[str, tuple[int | None, str, list[str]]] = {}
-        self._building: dict[str, tuple[int | None, str, asyncio.Future[FileModel | None]]] = {}
+        self._building: dict[str, tuple[int | None, str, asyncio.Future[FileModel | V4Model | None]]] = {}
+        # the runtime judging each document, with what it was chosen from (see `runtime_of`)
+        self._runtimes: dict[str, tuple[tuple[str, int, str], str, bool, RuntimeChoice]] = {}
+        self.v4_history: dict[str, Any] = {}  # per 4.x document: the base of fast diagnostics
         self._lock = threading.Lock()
         # called with the paths of files that changed on disk (features drop their caches)
         self._shown_problems: set[str] = set()
@@ -85,9 +90,10 @@ class AgentVLanguageServer(LanguageServer):
                 )
         if settings == self.settings:
             return False
-        reads_differently = (settings.trusted_workspace, settings.max_file_size_kb) != (
+        reads_differently = (settings.trusted_workspace, settings.max_file_size_kb, settings.runtime) != (
             self.settings.trusted_workspace,
             self.settings.max_file_size_kb,
+            self.settings.runtime,  # another runtime: every model is built again
         )
         self.settings = settings
         if reads_differently:
@@ -115,6 +121,8 @@ class AgentVLanguageServer(LanguageServer):
         changed = list(paths)
         self.fs.invalidate(changed)
         names = {os.path.basename(p) for p in changed}
+        if "package.json" in names or any("node_modules" in p for p in changed):
+            forget_project_runtimes()  # which AgentV a project installs may have changed
         with self._lock:
             self.generation += 1
             self._models.clear()
@@ -168,9 +176,36 @@ class AgentVLanguageServer(LanguageServer):
     def is_open(self, uri: str) -> bool:
         return uri in self.workspace.text_documents
 
+    def runtime_of(self, uri: str, path: str, text: str, repo_root: str) -> RuntimeChoice:
+        """The AgentV that judges a document (`formats.runtime`), chosen again only when its
+        text, the setting or the files it reads (generation) change, and kept when the text
+        changed without gaining or losing the v2 markers."""
+        from agentv_lsp.formats.runtime import text_declares_v2
+
+        settings = (self.settings.runtime, self.generation, repo_root)
+        found = self._runtimes.get(uri)
+        if found is not None and found[0] == settings and found[1] is text:
+            return found[3]
+        # the substring test first: a 6 MB text without the markers is scanned in 2 ms, not 80
+        declares_v2 = ("evalcases" in text or "agentv-" in text) and text_declares_v2(text)
+        if found is not None and found[0] == settings and found[2] == declares_v2:
+            choice = found[3]
+        else:
+            choice = choose_runtime(path, text, repo_root, parse_requested(self.settings.runtime))
+        self._runtimes[uri] = (settings, text, declares_v2, choice)
+        return choice
+
+    def judged_by_v4(self, uri: str) -> bool:
+        """Whether the open document `uri` is read by AgentV 4.x (without building its model)."""
+        document = self.workspace.text_documents.get(uri)
+        if document is None or not is_file_uri(uri):
+            return False
+        path = uri_to_path(uri)
+        return self.runtime_of(uri, path, document.source, self.context_for(path)[0]).major == 4
+
     def build_model(
         self, uri: str, version: int | None, text: str, state: Any = None, edits: list[Edit] | None = None
-    ) -> FileModel | None:
+    ) -> FileModel | V4Model | None:
         """The model of one version (cached); runs in a worker thread. With the edits since
         the last model, the cases they did not touch are taken over from it."""
         if not is_file_uri(uri):
@@ -180,10 +215,18 @@ class AgentVLanguageServer(LanguageServer):
             return cached.model
         path = uri_to_path(uri)
         opts = self.options_for(path)
+        choice = self.runtime_of(uri, path, text, opts.repo_root)
+        if choice.major == 4:
+            v4 = V4Model(path, text, choice, opts, version, self.generation)
+            with self._lock:
+                latest = self._models.get(uri)
+                if latest is None or latest is cached or (latest.version or 0) <= (version or 0):
+                    self._models[uri] = Built(version, text, state, v4)
+            return v4
         with self._lock:
             cache = self._caches.setdefault(uri, UnitCache())
         model = None
-        if cached is not None and edits:
+        if cached is not None and edits and isinstance(cached.model, FileModel):
             model = FileModel.after_edits(cached.model, text, edits, opts)
         if model is None:
             model = FileModel(path, text, opts, cache)
@@ -193,7 +236,7 @@ class AgentVLanguageServer(LanguageServer):
                 self._models[uri] = Built(version, text, state, model)
         return model
 
-    async def model(self, uri: str) -> FileModel | None:
+    async def model(self, uri: str) -> FileModel | V4Model | None:
         """The model of the open document's current version (None when not open)."""
         document = self.workspace.text_documents.get(uri)
         if document is None:
@@ -215,7 +258,7 @@ class AgentVLanguageServer(LanguageServer):
             future.add_done_callback(functools.partial(self._built, uri))
         return await asyncio.shield(building[2])
 
-    def _built(self, uri: str, future: asyncio.Future[FileModel | None]) -> None:
+    def _built(self, uri: str, future: asyncio.Future[FileModel | V4Model | None]) -> None:
         building = self._building.get(uri)
         if building is not None and building[2] is future:
             del self._building[uri]
@@ -238,6 +281,10 @@ class AgentVLanguageServer(LanguageServer):
 
     def forget(self, uri: str) -> None:
         self._lines.pop(uri, None)
+        self._runtimes.pop(uri, None)
+        history = self.v4_history.pop(uri, None)
+        if history is not None and history.settling is not None:
+            history.settling.cancel()
         self._models.pop(uri, None)
         cache = self._caches.pop(uri, None)
         if cache is not None:

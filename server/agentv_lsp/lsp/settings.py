@@ -23,11 +23,13 @@ class Settings:
     """`codeLens.enabled`: the "▶ Preview" and summary lenses above each case."""
     debounce_ms: int = 150
     """`preview.debounceMs`: quiet time after an edit before the document is checked again."""
+    runtime: str = "auto"
+    """`runtime`: which AgentV judges a file: "auto", "4" or "2" (`formats.runtime`)."""
     problems: tuple[str, ...] = field(default=(), compare=False)
     """What was wrong with the given values (shown to the user once)."""
 
 
-_TYPE_NAMES = {bool: "true or false", int: "a whole number"}
+_TYPE_NAMES = {bool: "true or false", int: "a whole number", str: "a string"}
 
 
 def parse_settings(raw: Any) -> Settings:
@@ -63,5 +65,6 @@ def parse_settings(raw: Any) -> Settings:
         ),
         code_lens=pick("codeLens.enabled", bool, defaults.code_lens),
         debounce_ms=pick("preview.debounceMs", int, defaults.debounce_ms, lambda v: 0 <= v <= 10_000),
+        runtime=pick("runtime", str, defaults.runtime, lambda v: v in ("auto", "2", "4")),
         problems=tuple(problems),
     )

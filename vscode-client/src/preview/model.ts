@@ -17,6 +17,8 @@ export interface PromptMode {
   question: string;
   guidelines: string;
   chatPrompt: ChatMessage[] | null;
+  /** AgentV 4.x: the leading system text, sent as the system prompt (null: none). */
+  systemMessage?: string | null;
 }
 
 export interface JudgePrompt {
@@ -37,6 +39,13 @@ export interface CasePreview {
   warnings: string[];
   /** Set when AgentV would skip this case (e.g. a required field is missing); the rest is empty. */
   error?: string;
+  /** AgentV 4.x only (absent for v2 cases): */
+  criteria?: string;
+  expected_output?: ChatMessage[];
+  /** The runtime's parsed grader configs, shown as JSON. */
+  assertions?: unknown[];
+  /** Which AgentV judged the file, e.g. "4.42.4". */
+  runtime?: string;
 }
 
 export interface FilePreview {
@@ -44,15 +53,26 @@ export interface FilePreview {
   load_error: string | null;
   warnings: string[];
   cases: CasePreview[];
+  runtime?: string;
+}
+
+export interface RuntimeInfo {
+  major: number;
+  /** "4.42.4" or "2 (agentv-eval-v2)" */
+  version: string;
+  /** Why this runtime judges the document (for people). */
+  reason: string;
 }
 
 export interface StatusInfo {
   schema: string | null;
   config: string | null;
-  /** "eval" | "config" | "targets" | null */
+  /** "eval" | "config" | "targets" | "cases" | null */
   kind?: string | null;
   targets?: string | null;
   cases?: number | null;
+  /** Which AgentV judges the document and why (absent from older servers). */
+  runtime?: RuntimeInfo;
 }
 
 export interface Pos {
@@ -100,15 +120,27 @@ const str = (v: unknown, dflt = ""): string => (typeof v === "string" ? v : v ==
 const strOrNull = (v: unknown): string | null => (typeof v === "string" ? v : v == null ? null : String(v));
 const strList = (v: unknown): string[] => (Array.isArray(v) ? v.map((x) => str(x)) : []);
 
+function message(m: unknown): ChatMessage {
+  const mm = (m && typeof m === "object" ? m : {}) as Record<string, unknown>;
+  return { role: str(mm.role, "unknown"), content: typeof mm.content === "string" ? mm.content : JSON.stringify(mm.content ?? "", null, 2) };
+}
+
 function mode(v: unknown): PromptMode {
   const o = (v && typeof v === "object" ? v : {}) as Record<string, unknown>;
-  const chat = Array.isArray(o.chatPrompt)
-    ? o.chatPrompt.map((m) => {
-        const mm = (m && typeof m === "object" ? m : {}) as Record<string, unknown>;
-        return { role: str(mm.role, "unknown"), content: typeof mm.content === "string" ? mm.content : JSON.stringify(mm.content ?? "", null, 2) };
-      })
-    : null;
-  return { question: str(o.question), guidelines: str(o.guidelines), chatPrompt: chat };
+  const chat = Array.isArray(o.chatPrompt) ? o.chatPrompt.map(message) : null;
+  const out: PromptMode = { question: str(o.question), guidelines: str(o.guidelines), chatPrompt: chat };
+  if ("systemMessage" in o) out.systemMessage = strOrNull(o.systemMessage);
+  return out;
+}
+
+/** The 4.x fields of a case, only those the server sent (v2 cases have none). */
+function v4Fields(o: Record<string, unknown>): Partial<CasePreview> {
+  const out: Partial<CasePreview> = {};
+  if (typeof o.criteria === "string") out.criteria = o.criteria;
+  if (Array.isArray(o.expected_output)) out.expected_output = o.expected_output.map(message);
+  if (Array.isArray(o.assertions)) out.assertions = o.assertions;
+  if (typeof o.runtime === "string" && o.runtime) out.runtime = o.runtime;
+  return out;
 }
 
 /** Normalises a server answer into a CasePreview; null when it is not a case. */
@@ -130,6 +162,7 @@ export function normalizeCase(v: unknown): CasePreview | null {
     judge_prompt: jp ? { question: str(jp.question), systemPrompt: str(jp.systemPrompt) } : null,
     warnings: strList(o.warnings),
     ...(error ? { error } : {}),
+    ...v4Fields(o),
   };
 }
 
@@ -141,19 +174,31 @@ export function normalizeFile(v: unknown): FilePreview | null {
     load_error: strOrNull(o.load_error),
     warnings: strList(o.warnings),
     cases: (Array.isArray(o.cases) ? o.cases : []).map(normalizeCase).filter((c): c is CasePreview => c !== null),
+    ...(typeof o.runtime === "string" && o.runtime ? { runtime: o.runtime } : {}),
   };
 }
 
 export function normalizeStatus(v: unknown): StatusInfo | null {
   if (!v || typeof v !== "object") return null;
   const o = v as Record<string, unknown>;
+  const runtime = runtimeInfo(o.runtime).runtime;
+  // 4.x files have no `$schema`: the item then names the runtime ("AgentV 4.42.4"), not "no $schema"
+  const v4Label = runtime && runtime.major >= 3 && o.kind != null ? runtime.version : null;
   return {
-    schema: strOrNull(o.schema),
+    schema: strOrNull(o.schema) ?? v4Label,
     config: strOrNull(o.config),
     kind: strOrNull(o.kind),
     targets: strOrNull(o.targets),
     cases: typeof o.cases === "number" ? o.cases : null,
+    ...runtimeInfo(o.runtime),
   };
+}
+
+function runtimeInfo(v: unknown): { runtime?: RuntimeInfo } {
+  if (!v || typeof v !== "object") return {};
+  const o = v as Record<string, unknown>;
+  if (typeof o.major !== "number") return {};
+  return { runtime: { major: o.major, version: str(o.version), reason: str(o.reason) } };
 }
 
 /**

@@ -3,11 +3,16 @@ text): add or correct `$schema` (`fix: add-schema|set-schema`), use the suggeste
 (`suggestion`: a misspelt role, key, enum value or target), rename a duplicate case id,
 strip a leading slash (`fix: strip-leading-slash`, `replacement`), wrap a plain string in
 a content list as a text segment (`fix: wrap-text`), and for a missing referenced file
-(`file-not-found`) use the nearest existing name in its folder or create it."""
+(`file-not-found`) use the nearest existing name in its folder or create it.
+
+Documents judged by AgentV 4.x get their quick fixes from `v4/actions.py`; v2 eval files
+under either runtime also get "Migrate this file to AgentV 4" (see there)."""
 
 from __future__ import annotations
 
+import asyncio
 import difflib
+import functools
 import json
 import os
 import re
@@ -16,8 +21,9 @@ from typing import Any
 from lsprotocol import types as lsp
 
 from agentv_lsp.checks.model import SOURCE
-from agentv_lsp.lsp.convert import from_client_col, path_to_uri, uri_to_path
+from agentv_lsp.lsp.convert import from_client_col, is_file_uri, path_to_uri, uri_to_path
 from agentv_lsp.lsp.server import AgentVLanguageServer, guard
+from agentv_lsp.lsp.v4 import actions as v4_actions
 
 SCHEMAS = {"config.yaml": "agentv-config-v2", "targets.yaml": "agentv-targets-v2.2"}
 SUGGESTION_CODES = frozenset(
@@ -208,18 +214,102 @@ def missing_file_actions(
     return out
 
 
+def _lines_of(ls: AgentVLanguageServer, path: str) -> list[str] | None:
+    """The lines of an open document, else of the file on disk (None: unreadable)."""
+    lines = ls.document_lines(path_to_uri(path))
+    if lines is not None:
+        return lines
+    try:
+        return ls.fs.read(path).text.split("\n")
+    except Exception:  # unreadable, blocked, too large: no fix there
+        return None
+
+
+async def migration_actions(
+    ls: AgentVLanguageServer, params: lsp.CodeActionParams, support: v4_actions.EditSupport
+) -> list[lsp.CodeAction]:
+    """The action "Migrate this file to AgentV 4" for a v2 eval file, whichever runtime judges it."""
+    uri = params.text_document.uri
+    document = ls.workspace.text_documents.get(uri)
+    context = params.context
+    if document is None or not is_file_uri(uri) or not v4_actions.may_be_v2(document.source):
+        return []
+    kinds = (lsp.CodeActionKind.QuickFix, lsp.CodeActionKind.RefactorRewrite)
+    if not any(v4_actions.wanted(context.only, k) for k in kinds):
+        return []
+    text = document.source
+    asked = context.trigger_kind == lsp.CodeActionTriggerKind.Invoked
+    if len(text) > v4_actions.AUTOMATIC_MIGRATION_MAX_CHARS and not asked:
+        return []
+    request = _migration_request(ls, uri, document.version, text)
+    migration = await asyncio.to_thread(v4_actions.migration_of, request)
+    edit = None
+    if not _resolves_edits(ls):
+        edit = v4_actions.migration_edit(
+            migration, uri, document.version, support, _open_versions(ls), ls.encoding
+        )
+    return v4_actions.migration_actions(migration, request, context.diagnostics, context.only, support, edit)
+
+
+def _migration_request(
+    ls: AgentVLanguageServer, uri: str, version: int | None, text: str
+) -> v4_actions.MigrationRequest:
+    repo_root, cwd = ls.context_for(uri_to_path(uri))
+    return v4_actions.MigrationRequest(uri, version, text, repo_root, cwd, ls.fs)
+
+
+def _resolves_edits(ls: AgentVLanguageServer) -> bool:
+    text_document = ls.client_capabilities.text_document
+    code_action = text_document.code_action if text_document is not None else None
+    resolve = code_action.resolve_support if code_action is not None else None
+    return resolve is not None and "edit" in resolve.properties
+
+
+def _open_versions(ls: AgentVLanguageServer) -> dict[str, int]:
+    return {uri_to_path(u): d.version or 0 for u, d in list(ls.workspace.text_documents.items())}
+
+
 def register(server: AgentVLanguageServer) -> None:
     @server.feature(
-        lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix])
+        lsp.TEXT_DOCUMENT_CODE_ACTION,
+        lsp.CodeActionOptions(
+            code_action_kinds=[lsp.CodeActionKind.QuickFix, lsp.CodeActionKind.RefactorRewrite],
+            resolve_provider=True,
+        ),
     )
     @guard([])
-    def code_action(ls: AgentVLanguageServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
+    async def code_action(ls: AgentVLanguageServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
         uri = params.text_document.uri
         lines = ls.document_lines(uri)
         if lines is None:
             return []
         actions: list[lsp.CodeAction] = []
+        support = v4_actions.EditSupport.of(ls.client_capabilities)
+        v4 = ls.judged_by_v4(uri)
         for diagnostic in params.context.diagnostics:
-            if diagnostic.source == SOURCE:
+            if diagnostic.source != SOURCE:
+                continue
+            if v4:
+                lines_of = functools.partial(_lines_of, ls)
+                actions.extend(v4_actions.fix_actions(uri, diagnostic, lines_of, ls.encoding, support))
+            else:
                 actions.extend(actions_for(ls, uri, lines, diagnostic))
+        actions.extend(await migration_actions(ls, params, support))
         return actions
+
+    @server.feature(lsp.CODE_ACTION_RESOLVE)
+    @guard()
+    async def code_action_resolve(ls: AgentVLanguageServer, action: lsp.CodeAction) -> lsp.CodeAction:
+        data: Any = action.data if isinstance(action.data, dict) else {}
+        uri = data.get("uri")
+        document = ls.workspace.text_documents.get(uri) if isinstance(uri, str) else None
+        if data.get("agentv") != "migrate" or document is None or document.version != data.get("version"):
+            return action  # not ours, or the document changed since: no edit
+        request = _migration_request(ls, document.uri, document.version, document.source)
+        migration = await asyncio.to_thread(v4_actions.migration_of, request)
+        if migration.status == "migrated":
+            support = v4_actions.EditSupport.of(ls.client_capabilities)
+            action.edit = v4_actions.migration_edit(
+                migration, document.uri, document.version, support, _open_versions(ls), ls.encoding
+            )
+        return action

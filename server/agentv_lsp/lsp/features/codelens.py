@@ -17,6 +17,8 @@ from agentv_lsp.lsp.convert import JsonDict
 from agentv_lsp.lsp.features.commands import PREVIEW_CASE
 from agentv_lsp.lsp.filemodel import FileModel
 from agentv_lsp.lsp.server import AgentVLanguageServer, guard
+from agentv_lsp.lsp.v4 import navigation as v4_navigation
+from agentv_lsp.lsp.v4.model import V4Model
 
 PREVIEW, SUMMARY = "preview", "summary"
 
@@ -61,7 +63,9 @@ def register(server: AgentVLanguageServer) -> None:
         if not ls.settings.code_lens:
             return []
         model = await ls.model(uri)
-        if model is None or model.kind != "eval":
+        if isinstance(model, V4Model) and model.kind in ("eval", "cases"):  # 4.x: cases files too
+            return await asyncio.to_thread(v4_navigation.code_lenses, model, uri)
+        if not isinstance(model, FileModel) or model.kind != "eval":
             return []
         lines = await asyncio.to_thread(model.case_lines)
         # JSON: a 10,000-case file has 20,000 lenses
@@ -78,7 +82,10 @@ def register(server: AgentVLanguageServer) -> None:
         data: Any = lens.data if isinstance(lens.data, dict) else {}
         uri, index, kind = data.get("uri"), data.get("index"), data.get("kind")
         model = await ls.model(uri) if isinstance(uri, str) else None
-        if model is None or not isinstance(index, int) or model.kind != "eval":
+        if isinstance(model, V4Model) and isinstance(index, int) and model.kind in ("eval", "cases"):
+            lens.command = await asyncio.to_thread(v4_navigation.resolve_lens, model, uri, index, str(kind))
+            return lens
+        if not isinstance(model, FileModel) or not isinstance(index, int) or model.kind != "eval":
             lens.command = lsp.Command(title="", command="")
             return lens
         lens.command = await asyncio.to_thread(resolve, model, uri, index, str(kind))

@@ -18,6 +18,8 @@ from agentv_lsp.engine.targets import find_targets_file
 from agentv_lsp.lsp.convert import from_client_col
 from agentv_lsp.lsp.filemodel import FileModel
 from agentv_lsp.lsp.server import AgentVLanguageServer, guard
+from agentv_lsp.lsp.v4 import commands as v4_commands
+from agentv_lsp.lsp.v4.model import V4Model
 
 PREVIEW_CASE = "agentv.previewCase"
 PREVIEW_FILE = "agentv.previewFile"
@@ -87,7 +89,7 @@ async def _eval_model(ls: AgentVLanguageServer, target: dict[str, Any]) -> FileM
     """The model of the open eval file a command names by `uri` (None: not one)."""
     uri = target.get("uri")
     model = await ls.model(uri) if isinstance(uri, str) else None
-    return model if model is not None and model.kind == "eval" else None
+    return model if isinstance(model, FileModel) and model.kind == "eval" else None
 
 
 def status_of(ls: AgentVLanguageServer, model: FileModel) -> dict[str, Any]:
@@ -120,6 +122,9 @@ def register(server: AgentVLanguageServer) -> None:
     @guard()
     async def preview_case_command(ls: AgentVLanguageServer, *args: Any) -> dict[str, Any] | None:
         target = _target(args)
+        v4 = await v4_commands.eval_model(ls, target)
+        if v4 is not None:
+            return await asyncio.to_thread(v4_commands.preview_case, v4, target)
         model = await _eval_model(ls, target)
         if model is None:
             return None
@@ -133,6 +138,9 @@ def register(server: AgentVLanguageServer) -> None:
     @server.command(PREVIEW_FILE)
     @guard()
     async def preview_file_command(ls: AgentVLanguageServer, *args: Any) -> dict[str, Any] | None:
+        v4 = await v4_commands.eval_model(ls, _target(args))
+        if v4 is not None:
+            return await asyncio.to_thread(v4_commands.preview_file, v4)
         model = await _eval_model(ls, _target(args))
         if model is None:
             return None
@@ -152,7 +160,11 @@ def register(server: AgentVLanguageServer) -> None:
         model = await ls.model(uri) if isinstance(uri, str) and _URI.match(uri) else None
         if model is None:
             return {"schema": None, "config": None, "kind": None, "targets": None}
-        return await asyncio.to_thread(status_of, ls, model)
+        if isinstance(model, V4Model):
+            return await asyncio.to_thread(v4_commands.status_of, ls, model)
+        result = await asyncio.to_thread(status_of, ls, model)
+        choice = ls.runtime_of(str(uri), model.path, model.text, model.opts.repo_root)
+        return {**result, "runtime": v4_commands.runtime_json(choice)}  # which AgentV, and why
 
 
 __all__ = ["PREVIEW_CASE", "PREVIEW_FILE", "STATUS", "case_preview", "find_case", "lsp"]

@@ -18,6 +18,7 @@ from agentv_lsp.lsp.convert import from_client_col, uri_to_path
 from agentv_lsp.lsp.filemodel import is_agentv_path
 from agentv_lsp.lsp.schema_nav import keys_for_path, schema_for_path
 from agentv_lsp.lsp.server import AgentVLanguageServer, guard
+from agentv_lsp.lsp.v4 import completion as v4_completion
 
 _KEY = re.compile(r"^(\s*)(-\s+)?([A-Za-z_$][\w$-]*):(.*)$")
 MAX_FILES = 500
@@ -175,5 +176,9 @@ def register(server: AgentVLanguageServer) -> None:
         if lines is None:
             return None
         position = params.position
-        items = await asyncio.to_thread(completions, ls, uri, lines, position.line, position.character)
+        if ls.judged_by_v4(uri):
+            path, line, character = uri_to_path(uri), position.line, position.character
+            items = await asyncio.to_thread(v4_completion.completions, ls, path, lines, line, character)
+        else:
+            items = await asyncio.to_thread(completions, ls, uri, lines, position.line, position.character)
         return lsp.CompletionList(is_incomplete=False, items=items)

@@ -18,6 +18,8 @@ from lsprotocol import types as lsp
 from agentv_lsp.lsp.convert import uri_to_path
 from agentv_lsp.lsp.filemodel import is_agentv_path
 from agentv_lsp.lsp.server import AgentVLanguageServer, guard
+from agentv_lsp.lsp.v4 import diagnostics as v4_diagnostics
+from agentv_lsp.lsp.v4.model import V4Model
 
 
 def register(server: AgentVLanguageServer) -> None:
@@ -63,6 +65,8 @@ def register(server: AgentVLanguageServer) -> None:
         model = await ls.model(uri)
         if model is None:
             return lsp.RelatedFullDocumentDiagnosticReport(items=[])
+        if isinstance(model, V4Model):
+            return await v4_diagnostics.pull(ls, params, model)
         document = ls.workspace.text_documents.get(uri)
         result_id = f"{document.version if document else 0}@{ls.generation}"
         if params.previous_result_id == result_id:
@@ -111,6 +115,9 @@ async def _publish_later(ls: AgentVLanguageServer, uri: str, delay: float) -> No
         start = time.perf_counter()
         model = await ls.model(uri)
         if model is None:
+            return
+        if isinstance(model, V4Model):
+            await v4_diagnostics.publish(ls, uri, version, model)
             return
         items = await asyncio.to_thread(ls.diagnostics_json, model)
         current = ls.workspace.text_documents.get(uri)

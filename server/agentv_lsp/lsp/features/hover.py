@@ -29,6 +29,8 @@ from agentv_lsp.lsp.features.commands import case_preview
 from agentv_lsp.lsp.filemodel import FileModel
 from agentv_lsp.lsp.schema_nav import schema_for_path
 from agentv_lsp.lsp.server import AgentVLanguageServer, guard
+from agentv_lsp.lsp.v4 import hover as v4_hover
+from agentv_lsp.lsp.v4.model import V4Model
 from agentv_lsp.lsp.yamlnav import path_at, value_at
 
 CASE_HEADER_KEYS = ("id", "outcome", "conversation_id", "note")
@@ -181,7 +183,11 @@ def register(server: AgentVLanguageServer) -> None:
         if model is None or not model.agentv:
             return None
         position = params.position
-        markdown = await asyncio.to_thread(hover_markdown, ls, model, position.line, position.character)
+        if isinstance(model, V4Model):
+            args: tuple[Any, ...] = (model, position.line, position.character, ls.encoding)
+            markdown = await asyncio.to_thread(v4_hover.hover_markdown, *args)
+        else:
+            markdown = await asyncio.to_thread(hover_markdown, ls, model, position.line, position.character)
         if markdown is None:
             return None
         return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=markdown))

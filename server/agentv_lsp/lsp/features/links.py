@@ -16,6 +16,8 @@ from agentv_lsp.engine.targets import find_targets_file, read_targets, selected_
 from agentv_lsp.lsp.convert import from_client_col, lines_of, path_to_uri, to_range
 from agentv_lsp.lsp.filemodel import FileModel, Located
 from agentv_lsp.lsp.server import AgentVLanguageServer, guard
+from agentv_lsp.lsp.v4 import navigation as v4_navigation
+from agentv_lsp.lsp.v4.model import V4Model
 from agentv_lsp.lsp.yamlnav import path_at
 from agentv_lsp.yamlpos import Span
 
@@ -173,6 +175,8 @@ def register(server: AgentVLanguageServer) -> None:
         model = await ls.model(params.text_document.uri)
         if model is None or model.kind != "eval":
             return []
+        if isinstance(model, V4Model):
+            return await asyncio.to_thread(v4_navigation.document_links, model, ls.encoding)
         return await asyncio.to_thread(document_links, ls, model)
 
     @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
@@ -184,6 +188,9 @@ def register(server: AgentVLanguageServer) -> None:
         if model is None or model.kind != "eval":
             return None
         position = params.position
+        if isinstance(model, V4Model):
+            col = from_client_col(model.line(position.line), position.character, ls.encoding)
+            return await asyncio.to_thread(v4_navigation.definition, model, position.line, col)
         return await asyncio.to_thread(definition, ls, model, position.line, position.character)
 
 

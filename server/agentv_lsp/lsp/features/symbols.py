@@ -1,7 +1,8 @@
 """`textDocument/documentSymbol` (one symbol per eval case, named by its id, with its
 messages and evaluators inside) and `workspace/symbol` (case ids across the open documents
 and the eval files on disk in the workspace folders; the folder walk skips `node_modules`
-and dot-folders, and each file is read again only when it changed)."""
+and dot-folders, and each file is read again only when it changed). 4.x eval files add the
+ids of the tests they load (`v4/symbols.py`)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,9 @@ from agentv_lsp.checks.runner import walk_yaml
 from agentv_lsp.lsp.convert import JsonDict, LineOf, path_to_uri, range_json, uri_to_path
 from agentv_lsp.lsp.filemodel import FileModel
 from agentv_lsp.lsp.server import AgentVLanguageServer, guard
+from agentv_lsp.lsp.v4 import navigation as v4_navigation
+from agentv_lsp.lsp.v4 import symbols as v4_symbols
+from agentv_lsp.lsp.v4.model import V4Model
 from agentv_lsp.yamlpos import Span
 
 _CASE_ID = re.compile(r"""^[ ]*-[ ]+id:[ ]*(["']?)([^\n"'#]+?)\1[ ]*(?:#.*)?\r?$""", re.M)
@@ -179,6 +183,7 @@ class WorkspaceIndex:
     """Case ids of the eval files on disk, by file (re-read when mtime or size change)."""
 
     files: dict[str, tuple[float, int, list[tuple[str, int]]]] = field(default_factory=dict)
+    v4_files: dict[str, tuple[float, int, int, list[v4_symbols.WorkspaceTest]]] = field(default_factory=dict)
     listing: dict[str, tuple[float, list[str]]] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -215,6 +220,30 @@ class WorkspaceIndex:
         with self.lock:
             self.files[path] = (info.st_mtime, info.st_size, ids)
         return ids
+
+    def v4_tests(self, ls: AgentVLanguageServer, path: str) -> list[v4_symbols.WorkspaceTest]:
+        """The tests a 4.x eval file on disk loads (again when it or the files on disk change)."""
+        if not path.lower().endswith((".eval.yaml", ".eval.yml")):
+            return []
+        try:
+            info = os.stat(path)
+        except OSError:
+            return []
+        with self.lock:
+            cached = self.v4_files.get(path)
+        if cached is not None and cached[:3] == (info.st_mtime, info.st_size, ls.generation):
+            return cached[3]
+        tests: list[v4_symbols.WorkspaceTest] = []
+        if ls.fs.is_allowed(path) and info.st_size <= ls.fs.max_bytes:
+            try:
+                with open(path, encoding="utf-8", errors="replace") as handle:
+                    text = handle.read()
+            except OSError:
+                text = ""
+            tests = v4_symbols.workspace_tests(path, text, ls.options_for(path))
+        with self.lock:
+            self.v4_files[path] = (info.st_mtime, info.st_size, ls.generation, tests)
+        return tests
 
 
 def case_ids(text: str) -> list[tuple[str, int]]:
@@ -253,14 +282,21 @@ def workspace_symbols(
                     )
                 )
 
+    def add_v4(tests: list[v4_symbols.WorkspaceTest], container: str) -> None:
+        for test in tests:
+            add(test.file, [(test.id, test.line)], container)
+
     for path, text in open_docs.items():
         seen.add(path)
         add(path, case_ids(text), os.path.basename(path))
+        opts = ls.options_for(path)
+        add_v4(v4_symbols.open_document_tests(path, text, opts, ls.generation), os.path.basename(path))
     for root in ls.workspace_roots():
         for path in index.paths(root):
             if path not in seen:
                 seen.add(path)
                 add(path, index.ids(ls, path), os.path.relpath(path, root))
+                add_v4(index.v4_tests(ls, path), os.path.relpath(path, root))
             if len(found) >= MAX_RESULTS:
                 return found
     return found
@@ -276,6 +312,8 @@ def register(server: AgentVLanguageServer) -> None:
         model = await ls.model(params.text_document.uri)
         if model is None or model.kind != "eval":
             return []
+        if isinstance(model, V4Model):
+            return await asyncio.to_thread(v4_navigation.document_symbols, model, ls.encoding)
         return await asyncio.to_thread(document_symbols, ls, model)
 
     @server.feature(lsp.WORKSPACE_SYMBOL)

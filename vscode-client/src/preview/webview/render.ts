@@ -105,6 +105,7 @@ export function renderCase(doc: Doc, c: CasePreview, mode: Mode, fileName: strin
   const meta = el(doc, "div", { cls: "meta" });
   if (fileName) meta.appendChild(el(doc, "span", { cls: "file", text: fileName }));
   if (c.conversation_id) meta.appendChild(el(doc, "span", { cls: "badge", text: `conversation: ${c.conversation_id}` }));
+  if (c.runtime) meta.appendChild(el(doc, "span", { cls: "badge runtime", text: `AgentV ${c.runtime}` }));
   const root = el(doc, "article", { cls: "case", attrs: { "data-case-id": c.id, "data-mode": mode } }, [
     el(doc, "header", {}, [el(doc, "h1", { text: c.id }), meta]),
     withTabs ? tabs(doc, hooks, mode) : null,
@@ -116,14 +117,26 @@ export function renderCase(doc: Doc, c: CasePreview, mode: Mode, fileName: strin
     root.appendChild(ul);
   }
   if (c.error) return root; // AgentV skips this case: there is no prompt to show
-  if (c.expected_outcome) root.appendChild(textSection(doc, hooks, "Expected outcome", c.expected_outcome, "expected"));
+  const v4 = c.criteria !== undefined; // AgentV 4.x: criteria, system message, assertions, grader
+  if (v4) {
+    if (c.criteria) root.appendChild(textSection(doc, hooks, "Criteria", c.criteria, "criteria"));
+  } else if (c.expected_outcome) root.appendChild(textSection(doc, hooks, "Expected outcome", c.expected_outcome, "expected"));
   root.appendChild(textSection(doc, hooks, "Question", m.question, "question"));
+  if (m.systemMessage) root.appendChild(textSection(doc, hooks, "System message", m.systemMessage, "system"));
   root.appendChild(chatSection(doc, hooks, m));
   if (m.guidelines) root.appendChild(textSection(doc, hooks, "Guidelines", m.guidelines, "guidelines"));
+  if (c.expected_output && c.expected_output.length > 0) {
+    const text = c.expected_output.map((msg) => `${msg.role}: ${msg.content}`).join("\n\n");
+    root.appendChild(textSection(doc, hooks, "Expected output", text, "expected-output"));
+  }
+  if (c.assertions && c.assertions.length > 0) {
+    root.appendChild(textSection(doc, hooks, "Assertions", JSON.stringify(c.assertions, null, 2), "assertions"));
+  }
   if (c.judge_prompt) {
-    const jp = el(doc, "section", { cls: "block block-judge", attrs: { "data-section": "judge" } }, [el(doc, "h2", { text: "Judge prompt" })]);
+    const title = v4 ? "Grader prompt" : "Judge prompt";
+    const jp = el(doc, "section", { cls: "block block-judge", attrs: { "data-section": "judge" } }, [el(doc, "h2", { text: title })]);
     if (c.judge_prompt.systemPrompt) jp.appendChild(textSection(doc, hooks, "System prompt", c.judge_prompt.systemPrompt, "judge-system"));
-    jp.appendChild(textSection(doc, hooks, "Judge question", c.judge_prompt.question, "judge-question"));
+    jp.appendChild(textSection(doc, hooks, v4 ? "Grader question" : "Judge question", c.judge_prompt.question, "judge-question"));
     root.appendChild(jp);
   }
   if (c.reference_answer) root.appendChild(textSection(doc, hooks, "Reference answer", c.reference_answer, "reference"));
@@ -137,7 +150,7 @@ export function renderCase(doc: Doc, c: CasePreview, mode: Mode, fileName: strin
 /** All cases of a file, each collapsible. */
 export function renderFile(doc: Doc, fp: FilePreview, mode: Mode, fileName: string, hooks: RenderHooks): HTMLElement {
   const root = el(doc, "article", { cls: "file-preview" }, [
-    el(doc, "header", {}, [el(doc, "h1", { text: fileName || fp.file }), el(doc, "div", { cls: "meta", text: `${fp.cases.length} case(s)` })]),
+    el(doc, "header", {}, [el(doc, "h1", { text: fileName || fp.file }), el(doc, "div", { cls: "meta", text: `${fp.cases.length} case(s)${fp.runtime ? ` · AgentV ${fp.runtime}` : ""}` })]),
     tabs(doc, hooks, mode),
   ]);
   if (fp.load_error) root.appendChild(el(doc, "p", { cls: "error", text: fp.load_error }));

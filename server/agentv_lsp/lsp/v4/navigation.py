@@ -1,0 +1,195 @@
+"""Outline, code lenses, document links and go-to-definition for 4.x eval documents.
+
+- `textDocument/documentSymbol`: one symbol per `tests` item written in the document, named
+  by its id (the criteria's first line as detail; a skipped test says so);
+- `textDocument/codeLens`: above each test "▶ Preview" (`agentv.previewCase` with
+  `{"uri", "caseId"}`) and a summary ("2 turns · 1 file · 3 assertions · role markers"), or
+  why the runtime skips it; listed cheaply and resolved when shown; in a cases file an eval
+  file's `tests:` names, the same for its tests as that eval file loads them;
+- `textDocument/documentLink` / `textDocument/definition`: the files of `references`.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from lsprotocol import types as lsp
+
+from agentv_lsp.lsp.convert import JsonDict, path_to_uri, range_json, to_range
+from agentv_lsp.lsp.v4.cases import cases_context
+from agentv_lsp.lsp.v4.model import Entry, V4Model
+from agentv_lsp.lsp.v4.preview import preview_of_test
+from agentv_lsp.lsp.v4.references import references
+from agentv_lsp.lsp.v4.units import layout_of, unit_model
+from agentv_lsp.yamlpos import Span
+
+PREVIEW_CASE = "agentv.previewCase"
+PREVIEW, SUMMARY = "preview", "summary"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _one_line(text: str, limit: int = 60) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+# -- outline ------------------------------------------------------------------------------------
+
+
+def document_symbols(model: V4Model, encoding: str) -> list[JsonDict]:
+    found: list[JsonDict] = model.memoized(("symbols", encoding), lambda: _symbols(model, encoding))
+    return found
+
+
+def _symbols(model: V4Model, encoding: str) -> list[JsonDict]:
+    out: list[JsonDict] = []
+    for entry in model.entries():
+        end_line = entry.end_line
+        full = range_json(
+            Span(entry.start_line, entry.span.start_col, end_line, len(model.line(end_line))),
+            model.line,
+            encoding,
+        )
+        id_span = model.doc.span_of((*entry.yaml_path, "id"))
+        selection = range_json(id_span, model.line, encoding) if _inside(id_span, entry) else full
+        symbol: JsonDict = {
+            "name": entry.id or _location(entry),
+            "kind": int(lsp.SymbolKind.Object),
+            "range": full,
+            "selectionRange": selection,
+        }
+        if entry.tests and entry.tests[0].criteria:
+            symbol["detail"] = _one_line(entry.tests[0].criteria)
+        elif entry.skipped is not None:
+            symbol["detail"] = "skipped by AgentV"
+        out.append(symbol)
+    return out
+
+
+def _inside(span: Span, entry: Entry) -> bool:
+    return entry.start_line <= span.start_line <= entry.end_line
+
+
+def _location(entry: Entry) -> str:
+    out = ""
+    for item in entry.yaml_path:
+        out += f"[{item}]" if isinstance(item, int) else (f".{item}" if out else item)
+    return out
+
+
+# -- code lenses --------------------------------------------------------------------------------
+
+
+def code_lenses(model: V4Model, uri: str) -> list[JsonDict]:
+    """Two lenses per test; in a large file listed from the layout alone (no parse), each
+    resolved from its test's unit."""
+    layout = layout_of(model)
+    if model.kind == "cases":
+        context = cases_context(model)
+        lines = [e.start_line for e in context.entries] if context is not None else []
+    else:
+        lines = layout.lines if layout is not None else [e.start_line for e in model.entries()]
+    lenses: list[JsonDict] = []
+    for index, line in enumerate(lines):
+        where = {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 0}}
+        for kind in (PREVIEW, SUMMARY):
+            lenses.append({"range": where, "data": {"uri": uri, "index": index, "kind": kind, "v4": True}})
+    return lenses
+
+
+def resolve_lens(model: V4Model, uri: str, index: int, kind: str) -> lsp.Command:
+    if model.kind == "cases":
+        return _resolve_cases_lens(model, uri, index, kind)
+    layout = layout_of(model)
+    if layout is not None:
+        if not 0 <= index < len(layout.offsets):
+            return lsp.Command(title="", command="")
+        unit = unit_model(model, layout, index)
+        if len(unit.entries()) != 1:
+            return lsp.Command(title="", command="")  # a `file://` item: its tests are elsewhere
+        return resolve_lens(unit, uri, 0, kind)
+    entries = model.entries()
+    if not 0 <= index < len(entries):
+        return lsp.Command(title="", command="")
+    entry = entries[index]
+    if not entry.tests:
+        return _skipped_lens(entry, kind)
+    test = entry.tests[0]
+    if kind == PREVIEW:
+        return lsp.Command(
+            title="▶ Preview", command=PREVIEW_CASE, arguments=[{"uri": uri, "caseId": test.id}]
+        )
+    return lsp.Command(title=summary(preview_of_test(model, test)), command="")
+
+
+def _skipped_lens(entry: Any, kind: str) -> lsp.Command:
+    """A test the runtime skips: one lens saying why (the preview lens stays empty: there is
+    no prompt to preview)."""
+    if kind == PREVIEW:
+        return lsp.Command(title="", command="")
+    reason = entry.skipped.reason if entry.skipped is not None else "not loaded"
+    return lsp.Command(title=f"⚠ AgentV skips this test: {_one_line(reason, 80)}", command="")
+
+
+def _resolve_cases_lens(model: V4Model, uri: str, index: int, kind: str) -> lsp.Command:
+    """A lens in a cases file: the test as the eval file loading the file runs it. Preview
+    names this document: `commands.eval_model` answers with that eval file."""
+    context = cases_context(model)
+    if context is None or not 0 <= index < len(context.entries):
+        return lsp.Command(title="", command="")
+    entry = context.entries[index]
+    if not entry.tests:
+        return _skipped_lens(entry, kind)
+    test = entry.tests[0]
+    if kind == PREVIEW:
+        return lsp.Command(
+            title="▶ Preview", command=PREVIEW_CASE, arguments=[{"uri": uri, "caseId": test.id}]
+        )
+    where = os.path.basename(context.eval_model.path)
+    return lsp.Command(title=f"{summary(preview_of_test(context.eval_model, test))} · in {where}", command="")
+
+
+def summary(preview: dict[str, Any]) -> str:
+    lm = preview.get("lm") or {}
+    turns = lm.get("chatPrompt") if isinstance(lm, dict) else None
+    input_messages = preview.get("input")
+    count = len(turns) if isinstance(turns, list) and turns else 1
+    if not turns and isinstance(input_messages, list):
+        count = len(input_messages) or 1
+    assertions = preview.get("assertions")
+    graders = len(assertions) if isinstance(assertions, list) else 0
+    return " · ".join(
+        (
+            _plural(count, "turn"),
+            _plural(len(preview.get("file_paths") or []), "file"),
+            _plural(graders, "assertion") if graders else "default grader",
+            "role markers" if preview.get("role_markers") else "flat",
+        )
+    )
+
+
+# -- links and definitions ----------------------------------------------------------------------
+
+
+def document_links(model: V4Model, encoding: str) -> list[lsp.DocumentLink]:
+    return [
+        lsp.DocumentLink(
+            range=to_range(ref.span, model.line, encoding), target=path_to_uri(ref.target), tooltip=ref.target
+        )
+        for ref in references(model)
+        if ref.target is not None
+    ]
+
+
+def definition(model: V4Model, line: int, col: int) -> list[lsp.Location] | None:
+    from agentv_lsp.lsp.v4.references import reference_at
+
+    ref = reference_at(model, line, col)
+    if ref is None or ref.target is None:
+        return None
+    start = lsp.Position(line=0, character=0)
+    return [lsp.Location(uri=path_to_uri(ref.target), range=lsp.Range(start=start, end=start))]
