@@ -34,6 +34,24 @@ def workload(cases: int, files: int = 1, no_tool: bool = False) -> Path:
     return target
 
 
+def workload_v4(cases: int, files: int = 1, no_tool: bool = False) -> Path:
+    """The AgentV 4.x workload of the same mix (`make_workload_v4.py`, generated once)."""
+    name = f"v4w{cases}" + (f"x{files}" if files > 1 else "") + ("nt" if no_tool else "")
+    target = CACHE / name
+    if not (target / ".done").exists():
+        args = [
+            sys.executable,
+            str(REPO / "benchmarks" / "make_workload_v4.py"),
+            str(target),
+            "--cases",
+            str(cases),
+        ]
+        args += ["--files", str(files), "--force"] + (["--no-tool"] if no_tool else [])
+        subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
+        (target / ".done").write_text("ok")
+    return target
+
+
 def eval_files(root: Path) -> list[Path]:
     return sorted((root / "evals").rglob("*.yaml"))
 
