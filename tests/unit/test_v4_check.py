@@ -11,14 +11,12 @@ Expected values come from AgentV itself, never from this code:
 
 from __future__ import annotations
 
-import gc
 import json
 import os
 import random
 import re
 import shutil
 import subprocess
-import time
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +25,6 @@ import pytest
 from agentv_lsp.checks.document import CheckOptions, DocumentReport
 from agentv_lsp.checks.model import Diagnostic
 from agentv_lsp.engine.files import FileSystem
-from agentv_lsp.formats.v4 import check as v4check
 from agentv_lsp.formats.v4.check import check_v4_cases_file, check_v4_document, find_eval_files_using
 from agentv_lsp.formats.v4.validate import js_regex_error, validate_document
 from agentv_lsp.yamlpos import parse_yaml
@@ -578,9 +575,9 @@ def test_bad_input_never_crashes(tmp_path):
 # -- cost ------------------------------------------------------------------------------------------
 
 
-def test_checking_is_linear_and_close_to_parsing(tmp_path, monkeypatch):
-    """This module's own work (validate parity, merging) on 5,000 tests stays within 1.5x of
-    a bare parse (the loader, schema and lint siblings are measured by their own tests)."""
+def test_checking_5000_tests_finds_nothing_in_a_clean_file(tmp_path):
+    """A clean 5,000-test file: no diagnostic (its cost is measured by benchmarks/bench_v4.py,
+    not asserted here: a timed test flakes on a loaded CI machine)."""
     root = tmp_path / "repo"
     (root / ".git").mkdir(parents=True)
     lines = ["description: big", "tests:"]
@@ -598,26 +595,5 @@ def test_checking_is_linear_and_close_to_parsing(tmp_path, monkeypatch):
     text = "\n".join(lines) + "\n"
     path = root / "big.eval.yaml"
     path.write_text(text)
-    monkeypatch.setattr(v4check, "_load_suite", None)
-    monkeypatch.setattr(v4check, "_schema_diagnostics", None)
-    monkeypatch.setattr(v4check, "_lint", None)
-
-    def best(run: Any) -> float:
-        times = []
-        for _ in range(3):
-            start = time.perf_counter()
-            run()
-            times.append(time.perf_counter() - start)
-        return min(times)
-
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        parse = best(lambda: parse_yaml(text))
-        check = best(
-            lambda: check_v4_document(str(path), text, CheckOptions(str(root), str(root), FileSystem()))
-        )
-    finally:
-        if enabled:
-            gc.enable()
-    assert check <= 1.5 * parse + 0.05, (check, parse)
+    report = check_v4_document(str(path), text, CheckOptions(str(root), str(root), FileSystem()))
+    assert [d for d in report.diagnostics if d.severity in ("error", "warning")] == []

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from pathlib import Path
 from typing import Any
 
@@ -239,24 +238,12 @@ def _big_suite(count: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def test_loading_costs_about_one_parse(tmp_path: Path) -> None:
-    """5,000 tests: loading (parse included) stays within a small multiple of the bare parse
-    (no per-test walk of the whole file)."""
+def test_loading_5000_tests(tmp_path: Path) -> None:
+    """5,000 tests all load (the cost is measured by benchmarks/bench_v4.py, not asserted: a
+    timed test flakes on a loaded CI machine)."""
     text = _big_suite(5_000)
-    timings: dict[str, float] = {}
-    for label, run in (
-        ("parse", lambda: parse_yaml(text)),
-        ("load", lambda: _load(tmp_path, text)),
-    ):
-        best = float("inf")
-        for _ in range(2):
-            start = time.perf_counter()
-            result: Any = run()
-            best = min(best, time.perf_counter() - start)
-        timings[label] = best
-        if label == "load":
-            assert len(result.tests) == 5_000
-    assert timings["load"] < 4 * timings["parse"] + 0.5, timings
+    result: Any = _load(tmp_path, text)
+    assert len(result.tests) == 5_000
 
 
 def test_file_messages_point_at_the_value_written(tmp_path: Path) -> None:

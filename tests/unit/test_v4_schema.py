@@ -176,18 +176,14 @@ def test_every_local_reference_resolves() -> None:
             assert name in schema["$defs"], path
 
 
-def test_one_issue_per_place_and_linear_time() -> None:
-    """10,000 tests with three problems each: one issue per place, quickly."""
-    import time
-
+def test_one_issue_per_place() -> None:
+    """10,000 tests with three problems each: one issue per place (tests of one shape share a
+    validation: about 0.5 s; timed by benchmarks, not here)."""
     item = {"id": "t", "input": [{"role": "usr", "content": 5}], "criteria": ""}
     document = {"tests": [dict(item, id=f"t{n}") for n in range(10_000)]}
-    start = time.perf_counter()
     issues = validate_v4(document)
-    elapsed = time.perf_counter() - start
     places = [(i.path, i.on_key) for i in issues]
     assert len(places) == len(set(places)) == 30_000
-    assert elapsed < 5, elapsed  # about 0.5 s: tests of one shape share a validation
 
 
 # ---------------------------------------------------------------------------- the live oracle
