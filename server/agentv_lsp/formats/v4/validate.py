@@ -27,6 +27,7 @@ from agentv_lsp.engine.files import (
     resolve_reference,
 )
 from agentv_lsp.engine.jsrt import is_blank, js_trim, node_normalize, node_resolve
+from agentv_lsp.formats.v4.grader_parser import GRADER_KINDS  # the types the runtime knows: one list
 from agentv_lsp.formats.v4.jsonparse import JsonParseError, parse_json
 from agentv_lsp.formats.v4.model import YamlPath
 from agentv_lsp.formats.v4.runtime import (
@@ -109,34 +110,6 @@ KNOWN_TEST_FIELDS = frozenset(
 )
 DEPRECATED_TEST_FIELDS = {"evaluator": "assertions", "assert": "assertions", "expected_outcome": "criteria"}
 
-GRADER_KINDS = frozenset(
-    {
-        "code-grader",
-        "llm-grader",
-        "rubric",
-        "composite",
-        "tool-trajectory",
-        "field-accuracy",
-        "latency",
-        "cost",
-        "token-usage",
-        "execution-metrics",
-        "skill-trigger",
-        "contains",
-        "contains-any",
-        "contains-all",
-        "icontains",
-        "icontains-any",
-        "icontains-all",
-        "starts-with",
-        "ends-with",
-        "regex",
-        "is-json",
-        "equals",
-        "rubrics",
-        "inline-assert",
-    }
-)
 ASSERTION_TYPES_WITH_STRING_VALUE = frozenset(
     {"contains", "icontains", "starts-with", "ends-with", "equals", "regex"}
 )
