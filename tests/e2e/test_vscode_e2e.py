@@ -526,9 +526,10 @@ def test_bundled_server_without_settings(
     from playwright.sync_api import sync_playwright
 
     with zipfile.ZipFile(vsix) as z:
-        if "extension/bundled/libs/agentv_lsp/__init__.py" not in z.namelist():
-            pytest.fail(f"{vsix} has no bundled server (extension/bundled/libs/agentv_lsp)", pytrace=False)
-    # A bare interpreter of the same version as the one the bundle was built with.
+        if "extension/bundled/libs/common/agentv_lsp/__init__.py" not in z.namelist():
+            pytest.fail(f"{vsix} has no bundled server (extension/bundled/libs/common/agentv_lsp)", pytrace=False)
+    # A bare interpreter (python3.11-3.13 on PATH, if any, are tried before it: the bundle has
+    # the compiled parts of each).
     base = Path(getattr(sys, "_base_executable", sys.executable)).resolve()
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
@@ -549,7 +550,7 @@ def test_bundled_server_without_settings(
             )
             log = cs.agentv_log()
             assert "bundled server" in log, log
-            assert re.search(r"probe bundled server .* ok: .*bundled/libs/agentv_lsp", log), log
+            assert re.search(r"probe bundled server .* ok: .*bundled/libs/common/agentv_lsp", log), log
         except Exception:
             try:
                 shot(page, "failure-bundled.png")

@@ -15,13 +15,22 @@ import {
   State,
   TransportKind,
 } from "vscode-languageclient/node";
-import { type Prober, probeInterpreter } from "./common/probe";
+import {
+  BUNDLE_MANIFEST,
+  bundleInterpreters,
+  describeVersion,
+  fitBundle,
+  parseManifest,
+  parseVersionOutput,
+  platformMismatch,
+} from "./common/bundle";
+import { type Prober, type VersionProber, probeInterpreter, probeVersion } from "./common/probe";
 import {
   type Attempt,
+  type BundleInputs,
   type LaunchCandidate,
   type Plan,
   type PythonExtensionInfo,
-  defaultSystemPythons,
   expandVariables,
   failureMessage,
   interpreterFromResolved,
@@ -65,8 +74,7 @@ export async function resolvePlan(extensionPath: string, resource?: Uri): Promis
   const s = readSettings(vsc.getConfiguration(SECTION, resource));
   const folder = (resource && vsc.getWorkspaceFolder(resource)) ?? vsc.workspaceFolders()[0];
   const vars = { workspaceFolder: folder?.uri.fsPath, home: os.homedir(), env: process.env };
-  const bundledLibs = path.join(extensionPath, "bundled", "libs");
-  const hasBundle = fs.existsSync(path.join(bundledLibs, "agentv_lsp", "__init__.py"));
+  const found = readBundle(extensionPath);
   const explicit = s.serverCommand.length > 0 || s.pythonPath.trim().length > 0;
   return planCandidates({
     serverCommand: s.serverCommand.map((c) => expandVariables(c, vars)),
@@ -74,11 +82,30 @@ export async function resolvePlan(extensionPath: string, resource?: Uri): Promis
     serverEnv: s.serverEnv,
     // Only ask the Python extension when no explicit setting decides (it may be slow to activate).
     pythonExtension: explicit ? { state: "not-installed" } : await pythonExtensionInfo(resource),
-    bundledLibs: hasBundle ? bundledLibs : undefined,
-    systemPythons: defaultSystemPythons(process.platform),
+    bundle: typeof found === "string" ? undefined : found,
+    bundleProblem: typeof found === "string" ? found : undefined,
+    systemPythons: typeof found === "string" ? [] : bundleInterpreters(found.manifest, process.platform),
     trusted: vsc.isWorkspaceTrusted(),
     workspaceFolders: vsc.workspaceFolders().map((f) => f.uri.fsPath),
   });
+}
+
+/** The bundled server (`<extension>/bundled/libs` and its manifest), or why it cannot be used. */
+export function readBundle(extensionPath: string, platform: string = process.platform, arch: string = process.arch): BundleInputs | string {
+  const libs = path.join(extensionPath, "bundled", "libs");
+  let text: string;
+  try {
+    text = fs.readFileSync(path.join(libs, BUNDLE_MANIFEST), "utf8");
+  } catch {
+    return "this build of the extension has no bundled/libs";
+  }
+  const manifest = parseManifest(text);
+  if (typeof manifest === "string") return `${path.join(libs, BUNDLE_MANIFEST)}: ${manifest}`;
+  if (!fs.existsSync(path.join(libs, manifest.common, "agentv_lsp", "__init__.py"))) {
+    return `${path.join(libs, manifest.common)} has no agentv_lsp (rebuild it: npm run bundle-python)`;
+  }
+  const mismatch = platformMismatch(manifest, platform, arch);
+  return mismatch ? `not usable here: ${mismatch}` : { libs, manifest };
 }
 
 export async function pythonExtensionInfo(resource?: Uri): Promise<PythonExtensionInfo> {
@@ -97,19 +124,48 @@ export async function pythonExtensionInfo(resource?: Uri): Promise<PythonExtensi
   }
 }
 
-/** Probes the candidates in order; the first that imports agentv_lsp wins. */
+/**
+ * Probes the candidates in order; the first that imports agentv_lsp wins. A bundled candidate is
+ * first asked its version: only a CPython minor the bundle has compiled parts for is tried, with
+ * PYTHONPATH set to the bundle's common part and that minor's part.
+ */
 export async function chooseCandidate(
   plan: Plan,
   probe: Prober,
   cwd: string | undefined,
   log?: (msg: string) => void,
+  versionProbe: VersionProber = probeVersion,
 ): Promise<{ chosen?: LaunchCandidate; attempts: Attempt[] }> {
   const attempts: Attempt[] = [];
-  for (const c of plan.candidates) {
-    if (!c.probe) return { chosen: c, attempts };
-    const r = await probe(c.command, c.env, cwd);
+  // A program that does not exist is reported once, not again for each way of running it.
+  const missing = new Set<string>();
+  const notFound = (c: LaunchCandidate, output: string) => {
+    if (output === `${c.command}: not found`) missing.add(c.command);
+  };
+  for (const planned of plan.candidates) {
+    if (!planned.probe) return { chosen: planned, attempts };
+    if (missing.has(planned.command)) continue;
+    let c = planned;
+    if (c.bundle) {
+      const v = await versionProbe(c.command, c.env, cwd, c.interpreterArgs);
+      if (!v.ok) notFound(c, v.output);
+      const version = v.ok ? parseVersionOutput(v.output) : undefined;
+      log?.(`version ${c.label}: ${version ? describeVersion(version) : v.output}`);
+      if (!version) {
+        attempts.push({ label: c.label, error: v.ok ? `unexpected answer to the version query: ${v.output}` : v.output });
+        continue;
+      }
+      const fit = fitBundle(c.bundle.manifest, c.bundle.libs, version);
+      if (!fit.ok) {
+        attempts.push({ label: c.label, error: fit.reason });
+        continue;
+      }
+      c = { ...c, label: `${c.label} (Python ${fit.minor})`, env: { ...c.env, PYTHONPATH: fit.pythonPath } };
+    }
+    const r = await probe(c.command, c.env, cwd, c.interpreterArgs);
     log?.(`probe ${c.label}: ${r.ok ? "ok" : "failed"}: ${r.output}`);
     if (r.ok) return { chosen: c, attempts };
+    notFound(c, r.output);
     attempts.push({ label: c.label, error: r.output });
   }
   return { attempts };
@@ -128,6 +184,7 @@ export class ServerManager implements Disposable {
     readonly log: LogOutputChannel,
     private readonly hooks: ServerHooks,
     private readonly probe: Prober = probeInterpreter,
+    private readonly versionProbe: VersionProber = probeVersion,
   ) {
     this.disposables.push(
       vsc.onDidChangeConfiguration((e) => {
@@ -227,7 +284,13 @@ export class ServerManager implements Disposable {
     const plan = await resolvePlan(extensionPath);
     this.log.info(`server lookup: ${plan.skipped.join("; ") || "explicit setting"}`);
     this.watchPythonExtension();
-    const { chosen, attempts } = await chooseCandidate(plan, this.probe, extensionPath, (m) => this.log.info(m));
+    const { chosen, attempts } = await chooseCandidate(
+      plan,
+      this.probe,
+      extensionPath,
+      (m) => this.log.info(m),
+      this.versionProbe,
+    );
     if (!chosen) {
       const msg = failureMessage(plan, attempts);
       this.log.error(msg);
@@ -256,7 +319,8 @@ export class ServerManager implements Disposable {
       initializationOptions: { settings: serverSettings(this.rawSettings(), this.trusted()) },
       middleware: this.middleware(),
     };
-    this.log.info(`starting ${chosen.label}: ${[chosen.command, ...chosen.args].join(" ")} (cwd ${cwd})`);
+    const bundlePath = chosen.bundle ? ` with PYTHONPATH=${chosen.env.PYTHONPATH}` : "";
+    this.log.info(`starting ${chosen.label}: ${[chosen.command, ...chosen.args].join(" ")}${bundlePath} (cwd ${cwd})`);
     const client = new LanguageClient(CLIENT_ID, CLIENT_NAME, serverOptions, clientOptions);
     this.client = client;
     const t0 = Date.now();

@@ -1,11 +1,16 @@
 // Pure logic: which commands may start the AgentV server, in which order, and how to explain failure.
 // No `vscode` import here: this module is unit-tested directly.
 import * as path from "path";
+import { type BundleManifest, type Interpreter, describeMinors, interpreterLabel } from "./bundle";
 
 export const SERVER_MODULE_ARGS = ["-m", "agentv_lsp", "serve"];
-/** Run by each probe: fails unless the interpreter can import the server and its LSP library. */
+/**
+ * Run by each probe: fails unless the interpreter can import the server, its LSP library and the
+ * compiled dependencies (yamlpos needs PyYAML's libyaml loader, jsonschema needs rpds-py), so a
+ * missing or foreign-version C extension is reported here, not as a server crash.
+ */
 export const PROBE_CODE =
-  "import sys; import agentv_lsp, pygls; print('%d.%d' % sys.version_info[:2], agentv_lsp.__file__)";
+  "import sys; import agentv_lsp, pygls, jsonschema, agentv_lsp.yamlpos; print('%d.%d' % sys.version_info[:2], agentv_lsp.__file__)";
 
 export type CandidateSource = "setting-command" | "setting-pythonPath" | "python-extension" | "bundled";
 
@@ -19,6 +24,16 @@ export interface LaunchCandidate {
   env: Record<string, string>;
   /** Check `import agentv_lsp` with this interpreter before starting it (not for an explicit command). */
   probe: boolean;
+  /** Arguments before `-m`/`-c` (the Windows launcher's `-3.12`); already at the start of `args`. */
+  interpreterArgs?: string[];
+  /** Runs the bundled server: PYTHONPATH is chosen once the interpreter's version is known. */
+  bundle?: BundleInputs;
+}
+
+export interface BundleInputs {
+  /** Absolute path of `<extension>/bundled/libs`. */
+  libs: string;
+  manifest: BundleManifest;
 }
 
 export type PythonExtensionInfo =
@@ -31,10 +46,12 @@ export interface CandidateInputs {
   pythonPath: string;
   serverEnv: Record<string, string>;
   pythonExtension: PythonExtensionInfo;
-  /** Absolute path of `<extension>/bundled/libs` when it holds the server, else undefined. */
-  bundledLibs?: string;
-  /** Interpreters tried with the bundled libs, in order, after the Python extension's one. */
-  systemPythons: string[];
+  /** The server bundled in the extension, when this build has a usable one. */
+  bundle?: BundleInputs;
+  /** Why there is no usable bundle (when `bundle` is undefined). */
+  bundleProblem?: string;
+  /** Interpreters tried with the bundle, in order, after the Python extension's one (see bundleInterpreters). */
+  systemPythons: Interpreter[];
   /** vscode.workspace.isTrusted. Untrusted: no program from inside the workspace folders is run. */
   trusted: boolean;
   /** Absolute paths of the workspace folders. */
@@ -53,10 +70,12 @@ export interface Plan {
 /**
  * The lookup order:
  *  1. `agentv.server.command` (used as is, exclusively),
- *  2. `agentv.server.pythonPath` (exclusively: an explicit choice never silently falls back),
+ *  2. `agentv.server.pythonPath` (exclusively: an explicit choice never falls back to another
+ *     interpreter): its own agentv_lsp, else the bundled server run by it,
  *  3. the Python extension's active interpreter, if it has agentv_lsp installed,
- *  4. the server bundled in the extension (`bundled/libs` on PYTHONPATH), run by the Python
- *     extension's interpreter, then by each of `systemPythons`.
+ *  4. the server bundled in the extension, run by the Python extension's interpreter, then by each
+ *     of `systemPythons`; each is asked its version first, and only a CPython minor the bundle has
+ *     compiled parts for runs it (PYTHONPATH = `common` + that minor's directory).
  */
 export function planCandidates(inp: CandidateInputs): Plan {
   const plan = planAll(inp);
@@ -88,10 +107,10 @@ function planAll(inp: CandidateInputs): Plan {
   }
   if (inp.pythonPath.trim()) {
     const py = inp.pythonPath.trim();
+    const label = `agentv.server.pythonPath (${py})`;
+    const own: LaunchCandidate = { source: "setting-pythonPath", label, command: py, args: [...SERVER_MODULE_ARGS], env: moduleEnv, probe: true };
     return {
-      candidates: [
-        { source: "setting-pythonPath", label: `agentv.server.pythonPath (${py})`, command: py, args: [...SERVER_MODULE_ARGS], env: moduleEnv, probe: true },
-      ],
+      candidates: [own, ...(inp.bundle ? [bundledCandidate(inp.bundle, { command: py, args: [] }, moduleEnv, label)] : [])],
       skipped: [],
     };
   }
@@ -112,23 +131,33 @@ function planAll(inp: CandidateInputs): Plan {
   } else {
     skipped.push(`Python extension (ms-python.python): no active interpreter${pyExt.detail ? ` (${pyExt.detail})` : ""}`);
   }
-  if (inp.bundledLibs) {
-    const bundledEnv = { ...moduleEnv, PYTHONPATH: inp.bundledLibs, PYTHONNOUSERSITE: "1" };
-    const pythons = uniq([...(pyExt.state === "ok" ? [pyExt.interpreter] : []), ...inp.systemPythons]);
+  if (inp.bundle) {
+    const pythons = [...(pyExt.state === "ok" ? [{ command: pyExt.interpreter, args: [] }] : []), ...inp.systemPythons];
+    const seen = new Set<string>();
     for (const py of pythons) {
-      candidates.push({
-        source: "bundled",
-        label: `bundled server (${inp.bundledLibs}) run by ${py}`,
-        command: py,
-        args: [...SERVER_MODULE_ARGS],
-        env: bundledEnv,
-        probe: true,
-      });
+      const key = interpreterLabel(py);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      candidates.push(bundledCandidate(inp.bundle, py, moduleEnv, key));
     }
   } else {
-    skipped.push("bundled server: this build of the extension has no bundled/libs");
+    skipped.push(`bundled server: ${inp.bundleProblem ?? "this build of the extension has no bundled/libs"}`);
   }
   return { candidates, skipped };
+}
+
+function bundledCandidate(bundle: BundleInputs, py: Interpreter, moduleEnv: Record<string, string>, by: string): LaunchCandidate {
+  return {
+    source: "bundled",
+    label: `bundled server run by ${by}`,
+    command: py.command,
+    args: [...py.args, ...SERVER_MODULE_ARGS],
+    interpreterArgs: [...py.args],
+    // PYTHONPATH is added once the interpreter's version is known (chooseCandidate).
+    env: { ...moduleEnv, PYTHONNOUSERSITE: "1" },
+    probe: true,
+    bundle,
+  };
 }
 
 export interface Attempt {
@@ -143,9 +172,13 @@ export function failureMessage(plan: Plan, attempts: Attempt[]): string {
     ...attempts.map((a) => `- ${a.label}: ${firstLine(a.error)}`),
   ];
   const explicit = plan.candidates.some((c) => c.source === "setting-command" || c.source === "setting-pythonPath");
+  const bundle = plan.candidates.find((c) => c.bundle)?.bundle;
+  const range = bundle ? describeMinors(bundle.manifest) : "3.11 or newer";
   const fix = explicit
-    ? "Fix the setting, or clear it to let the extension find a Python itself."
-    : 'Set "agentv.server.pythonPath" to a Python 3.11+ interpreter that has the agentv-lsp package installed (pip install agentv-lsp), or select such an interpreter in the Python extension.';
+    ? `Fix the setting (a Python ${range} interpreter, or one with agentv-lsp installed), or clear it to let the extension find a Python itself.`
+    : bundle
+      ? `Install Python ${range} (python.org, your package manager or pyenv) so that one of the commands above finds it, or set "agentv.server.pythonPath" to such an interpreter, or "agentv.server.command" to a command that starts the server (e.g. after pip install agentv-lsp).`
+      : 'Set "agentv.server.pythonPath" to a Python 3.11+ interpreter that has the agentv-lsp package installed (pip install agentv-lsp), or select such an interpreter in the Python extension.';
   return `AgentV: could not start the language server. Tried:\n${lines.join("\n")}\n${fix}`;
 }
 
@@ -166,11 +199,6 @@ export function expandVariables(
   return out;
 }
 
-/** Default interpreters for the bundled server, by platform. */
-export function defaultSystemPythons(platform: string): string[] {
-  return platform === "win32" ? ["py", "python"] : ["python3", "python"];
-}
-
 /** Extracts the interpreter path from what ms-python.python's API returns. */
 export function interpreterFromResolved(resolved: unknown): string | undefined {
   const r = resolved as { executable?: { uri?: { fsPath?: string }; path?: string } } | undefined;
@@ -180,10 +208,6 @@ export function interpreterFromResolved(resolved: unknown): string | undefined {
 function isInside(child: string, parent: string): boolean {
   const rel = path.relative(parent, child);
   return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
-}
-
-function uniq(xs: string[]): string[] {
-  return [...new Set(xs)];
 }
 
 function firstLine(s: string): string {
