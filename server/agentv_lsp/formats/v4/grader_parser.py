@@ -135,19 +135,17 @@ def coerce_evaluator(
 
 
 def _case_list(case: dict[str, Any], base: YamlPath) -> tuple[Any, YamlPath]:
+    """The test's grader list: the first of `assertions`, `assert`, `execution.evaluators`,
+    `evaluators` that is neither null nor absent (else `evaluators` as it is)."""
+    for key in ("assertions", "assert"):
+        value = case.get(key)
+        if value is not None:
+            return value, (*base, key)
     execution = case.get("execution")
-    execution_obj = execution if is_object(execution) else None
-    for value, path in (
-        (get(case, "assertions"), (*base, "assertions")),
-        (get(case, "assert"), (*base, "assert")),
-        (
-            execution_obj.get("evaluators", MISSING) if execution_obj else MISSING,
-            (*base, "execution", "evaluators"),
-        ),
-        (get(case, "evaluators"), (*base, "evaluators")),
-    ):
-        if value is not MISSING and value is not None:
-            return value, path
+    if is_object(execution):
+        value = execution.get("evaluators")
+        if value is not None:
+            return value, (*base, "execution", "evaluators")
     return get(case, "evaluators"), (*base, "evaluators")
 
 
@@ -204,13 +202,39 @@ def _parse_graders(
     parsed_case = _parse_list(
         ctx, case_value, search_roots, eval_id, default_preprocessors, (file, case_path)
     )
-    parsed_root = _parse_list(
+    parsed_root = _parse_suite_list(
         ctx, root_value, search_roots, eval_id, default_preprocessors, (root_file or ctx.eval_path, root_path)
     )
     if parsed_case is None and parsed_root is None:
         return None
     merged = [*(parsed_case or []), *(parsed_root or [])]
     return merged or None
+
+
+def _parse_suite_list(
+    ctx: LoadContext,
+    value: Any,
+    roots: Sequence[str],
+    eval_id: str,
+    default_preprocessors: list[dict[str, Any]] | None,
+    where: Where,
+) -> list[dict[str, Any]] | None:
+    """The suite's assertions, which the runtime parses again for every test: the same list
+    gives the same graders, so they are parsed once per load. Only a parse that printed
+    nothing is reused (the runtime's messages name the test, so each test prints its own)
+    and a throw is never stored; the graders are shared read-only by the tests."""
+    if not isinstance(value, list):
+        return _parse_list(ctx, value, roots, eval_id, default_preprocessors, where)
+    key = ("suite-graders", id(value), id(default_preprocessors), tuple(roots), where)
+    found = ctx.memo_get(key, value)
+    if found is not MISSING and found[0] is default_preprocessors:
+        parsed: list[dict[str, Any]] | None = found[1]
+        return parsed
+    printed = len(ctx.messages)
+    parsed = _parse_list(ctx, value, roots, eval_id, default_preprocessors, where)
+    if len(ctx.messages) == printed:
+        ctx.memo_put(key, value, (default_preprocessors, parsed))
+    return parsed
 
 
 def parse_preprocessors(
@@ -238,8 +262,14 @@ def collect_template_references(
 ) -> None:
     """`collectAssertionTemplateSourceReferences`: only its throws matter here."""
     try:
-        for value, _path in (_case_list(case, ()), _root_list(case, global_execution)):
-            _collect_refs(ctx, value, search_roots, eval_id, 0, ())
+        _collect_refs(ctx, _case_list(case, ())[0], search_roots, eval_id, 0, ())
+        suite_value = _root_list(case, global_execution)[0]
+        # the suite's list is the same for every test: once it went through without a throw,
+        # it does again (the test's id only shows in the messages of the throws)
+        key = ("suite-template-references", id(suite_value), tuple(search_roots))
+        if ctx.memo_get(key, suite_value) is MISSING:
+            _collect_refs(ctx, suite_value, search_roots, eval_id, 0, ())
+            ctx.memo_put(key, suite_value, True)
     except GraderError as exc:
         raise LoadFailure(exc.message, "v4-grader", file=ctx.eval_path) from exc
     except FileReadError as exc:

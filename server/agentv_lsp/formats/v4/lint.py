@@ -22,7 +22,7 @@ from collections import Counter
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from yaml.nodes import MappingNode, ScalarNode
+from yaml.nodes import MappingNode, Node, ScalarNode
 
 from agentv_lsp.checks.model import Diagnostic, Severity
 from agentv_lsp.formats.v4.schema import file_kind
@@ -219,7 +219,8 @@ class _Linter:
             if not value.startswith("/"):
                 # `./x` and `x` resolve alike: suggest `/x`, not `/./x`
                 dot = 2 if value.startswith("./") else 0
-                fix = self.prepend_slash(value_path, replace=dot)
+                node = self.doc.node_at(value_path)
+                fix = self.prepend_slash(node, replace=dot)
                 self.add(
                     "file-path",
                     "information",
@@ -227,6 +228,8 @@ class _Linter:
                     "each search root (the eval file's folder up to the repository root) the same way, "
                     "and the eval-review guidelines expect it.",
                     value_path,
+                    # a scalar's range is what `span_of` would find again from the root
+                    span=Span.of(node) if isinstance(node, ScalarNode) else None,
                     data={"value": value, **({"fix": fix} if fix else {})},
                 )
         return files
@@ -242,6 +245,8 @@ class _Linter:
                 for m in expected
                 if isinstance(m, dict) and isinstance(m.get("content", ""), str)
             )
+        if "hould" not in text:  # in every pattern: most texts need no pattern run at all
+            return
         match = next((m for m in (p.search(text) for p in _PROSE) if m is not None), None)
         if match is None:
             return
@@ -318,9 +323,8 @@ class _Linter:
             candidate, n = f"test-{index}-{n}", n + 1
         return candidate
 
-    def prepend_slash(self, value_path: JsonPath, replace: int = 0) -> dict[str, Any] | None:
-        """A `/` before the value, over its first `replace` characters (a leading `./`)."""
-        node = self.doc.node_at(value_path)
+    def prepend_slash(self, node: Node | None, replace: int = 0) -> dict[str, Any] | None:
+        """A `/` before the value `node`, over its first `replace` characters (a leading `./`)."""
         if not isinstance(node, ScalarNode) or node.style not in ("", None, "'", '"'):
             return None  # a block scalar: no one-character edit
         plain = not node.style

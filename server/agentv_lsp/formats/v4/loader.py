@@ -42,7 +42,7 @@ from __future__ import annotations
 import base64
 import gc
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from agentv_lsp.engine.files import (
@@ -415,27 +415,20 @@ def _load_yaml_test(
 
     suite_input = shared.suite_input
     suite_value = _template(suite_input, case_vars) if truthy(suite_input) and not skip_defaults else MISSING
-    suite_messages = expand_input_shorthand(suite_value)
     text_parts: list[str] = []
     src = entry.source_file
-    resolved_input: list[dict[str, Any]] = []
-    if suite_messages:
-        resolved_input.extend(
-            process_messages(
-                ctx,
-                suite_messages,
-                text_parts,
-                "input",
-                input_origins(suite_value, suite.eval_path, ("input",)),
-            )
-        )
+    resolved_input = _suite_input_messages(
+        ctx, suite_value, suite.eval_path, text_parts, reusable=suite_value is suite_input
+    )
     resolved_input.extend(
         process_messages(
             ctx,
             input_messages,
             text_parts,
             "input",
-            resolved_input_origins(case, effective_suite_files, src, entry.yaml_path, suite.eval_path),
+            lambda: resolved_input_origins(
+                case, effective_suite_files, src, entry.yaml_path, suite.eval_path, input_messages
+            ),
         )
     )
     output = (
@@ -474,9 +467,9 @@ def _load_yaml_test(
         rubric_grader = graders.parse_inline_rubrics(ctx, rubrics, src, (*base, "rubrics"))
         if rubric_grader is not None:
             assertions = [rubric_grader, *(assertions or [])]
-    _resolve_workspace(
-        ctx, get(case, "workspace"), os.path.dirname(suite.eval_path), src, (*base, "workspace")
-    )
+    workspace = get(case, "workspace")
+    if isinstance(workspace, str | dict):  # anything else means nothing to the runtime
+        _resolve_workspace(ctx, workspace, os.path.dirname(suite.eval_path), src, (*base, "workspace"))
     _check_turns(turns, src, base)
 
     suite.tests.append(
@@ -498,6 +491,33 @@ def _load_yaml_test(
             raw=case,
         )
     )
+
+
+def _suite_input_messages(
+    ctx: LoadContext, suite_value: Any, eval_path: str, text_parts: list[str], *, reusable: bool
+) -> list[dict[str, Any]]:
+    """The suite's `input` messages a test starts with (their text added to `text_parts`).
+    The runtime processes them again for every test; the same value gives the same
+    messages, so they are processed once per load (`reusable`: not rendered with the
+    test's `vars`), unless that printed something (a missing file is reported for each
+    test). The messages are shared read-only."""
+    key = ("suite-input", id(suite_value), eval_path)
+    found = ctx.memo_get(key, suite_value) if reusable else MISSING
+    if found is not MISSING:
+        messages, texts = found
+        text_parts.extend(texts)
+        return list(messages)
+    suite_messages = expand_input_shorthand(suite_value)
+    if not suite_messages:
+        return []
+    printed = len(ctx.messages)
+    start = len(text_parts)
+    messages = process_messages(
+        ctx, suite_messages, text_parts, "input", input_origins(suite_value, eval_path, ("input",))
+    )
+    if reusable and len(ctx.messages) == printed:
+        ctx.memo_put(key, suite_value, (messages, text_parts[start:]))
+    return list(messages)
 
 
 def _suite_metadata(suite: dict[str, Any]) -> dict[str, Any] | None:
@@ -1070,9 +1090,14 @@ class Origin:
         return self.file, (*self.content_path, seg_index, "value")
 
 
-def input_origins(value: Any, file: str, base: YamlPath) -> list[Origin]:
-    """Origins of the messages `expand_input_shorthand(value)` returns."""
+def input_origins(
+    value: Any, file: str, base: YamlPath, messages: Sequence[dict[str, Any]] | None = None
+) -> list[Origin]:
+    """Origins of the messages `expand_input_shorthand(value)` returns (`messages`: those
+    messages, when known: if every item of the list is one, no item needs testing again)."""
     if isinstance(value, list):
+        if messages is not None and len(messages) == len(value):
+            return [Origin(file, (*base, i)) for i in range(len(value))]
         return [Origin(file, (*base, i)) for i, m in enumerate(value) if is_test_message(m)]
     return [Origin(file, base)]
 
@@ -1087,14 +1112,20 @@ def expected_origins(value: Any, file: str, base: YamlPath) -> list[Origin]:
 
 
 def resolved_input_origins(
-    raw: dict[str, Any], suite_files: Any, file: str, base: YamlPath, suite_file: str
+    raw: dict[str, Any],
+    suite_files: Any,
+    file: str,
+    base: YamlPath,
+    suite_file: str,
+    messages: Sequence[dict[str, Any]] | None = None,
 ) -> list[Origin]:
-    """Origins for `resolve_input_messages(raw, suite_files)`: with `input_files`, one message
-    whose file blocks come from the test's list or the suite's, then the `input` text."""
+    """Origins for `resolve_input_messages(raw, suite_files)` (`messages`, when known: what
+    it returned): with `input_files`, one message whose file blocks come from the test's
+    list or the suite's, then the `input` text."""
     own = get(raw, "input_files")
     effective = coalesce(own, suite_files)
     if effective is MISSING:
-        return input_origins(get(raw, "input"), file, (*base, "input"))
+        return input_origins(get(raw, "input"), file, (*base, "input"), messages)
     if not isinstance(effective, list):
         return []
     files_at: tuple[str, YamlPath] = (
@@ -1107,7 +1138,7 @@ def resolved_input_origins(
 
 def is_test_message(value: Any) -> bool:
     """`isTestMessage`."""
-    if not is_object(value):
+    if not isinstance(value, dict):
         return False
     role = value.get("role")
     if not isinstance(role, str) or role not in ROLES:
@@ -1115,7 +1146,7 @@ def is_test_message(value: Any) -> bool:
     content = value.get("content", MISSING)
     if isinstance(content, str):
         return True
-    if isinstance(content, list) and all(isinstance(i, str) or is_object(i) for i in content):
+    if isinstance(content, list) and all(isinstance(i, str | dict) for i in content):  # strings or objects
         return True
     tool_calls = value.get("tool_calls")
     if isinstance(tool_calls, list) and tool_calls:
@@ -1179,12 +1210,19 @@ def process_messages(
     messages: Sequence[dict[str, Any]],
     text_parts: list[str] | None,
     message_type: str,
-    origins: Sequence[Origin],
+    origins: Sequence[Origin] | Callable[[], Sequence[Origin]],
 ) -> list[dict[str, Any]]:
     """`processMessages`: file and image segments resolved, text collected for the question.
-    `origins[i]` says where message i was written (for the messages' file/YAML paths)."""
+    `origins[i]` says where message i was written (for the messages' file/YAML paths); a
+    function giving them is called only for a message with a content list (most are text)."""
+    if callable(origins) and any(isinstance(m.get("content", MISSING), list) for m in messages):
+        origins = origins()
+    placed = None if callable(origins) else origins
+    if placed is not None and len(placed) != len(messages):  # one origin per message, by construction
+        relation = "shorter" if len(placed) < len(messages) else "longer"
+        raise ValueError(f"zip() argument 2 is {relation} than argument 1")
     processed: list[dict[str, Any]] = []
-    for message, origin in zip(messages, origins, strict=True):
+    for index, message in enumerate(messages):
         content = message.get("content", MISSING)
         if isinstance(content, str):
             if text_parts is not None:
@@ -1198,9 +1236,10 @@ def process_messages(
             continue
         if not isinstance(content, list):
             continue
+        assert placed is not None  # a content list made the origins known
+        origin = placed[index]
         segments: list[dict[str, Any]] = []
         for seg_index, raw_segment in enumerate(content):
-            value_at = origin.value_path(seg_index)
             if isinstance(raw_segment, str):
                 if raw_segment:
                     segments.append({"type": "text", "value": raw_segment})
@@ -1214,7 +1253,9 @@ def process_messages(
                 value = as_string(raw_segment.get("value"))
                 if not value:
                     continue
-                segment = _file_segment(ctx, value, message_type, value_at, keep=raw_segment)
+                segment = _file_segment(
+                    ctx, value, message_type, origin.value_path(seg_index), keep=raw_segment
+                )
                 if segment is not None:
                     segments.append(segment)
                 continue
@@ -1222,7 +1263,7 @@ def process_messages(
                 value = as_string(raw_segment.get("value"))
                 if not value:
                     continue
-                image = _image_segment(ctx, value, message_type, value_at)
+                image = _image_segment(ctx, value, message_type, origin.value_path(seg_index))
                 if image is not None:
                     segments.append(image)
                 continue
@@ -1384,12 +1425,10 @@ def collect_file_paths(messages: Sequence[dict[str, Any]]) -> list[str]:
         if not isinstance(content, list):
             continue
         for segment in content:
-            if (
-                is_object(segment)
-                and segment.get("type") == "file"
-                and isinstance(segment.get("resolvedPath"), str)
-            ):
-                paths.append(segment["resolvedPath"])
+            if isinstance(segment, dict) and segment.get("type") == "file":
+                resolved = segment.get("resolvedPath")
+                if isinstance(resolved, str):
+                    paths.append(resolved)
     return paths
 
 

@@ -577,10 +577,11 @@ def cases_file_losses(
     the suite that loads it (`suite`: the eval file's parsed value, None when unknown)."""
     finder = _Finder(path, span_of, os.environ if env is None else env, report_suite=False)
     context = suite if isinstance(suite, dict) else None
+    placeholders = text is None or "${{" in text  # once, not once per test
     for where, test in tests:
         if isinstance(test, dict):
             finder.test(test, where, context)
-        if text is None or "${{" in text:
+        if placeholders:
             finder.environment(test, where)
     return finder.found
 
