@@ -7,7 +7,12 @@ file opened in the editor (time to its diagnostics, the server's peak memory), a
 storm (incremental edits sent as fast as the pipe takes them: edits per second, time until
 the diagnostics of the last version, the server's memory before and after).
 
-Run: python benchmarks/bench_reliability.py [--seconds 20]
+Hostile families (issue 15, `--hostile`): each family of `tests/reliability/hostile_families.py`
+checked by `agentv-lsp check --format json` at n and 2n (n chosen so that the file, or folder,
+is at least 200 KB): the two times, their ratio (linear work gives about 2) and whether each run
+ended with diagnostics (exit 0 or 1).
+
+Run: python benchmarks/bench_reliability.py [--seconds 20] [--hostile [FAMILY ...]]
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import argparse
 import asyncio
 import gc
 import json
+import os
 import random
 import subprocess
 import sys
@@ -24,6 +30,9 @@ import tracemalloc
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.reliability.hostile_families import FAMILIES, size_of
+
 from _workloads import eval_files, peak_tree_rss, workload
 from agentv_lsp.checks.document import CheckOptions, check_document
 from agentv_lsp.engine.files import FileSystem
@@ -186,6 +195,119 @@ def soak(seconds: float) -> tuple[int, float]:
     return done, growth
 
 
+def _check_seconds(files: dict[str, str], repeat: int) -> tuple[float, int]:
+    """Best wall time of `agentv-lsp check` on a tree of `files` (the one file, or the folder)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        for name, text in files.items():
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            (root / name).write_text(text)
+        target = str(root / next(iter(files))) if len(files) == 1 else str(root)
+        best, code = float("inf"), -1
+        for _ in range(repeat):
+            start = time.perf_counter()
+            done = subprocess.run(
+                [sys.executable, "-m", "agentv_lsp", "check", target, "--format", "json"],
+                cwd=root,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                check=False,
+            )
+            best = min(best, time.perf_counter() - start)
+            code = done.returncode
+            if code in (0, 1):
+                json.loads(done.stdout)  # the report is whole
+        return best, code
+
+
+def hostile(names: list[str], repeat: int, min_kb: int) -> None:
+    rows = []
+    for name in names or list(FAMILIES):
+        make = FAMILIES[name]
+        n = 64
+        while size_of(make(n)) < min_kb * 1024:
+            n *= 2
+        t1, code1 = _check_seconds(make(n), repeat)
+        t2, code2 = _check_seconds(make(2 * n), repeat)
+        rows.append(
+            {
+                "family": name,
+                "n": n,
+                "kb": size_of(make(n)) // 1024,
+                "kb_2n": size_of(make(2 * n)) // 1024,
+                "s_n": round(t1, 3),
+                "s_2n": round(t2, 3),
+                "ratio": round(t2 / t1, 2),
+                "exit": [code1, code2],
+            }
+        )
+        r = rows[-1]
+        print(
+            f"{name:28} n={n:<7} {r['kb']:>6} KB {t1:6.2f} s | 2n {r['kb_2n']:>6} KB {t2:6.2f} s | "
+            f"ratio {r['ratio']:.2f} | exit {code1},{code2}",
+            flush=True,
+        )
+    worst = max(rows, key=lambda r: r["ratio"])
+    print(f"worst ratio: {worst['ratio']:.2f} ({worst['family']}); slowest 2n run: {max(r['s_2n'] for r in rows):.2f} s")
+    print(json.dumps(rows))
+
+
+async def hover_while_hostile(family: str, n: int) -> dict[str, float]:
+    """Hover on a small document, again and again, while the server checks a hostile one:
+    hover latencies (median, max) and how long the hostile document's check took."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        (root / ".git").mkdir()
+        small_text = next(iter(FAMILIES["many-cases-with-errors"](2).values()))
+        small, big = root / "small.yaml", root / next(iter(FAMILIES[family](n)))
+        small.write_text(small_text)
+        big.write_text(next(iter(FAMILIES[family](n).values())))
+        published: dict[str, float] = {}
+        client = RawClient()
+        client.handlers["textDocument/publishDiagnostics"] = lambda p: published.setdefault(
+            p["uri"], time.perf_counter()
+        )
+        await client.start(sys.executable, "-m", "agentv_lsp", "serve")
+        await client.initialize(root)
+
+        def open_doc(path: Path) -> None:
+            client.notify(
+                "textDocument/didOpen",
+                {"textDocument": {"uri": path.as_uri(), "languageId": "yaml", "version": 1, "text": path.read_text()}},
+            )
+
+        open_doc(small)
+        while small.as_uri() not in published:
+            await asyncio.sleep(0.01)
+        hover = {"textDocument": {"uri": small.as_uri()}, "position": {"line": 3, "character": 6}}
+        await client.request("textDocument/hover", hover)  # warm
+        start = time.perf_counter()
+        open_doc(big)
+        latencies = []
+        timeline = []
+        while big.as_uri() not in published:
+            asked = time.perf_counter()
+            await client.request("textDocument/hover", hover)
+            latencies.append(time.perf_counter() - asked)
+            timeline.append((round(asked - start, 2), round(1000 * latencies[-1])))
+            await asyncio.sleep(0.02)
+        size = big.stat().st_size
+        await client.stop()
+        if os.environ.get("AGENTV_BENCH_TIMELINE"):
+            print(timeline)
+    return {
+        "hover_median_ms": 1000 * sorted(latencies)[len(latencies) // 2] if latencies else 0.0,
+        "hover_max_ms": 1000 * max(latencies, default=0.0),
+        "hovers": len(latencies),
+        "hostile_check_s": published[big.as_uri()] - start,
+        "kb": size // 1024,
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -195,7 +317,22 @@ def main() -> None:
         "--cases", type=int, default=85_000, help="cases in the largest file (85,000 ~ 50 MB)"
     )
     parser.add_argument("--storm", type=int, default=2000, help="edits in the edit storm")
+    parser.add_argument(
+        "--hostile", nargs="*", metavar="FAMILY", help="only the hostile families (all when none is named)"
+    )
+    parser.add_argument("--repeat", type=int, default=3, help="runs per hostile measurement (best is kept)")
+    parser.add_argument("--min-kb", type=int, default=200, help="smallest hostile input (n is doubled up to it)")
     args = parser.parse_args()
+    if args.hostile is not None:
+        hostile(args.hostile, args.repeat, args.min_kb)
+        for family, n in (("int-string-key-collisions", 50_000), ("many-cases-with-errors", 8000)):
+            r = asyncio.run(hover_while_hostile(family, n))
+            print(
+                f"server: hover on another document while {family} ({r['kb']} KB) is checked: "
+                f"median {r['hover_median_ms']:.0f} ms, max {r['hover_max_ms']:.0f} ms over {r['hovers']:.0f} hovers; "
+                f"the hostile check took {r['hostile_check_s']:.2f} s"
+            )
+        return
     tried, crashed = fuzz(args.seconds / 2)
     print(f"fuzz: {tried} random inputs through the parser in {args.seconds / 2:.0f} s, {crashed} raised")
     size, wall, peak = largest_file(args.cases)

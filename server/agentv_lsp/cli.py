@@ -13,13 +13,24 @@ from collections.abc import Sequence
 from typing import Any, NoReturn, TextIO
 
 from agentv_lsp import __version__
+from agentv_lsp.checks.model import DEFAULT_MAX_DIAGNOSTICS
 from agentv_lsp.engine.files import FileSystem, default_repo_root
 from agentv_lsp.engine.loader import open_eval_file
 from agentv_lsp.engine.preview import preview_file
 from agentv_lsp.formats.runtime import REQUESTS, RuntimeChoice, choose_runtime
-from agentv_lsp.report import use_color
+from agentv_lsp.report import MESSAGE_LIMIT, is_hidden, one_line, shown_path, use_color, visible
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+
+
+def _non_negative(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number of 0 or more, not {text!r}")
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -80,6 +91,22 @@ def build_parser() -> argparse.ArgumentParser:
     )
     check.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     check.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    check.add_argument(
+        "--allow-hidden",
+        action="append",
+        default=[],
+        metavar="LIST",
+        help="hidden characters allowed in prompts (no hidden-* warning): code points U+200F, ranges "
+        "U+2066..U+2069 or all; comma separated, repeatable",
+    )
+    check.add_argument(
+        "--max-diagnostics",
+        type=_non_negative,
+        default=DEFAULT_MAX_DIAGNOSTICS,
+        metavar="N",
+        help=f"diagnostics shown per file, errors first (default {DEFAULT_MAX_DIAGNOSTICS}; 0: all); "
+        "a capped file gets one more saying how many were left out",
+    )
     check.add_argument(
         "--only-agentv",
         action="store_true",
@@ -200,12 +227,12 @@ def run_preview(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write(json.dumps(result, ensure_ascii=False, indent=2) + "\n")
     else:
-        render_preview(result, args.mode, use_color(args.color, sys.stdout), sys.stdout)
+        render_preview(result, args.mode, use_color(args.color, sys.stdout), sys.stdout, sys.stdout.isatty())
     if missing_case:
         known = [str(c["id"]) for c in ef.raw_cases if isinstance(c, dict) and isinstance(c.get("id"), str)]
         print(
-            f"agentv-lsp: no loaded case has id '{args.case}' in {args.eval_file}"
-            f" (ids: {', '.join(known[:20])}{', ...' if len(known) > 20 else ''})",
+            f"agentv-lsp: no loaded case has id '{_line(args.case)}' in {one_line(args.eval_file)}"
+            f" (ids: {', '.join(_line(k) for k in known[:20])}{', ...' if len(known) > 20 else ''})",
             file=sys.stderr,
         )
         return EXIT_FINDINGS
@@ -232,9 +259,14 @@ def _run_preview_v4(
     if args.json:
         sys.stdout.write(json.dumps(result, ensure_ascii=False, indent=2) + "\n")
     else:
-        render_preview_v4(result, runtime, args.mode, use_color(args.color, sys.stdout), sys.stdout)
+        render_preview_v4(
+            result, runtime, args.mode, use_color(args.color, sys.stdout), sys.stdout, sys.stdout.isatty()
+        )
     if args.case is not None and loaded and not result["cases"]:
-        print(f"agentv-lsp: no loaded test has id '{args.case}' in {args.eval_file}", file=sys.stderr)
+        print(
+            f"agentv-lsp: no loaded test has id '{_line(args.case)}' in {one_line(args.eval_file)}",
+            file=sys.stderr,
+        )
         return EXIT_FINDINGS
     return EXIT_OK if loaded else EXIT_FINDINGS
 
@@ -247,16 +279,55 @@ class _Style:
         return f"\x1b[{code}m{text}\x1b[0m" if self.enabled else text
 
 
-def render_preview(result: dict[str, Any], mode: str, color: bool, out: TextIO) -> None:
-    """A readable layout of the preview object."""
+class _Content:
+    """How `preview` shows file content (prompts, answers, criteria). Piped, exactly as the model
+    receives it: exactness is the point of a preview. On a terminal, control and invisible
+    characters (an escape sequence, a bidi override, zero-width or tag characters) are shown
+    escaped, and in reverse video with colour, so that what is shown is what is there; `note`
+    then says so. Newlines and tabs lay out the text."""
+
+    def __init__(self, escape: bool, color: bool) -> None:
+        self.escape = escape
+        self.mark = (lambda shown: f"\x1b[7m{shown}\x1b[27m") if color else None
+        self.found: dict[str, None] = {}
+
+    def __call__(self, text: str) -> str:
+        if not self.escape:
+            return text
+        shown = visible(text, keep="\n\t", mark=self.mark)
+        if shown != text:
+            self.found.update(dict.fromkeys(c for c in text if c not in "\n\t" and is_hidden(c)))
+        return shown
+
+    def note(self) -> str | None:
+        if not self.found:
+            return None
+        names = ", ".join(one_line(c) for c in list(self.found)[:8]) + (", …" if len(self.found) > 8 else "")
+        return (
+            f"note: control or invisible characters above are shown escaped ({names}); "
+            "`--json` or a pipe gives the exact text"
+        )
+
+
+def _line(text: object) -> str:
+    """A value from the file shown within a line of its own (ids, roles, paths, messages)."""
+    return one_line(str(text), MESSAGE_LIMIT)
+
+
+def render_preview(result: dict[str, Any], mode: str, color: bool, out: TextIO, escape: bool = False) -> None:
+    """A readable layout of the preview object; `escape`: show control and invisible
+    characters in the content escaped (on a terminal; see `_Content`)."""
     s = _Style(color)
-    out.write(s(f"{result['file']}", "1") + "\n")
+    content = _Content(escape, color)
+    out.write(s(shown_path(str(result["file"])), "1") + "\n")
     if "runtime" in result:
-        out.write(s(f"judged as AgentV {result['runtime']} ({result.get('runtime_reason', '')})", "2") + "\n")
+        out.write(
+            s(f"judged as AgentV {result['runtime']} ({_line(result.get('runtime_reason', ''))})", "2") + "\n"
+        )
     for warning in result["warnings"]:
-        out.write(s(warning, "33") + "\n")
+        out.write(s(_line(warning), "33") + "\n")
     if result["load_error"]:
-        out.write(s(f"error: {result['load_error']}", "31") + "\n")
+        out.write(s(f"error: {_line(result['load_error'])}", "31") + "\n")
         return
     if not result["cases"]:
         out.write("(no eval cases load)\n")
@@ -264,18 +335,23 @@ def render_preview(result: dict[str, Any], mode: str, color: bool, out: TextIO) 
     for case in result["cases"]:
         out.write(
             "\n"
-            + s(f"━━ {case['id']} ", "1;36")
-            + s(f"(expected outcome: {case['expected_outcome']})", "2")
+            + s(f"━━ {_line(case['id'])} ", "1;36")
+            + s(f"(expected outcome: {_line(case['expected_outcome'])})", "2")
             + "\n"
         )
         for m in modes:
             block = case[m]
             out.write(s(f"── question [{m}]", "1") + "\n")
-            out.write(_indent(block["question"]) + "\n")
+            out.write(_indent(content(block["question"])) + "\n")
             if block["chatPrompt"] is not None:
                 out.write(s(f"── chatPrompt [{m}]", "1") + "\n")
                 for turn in block["chatPrompt"]:
-                    out.write(s(f"  {turn['role']}:", "35") + "\n" + _indent(turn["content"], 4) + "\n")
+                    out.write(
+                        s(f"  {_line(turn['role'])}:", "35")
+                        + "\n"
+                        + _indent(content(turn["content"]), 4)
+                        + "\n"
+                    )
             else:
                 out.write(
                     s(
@@ -286,84 +362,81 @@ def render_preview(result: dict[str, Any], mode: str, color: bool, out: TextIO) 
                     + "\n"
                 )
         if case["lm"]["guidelines"]:
-            out.write(s("── guidelines", "1") + "\n" + _indent(case["lm"]["guidelines"]) + "\n")
+            out.write(s("── guidelines", "1") + "\n" + _indent(content(case["lm"]["guidelines"])) + "\n")
         if case["file_paths"]:
-            out.write(s("── files: ", "1") + ", ".join(case["file_paths"]) + "\n")
+            out.write(s("── files: ", "1") + ", ".join(one_line(p) for p in case["file_paths"]) + "\n")
         if case["reference_answer"]:
-            out.write(s("── reference answer", "1") + "\n" + _indent(case["reference_answer"]) + "\n")
+            out.write(
+                s("── reference answer", "1") + "\n" + _indent(content(case["reference_answer"])) + "\n"
+            )
         if case["judge_prompt"] is not None:
             out.write(
-                s("── judge prompt (user)", "1") + "\n" + _indent(case["judge_prompt"]["question"]) + "\n"
+                s("── judge prompt (user)", "1")
+                + "\n"
+                + _indent(content(case["judge_prompt"]["question"]))
+                + "\n"
             )
+    _write_note(content, s, out)
 
 
 def render_preview_v4(
-    result: dict[str, Any], runtime: RuntimeChoice, mode: str, color: bool, out: TextIO
+    result: dict[str, Any], runtime: RuntimeChoice, mode: str, color: bool, out: TextIO, escape: bool = False
 ) -> None:
-    """A readable layout of a 4.x preview object (file content shown with control characters escaped)."""
+    """A readable layout of a 4.x preview object; `escape` as in `render_preview`."""
     s = _Style(color)
-    out.write(s(_printable(str(result["file"])), "1") + "\n")
-    out.write(s(f"judged as {runtime.describe()}", "2") + "\n")
+    content = _Content(escape, color)
+    out.write(s(shown_path(str(result["file"])), "1") + "\n")
+    out.write(s(f"judged as {_line(runtime.describe())}", "2") + "\n")
     for warning in result["warnings"]:
-        out.write(s(_printable(warning), "33") + "\n")
+        out.write(s(_line(warning), "33") + "\n")
     if result["load_error"]:
-        out.write(s(f"error: {_printable(result['load_error'])}", "31") + "\n")
+        out.write(s(f"error: {_line(result['load_error'])}", "31") + "\n")
         return
     for skipped in result.get("skipped", []):
         name = skipped.get("id")
         if name is None:  # a test without an id: say where it is
             name = f"{skipped.get('file') or result['file']} tests[{skipped.get('index', '?')}]"
         out.write(
-            s(
-                f"skipped by the runtime: {_printable(str(name))}: "
-                f"{_printable(str(skipped.get('reason', '')))}",
-                "33",
-            )
-            + "\n"
+            s(f"skipped by the runtime: {_line(name)}: {_line(skipped.get('reason', ''))}", "33") + "\n"
         )
     if not result["cases"]:
         out.write("(no test loads)\n")
     modes = ("lm", "agent") if mode == "both" else (mode,)
     for case in result["cases"]:
-        out.write("\n" + s(f"━━ {_printable(str(case['id']))} ", "1;36") + "\n")
+        out.write("\n" + s(f"━━ {_line(case['id'])} ", "1;36") + "\n")
         if case.get("criteria"):
-            out.write(s("── criteria", "1") + "\n" + _indent(_printable(case["criteria"])) + "\n")
+            out.write(s("── criteria", "1") + "\n" + _indent(content(case["criteria"])) + "\n")
         for m in modes:
             block = case[m]
             if block.get("systemMessage") is not None:
                 out.write(
-                    s(f"── systemMessage [{m}]", "1")
-                    + "\n"
-                    + _indent(_printable(block["systemMessage"]))
-                    + "\n"
+                    s(f"── systemMessage [{m}]", "1") + "\n" + _indent(content(block["systemMessage"])) + "\n"
                 )
-            out.write(s(f"── question [{m}]", "1") + "\n" + _indent(_printable(block["question"])) + "\n")
+            out.write(s(f"── question [{m}]", "1") + "\n" + _indent(content(block["question"])) + "\n")
             if block.get("chatPrompt") is not None:
                 out.write(s(f"── chatPrompt [{m}]", "1") + "\n")
                 for turn in block["chatPrompt"]:
-                    content = turn.get("content")
-                    shown = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
-                    out.write(s(f"  {turn.get('role')}:", "35") + "\n" + _indent(_printable(shown), 4) + "\n")
+                    text = turn.get("content")
+                    shown = text if isinstance(text, str) else json.dumps(text, ensure_ascii=False)
+                    out.write(
+                        s(f"  {_line(turn.get('role'))}:", "35") + "\n" + _indent(content(shown), 4) + "\n"
+                    )
         if case.get("file_paths"):
-            out.write(s("── files: ", "1") + _printable(", ".join(case["file_paths"])) + "\n")
+            out.write(s("── files: ", "1") + ", ".join(one_line(p) for p in case["file_paths"]) + "\n")
         if case.get("reference_answer"):
             out.write(
-                s("── reference answer", "1") + "\n" + _indent(_printable(case["reference_answer"])) + "\n"
+                s("── reference answer", "1") + "\n" + _indent(content(case["reference_answer"])) + "\n"
             )
         judge = case.get("judge_prompt")
         if judge:
-            out.write(
-                s("── grader prompt (user)", "1") + "\n" + _indent(_printable(judge["question"])) + "\n"
-            )
+            out.write(s("── grader prompt (user)", "1") + "\n" + _indent(content(judge["question"])) + "\n")
+    _write_note(content, s, out)
 
 
-# Control characters from a file must not reach the terminal (a file under review could clear
-# the screen or forge CI annotations): shown escaped. Newlines and tabs lay out the text.
-_CONTROL = {c: f"\\x{c:02x}" for c in [*range(0x20), 0x7F, *range(0x80, 0xA0)] if c not in (0x0A, 0x09)}
-
-
-def _printable(text: str) -> str:
-    return text.translate(_CONTROL)
+def _write_note(content: _Content, s: _Style, out: TextIO) -> None:
+    note = content.note()
+    if note:
+        out.write("\n" + s(note, "33") + "\n")
 
 
 def _indent(text: str, width: int = 2) -> str:

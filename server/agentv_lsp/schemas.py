@@ -40,6 +40,8 @@ from typing import Any, Literal
 
 from jsonschema import Draft202012Validator
 
+from agentv_lsp.engine.budget import checkpoint
+
 SchemaKind = Literal["eval", "config", "targets"]
 Severity = Literal["error", "warning"]
 JsonPath = tuple[str | int, ...]
@@ -165,8 +167,12 @@ def validate(instance: object, kind: SchemaKind) -> list[SchemaIssue]:
         return in_cases
     # The top-level validation reports nothing inside `evalcases`: the case issues go right
     # after the issues at `evalcases` itself, among the top-level ones in document order.
-    after = _order_key(instance, ("evalcases",))
-    split = next((n for n, issue in enumerate(top) if _order_key(instance, issue.path[:1]) > after), len(top))
+    positions: dict[int, dict[Any, int]] = {}
+    after = _order_key(instance, ("evalcases",), positions)
+    split = next(
+        (n for n, issue in enumerate(top) if _order_key(instance, issue.path[:1], positions) > after),
+        len(top),
+    )
     return [*top[:split], *in_cases, *top[split:]]
 
 
@@ -180,6 +186,7 @@ def _validate_cases(cases: list[Any]) -> list[SchemaIssue]:
     case_cache = _SHARED["case"]
     message_cache = _SHARED["message"]
     for index, case in enumerate(cases):
+        checkpoint()
         found: list[SchemaIssue] = []
         shape = _case_shape(case, free)
         failures = case_cache.get(shape)
@@ -225,21 +232,30 @@ def _finish(issues: list[SchemaIssue], root: object, skip: int = 0) -> list[Sche
         unique.setdefault((issue.path, issue.on_key, issue.code, issue.message), issue)
     if len(unique) < 2:
         return list(unique.values())
+    positions: dict[int, dict[Any, int]] = {}  # the mappings stay alive in `root` meanwhile
     return sorted(
-        unique.values(), key=lambda i: (_order_key(root, i.path[skip:]), i.on_key, i.code, i.message)
+        unique.values(),
+        key=lambda i: (_order_key(root, i.path[skip:], positions), i.on_key, i.code, i.message),
     )
 
 
-def _order_key(root: object, path: JsonPath) -> tuple[tuple[int, int, str], ...]:
+def _order_key(
+    root: object, path: JsonPath, positions: dict[int, dict[Any, int]] | None = None
+) -> tuple[tuple[int, int, str], ...]:
     """Sort key of a path: list indexes by number, mapping keys by their position in the document
-    (keys that are not there, e.g. missing required ones, after the others, by name)."""
+    (keys that are not there, e.g. missing required ones, after the others, by name).
+    `positions` memoises each mapping's key positions over one sort (a mapping with thousands of
+    unknown keys gets an issue on each: looking each one up in a list was quadratic)."""
     out: list[tuple[int, int, str]] = []
     node: Any = root
     for item in path:
         if isinstance(node, dict):
-            keys = list(node)
-            position = keys.index(item) if item in node else len(keys)
-            out.append((1, position, str(item)))
+            if positions is None:
+                positions = {}
+            where = positions.get(id(node))
+            if where is None:
+                where = positions[id(node)] = {key: n for n, key in enumerate(node)}
+            out.append((1, where.get(item, len(where)), str(item)))
             node = node.get(item)
         elif isinstance(item, int):
             out.append((0, item, ""))
@@ -428,14 +444,19 @@ def _to_issues(failure: _Failure, instance: Any, base: JsonPath) -> Iterator[Sch
         )
 
 
+MAX_SUGGESTED_UNKNOWN_KEYS = 100
+
+
 def _unknown_keys(f: _Found) -> Iterator[SchemaIssue]:
     if not isinstance(f.value, dict):
         return
     known = [str(k) for k in _as_mapping(f.schema.get("properties"))]
-    for key in f.value:
-        if key in known:
-            continue
-        suggestion = _suggest(str(key), known)
+    unknown = [key for key in f.value if key not in known]
+    # Many unknown keys in one mapping are not typos: no "did you mean" (difflib's cost per key
+    # would make a hostile file with 100,000 keys take minutes).
+    suggest = len(unknown) <= MAX_SUGGESTED_UNKNOWN_KEYS
+    for key in unknown:
+        suggestion = _suggest(str(key), known) if suggest else None
         hint = f" Did you mean '{suggestion}'?" if suggestion else ""
         listed = f" Keys read here: {', '.join(known)}." if 0 < len(known) <= 12 and not suggestion else ""
         yield SchemaIssue(
@@ -444,7 +465,12 @@ def _unknown_keys(f: _Found) -> Iterator[SchemaIssue]:
             f.code or "schema-unknown-key",
             f"Unknown key '{key}' {_where(f.path, f.value)}: AgentV ignores it.{hint}{listed}",
             "warning",
-            {"key": key, "expected": known, **({"suggestion": suggestion} if suggestion else {})},
+            {
+                "key": key,
+                "expected": known,
+                **({"suggestion": suggestion} if suggestion else {}),
+                **({} if suggest else {"suggest": False}),
+            },
         )
 
 

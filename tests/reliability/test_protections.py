@@ -87,6 +87,19 @@ def preview_warnings(root: Path, text: str, fs: FileSystem | None = None) -> lis
     return list(preview_file(ef)["warnings"])
 
 
+# The child's own peak memory. Not ru_maxrss: Linux carries it over fork and exec, so it would
+# report the test process's own size (which grows over a long test session).
+PEAK_MB = """
+def peak_mb():
+    try:
+        with open("/proc/self/status") as status:
+            return next(int(line.split()[1]) for line in status if line.startswith("VmHWM:")) / 1024
+    except (OSError, StopIteration):
+        import resource
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+"""
+
+
 def run_child(code: str, timeout: float, memory_mb: int = 2048) -> dict[str, Any]:
     """Run Python `code` (which prints one JSON object) in a child with a capped address
     space; a crash, a MemoryError or a timeout comes back as data, never takes us down."""
@@ -97,7 +110,7 @@ def run_child(code: str, timeout: float, memory_mb: int = 2048) -> dict[str, Any
     started = time.perf_counter()
     try:
         done = subprocess.run(
-            [sys.executable, "-c", code],
+            [sys.executable, "-c", PEAK_MB + code],
             capture_output=True,
             text=True,
             timeout=timeout,
@@ -124,7 +137,7 @@ print(json.dumps({{
     "kind": doc.error.kind if doc.error else None,
     "message": doc.error.message if doc.error else None,
     "parse_seconds": time.perf_counter() - start,
-    "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    "peak_mb": peak_mb(),
 }}))
 """
 
@@ -257,7 +270,7 @@ import json, resource
 from agentv_lsp.engine.files import FileSystem
 read = FileSystem(max_bytes=1 << 20).read({str(huge)!r})
 print(json.dumps({{"chars": len(read.text), "truncated": read.truncated, "binary": read.binary,
-                  "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
+                  "peak_mb": peak_mb()}}))
 """
     result = run_child(code, timeout=30, memory_mb=1024)
     assert result["outcome"] == "ok", result

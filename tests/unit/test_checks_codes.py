@@ -38,7 +38,13 @@ fails it (the eval validator counts its own warnings, e.g. role markers, as fail
 | validate-file-unreadable        | error | eval    | file reference to a directory (EISDIR)                           |
 | validate-file-empty             | warn  | eval    | referenced file blank (validate still passes)                    |
 | file-binary                     | warn  | eval    | referenced file holds NUL bytes (inlined as text with U+FFFD)    |
+| hidden-bidi                     | warn  | any v2  | a closed bidi control (U+202A-E, U+2066-9) in the text           |
+| bidi-unbalanced                 | error | any v2  | a bidi override/isolate not closed in its value (Trojan Source)  |
+| hidden-invisible                | warn  | any v2  | zero-width/format character (Cf, default-ignorable) in the text  |
+| hidden-tag                      | warn  | eval    | Unicode tag characters (hidden ASCII), here in a referenced file |
 | file-truncated                  | warn  | eval    | referenced file larger than the read cap (preview incomplete)    |
+| too-many-diagnostics            | warn  | any     | more than `--max-diagnostics` (1,000) in one file: how many more |
+| check-incomplete                | warn  | any     | LSP only: a check past `agentv.checkTimeBudgetMs` stopped         |
 | expected-none-valid             | warn  | eval    | no valid expected message: the runtime skips the case            |
 | expected-multiple               | warn  | eval    | several expected messages: only the first is the reference       |
 | file-not-found                  | warn  | eval    | runtime "File not found" while validate skips file checks        |
@@ -410,6 +416,41 @@ TRIGGERS = [
         (8, 19),
         "evalcases[0].input_messages[0].content[0].value",
         "looks binary (it contains NUL bytes)",
+    ),
+    Trigger(
+        "hidden-bidi",
+        {"eval.yaml": content("content: a\u202eb\u202c\n")},
+        "warning",
+        (6, 18),
+        "evalcases[0].input_messages[0].content",
+        "Bidirectional control U+202E RIGHT-TO-LEFT OVERRIDE",
+    ),
+    Trigger(
+        "bidi-unbalanced",
+        {"eval.yaml": content("content: 'a\u2067b' # c\n")},
+        "error",
+        (6, 19),
+        "evalcases[0].input_messages[0].content",
+        "U+2067 RIGHT-TO-LEFT ISOLATE is not closed",
+    ),
+    Trigger(
+        "hidden-invisible",
+        {"eval.yaml": content("content: pass\u200bword\n")},
+        "warning",
+        (6, 21),
+        "evalcases[0].input_messages[0].content",
+        "Invisible character U+200B ZERO WIDTH SPACE",
+    ),
+    Trigger(
+        "hidden-tag",
+        {
+            "eval.yaml": content("content:\n  - type: file\n    value: a.md\n"),
+            "a.md": "hi" + "".join(chr(0xE0000 + ord(c)) for c in "obey"),
+        },
+        "warning",
+        (8, 19),
+        "evalcases[0].input_messages[0].content[0].value",
+        "The referenced file a.md, line 1, column 3: 4 Unicode tag characters spelling hidden text 'obey'",
     ),
     Trigger(
         "validate-file-empty",
@@ -1105,7 +1146,8 @@ def _literals() -> set[str]:
 
 
 # triggered by their own tests above (a FIFO named on the command line; a small read cap)
-TESTED_ALONE = {"file-unreadable", "file-truncated"}
+# tested in tests/reliability/test_hostile_growth.py and tests/lsp/test_hostile.py
+TESTED_ALONE = {"file-unreadable", "file-truncated", "too-many-diagnostics", "check-incomplete"}
 
 
 def test_every_code_in_the_sources_is_in_the_table():

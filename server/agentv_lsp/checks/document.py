@@ -20,8 +20,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from agentv_lsp import hidden_chars
 from agentv_lsp.checks import losses
-from agentv_lsp.checks.model import Diagnostic, Related, Severity, format_location
+from agentv_lsp.checks.model import DEFAULT_MAX_DIAGNOSTICS, Diagnostic, Related, Severity, format_location
 from agentv_lsp.checks.schema import schema_diagnostics, schema_issues
 from agentv_lsp.checks.validate import (
     RUNTIME_PROVIDERS,
@@ -33,7 +34,8 @@ from agentv_lsp.checks.validate import (
     validate_file_references,
     validate_targets,
 )
-from agentv_lsp.engine.files import FileSystem, find_git_root
+from agentv_lsp.engine.budget import checkpoint
+from agentv_lsp.engine.files import FileReadError, FileSystem, find_git_root
 from agentv_lsp.engine.loader import CaseOutcome, EvalFile, load_all, open_eval_file
 from agentv_lsp.engine.model import Notice, YamlPath
 from agentv_lsp.yamlpos import Span, YamlDocument, parse_yaml
@@ -60,6 +62,11 @@ class CheckOptions:
     without_file_references: bool = False
     # Which AgentV judges each file (`formats.runtime`): "auto", "2" or "4".
     runtime: str = "auto"
+    # Diagnostics shown per file (`checks.model.cap_diagnostics`); 0: all.
+    max_diagnostics: int = DEFAULT_MAX_DIAGNOSTICS
+    # Hidden characters (`hidden_chars`) that are not reported: code points, or all of them.
+    allow_hidden: frozenset[int] = frozenset()
+    allow_hidden_all: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,15 +181,18 @@ def _check_eval(path: str, doc: YamlDocument, opts: CheckOptions) -> DocumentRep
     ef = open_eval_file(path, repo_root=opts.repo_root, cwd=opts.cwd, fs=opts.fs, doc=doc, given_path=path)
     doc = ef.doc
     out: list[Diagnostic] = []
+    allow_hidden = hidden_chars.allow_list_of(opts.allow_hidden, opts.allow_hidden_all)
+    # added last: they fold nothing in and cover no place for the schema diagnostics
+    hidden = hidden_chars.source_diagnostics(path, doc.text, doc, allow_hidden)
     out.extend(_config_notice_diags(path, doc, ef.notices, ef))
     if doc.error is not None:
         out.append(_yaml_error_diag(path, doc))
-        return DocumentReport(path, "eval", doc, out, ef, None)
+        return DocumentReport(path, "eval", doc, [*out, *hidden], ef, None)
     value = doc.value
     findings = validate_eval(value)
     if ef.load_error is not None:
         out.append(_load_error_diag(path, doc, ef, findings))
-        return DocumentReport(path, "eval", doc, out, ef, None)
+        return DocumentReport(path, "eval", doc, [*out, *hidden], ef, None)
     has_errors = (
         any(f.severity == "error" for f in findings)
         if opts.file_references is None
@@ -193,9 +203,12 @@ def _check_eval(path: str, doc: YamlDocument, opts: CheckOptions) -> DocumentRep
         git_root = find_git_root(os.path.dirname(path))
         references = validate_file_references(value, path, git_root, opts.cwd, opts.fs)
     outcomes = load_all(ef)
+    checkpoint()
     verdicts = [CaseVerdict(o.index, o.case is None, o.notices) for o in outcomes]
     case_diags = [d for o in outcomes for d in losses.case_losses(ef, o, opts)]
+    checkpoint()
     issues = schema_issues(doc, "eval")
+    checkpoint()
     across_cases = losses.file_losses(ef, opts)
 
     def finish(file_refs: bool) -> list[Diagnostic]:
@@ -205,6 +218,11 @@ def _check_eval(path: str, doc: YamlDocument, opts: CheckOptions) -> DocumentRep
         done.extend(across_cases)
         _add_once_per_place(done, case_diags)
         done.extend(schema_diagnostics(path, doc, "eval", covered={d.yaml_path for d in done}, issues=issues))
+        done.extend(hidden)
+        inlined = _inlined_files(outcomes, opts)
+        done.extend(
+            hidden_chars.file_reference_diagnostics(path, doc.span_of, doc.text, inlined, allow_hidden)
+        )
         done.sort(key=Diagnostic.sort_key)
         return done
 
@@ -219,6 +237,31 @@ def _check_eval(path: str, doc: YamlDocument, opts: CheckOptions) -> DocumentRep
         not has_errors,
         finish(False) if both else None,
     )
+
+
+def _inlined_files(outcomes: list[CaseOutcome], opts: CheckOptions) -> list[tuple[YamlPath, str, str, str]]:
+    """Files read into a prompt (`type: file` segments, guidelines, judge prompt files): the
+    path of the value naming them, the file, the name as written, its text."""
+    found = [
+        ((*ref.yaml_path, "value"), ref.resolved_path, ref.display_path, ref.text)
+        for outcome in outcomes
+        if outcome.case is not None
+        for ref in outcome.case.file_refs
+        if ref.resolved_path is not None and ref.text is not None
+    ]
+    judges = dict.fromkeys(
+        (e.yaml_path, e.prompt_path, e.prompt or "")
+        for outcome in outcomes
+        if outcome.case is not None
+        for e in outcome.case.evaluators or ()
+        if e.prompt_path
+    )
+    for where, file, shown in judges:
+        try:
+            found.append(((*where, "prompt"), file, shown, opts.fs.read_text(file)))
+        except (FileReadError, OSError, ValueError):
+            continue  # unreadable: the runtime's own notice says so
+    return found
 
 
 def _add_once_per_place(out: list[Diagnostic], more: list[Diagnostic]) -> None:

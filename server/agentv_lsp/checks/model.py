@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import heapq
+from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from agentv_lsp.engine.model import YamlPath
 from agentv_lsp.yamlpos import Span
@@ -80,3 +82,74 @@ def parse_location(location: str) -> YamlPath:
             items.append(head)
         items.extend(int(i) for i in indices)
     return tuple(items)
+
+
+# Diagnostics shown per file, like compilers' error limits: a hostile or broken file can
+# carry hundreds of thousands, which no one reads and every editor and CI log chokes on.
+DEFAULT_MAX_DIAGNOSTICS = 1000
+TOO_MANY_DIAGNOSTICS = "too-many-diagnostics"
+# the language server stopped a check that ran past its time budget
+CHECK_INCOMPLETE = "check-incomplete"
+
+
+def cap_diagnostics(diagnostics: list[Diagnostic], limit: int, how_to_raise: str) -> list[Diagnostic]:
+    """At most `limit` diagnostics per file (0: no limit), errors kept first, then warnings,
+    each by position, in their original order, plus one diagnostic per capped file that says
+    how many more there are. `how_to_raise` names the flag or setting that lifts the limit."""
+    if limit <= 0 or len(diagnostics) <= limit:
+        return diagnostics
+    by_file: dict[str, list[int]] = {}
+    for index, d in enumerate(diagnostics):
+        by_file.setdefault(d.file, []).append(index)
+    keep: set[int] = set()
+    summaries: list[Diagnostic] = []
+    for file, indices in by_file.items():
+        chosen = select_capped(
+            [
+                (diagnostics[i].severity, diagnostics[i].span.start_line, diagnostics[i].span.start_col)
+                for i in indices
+            ],
+            limit,
+        )
+        keep.update(indices[k] for k in chosen)
+        if len(chosen) < len(indices):
+            hidden: Counter[str] = Counter(str(diagnostics[i].severity) for i in indices)
+            hidden.subtract(str(diagnostics[indices[k]].severity) for k in chosen)
+            hidden = +hidden  # only the severities left out
+            summaries.append(too_many_diagnostics(file, hidden, limit, how_to_raise))
+    if not summaries:
+        return diagnostics
+    return [d for i, d in enumerate(diagnostics) if i in keep] + summaries
+
+
+def select_capped(items: list[tuple[str, int, int]], limit: int) -> list[int]:
+    """Which of `items` (severity, line, column) to show under a cap: the first `limit` by
+    severity then position, as indices in their original order."""
+    if limit <= 0 or len(items) <= limit:
+        return list(range(len(items)))
+    chosen = heapq.nsmallest(
+        limit, range(len(items)), key=lambda i: (SEVERITY_RANK[items[i][0]], *items[i][1:])
+    )
+    return sorted(chosen)
+
+
+def too_many_diagnostics(file: str, hidden: Counter[str], limit: int, how_to_raise: str) -> Diagnostic:
+    """The one diagnostic that stands for those a cap left out."""
+    count = sum(hidden.values())
+    parts = ", ".join(
+        f"{hidden[s]} {s}{'s' if hidden[s] != 1 and s != 'information' else ''}"
+        for s in ("error", "warning", "information", "hint")
+        if hidden[s]
+    )
+    worst = min(hidden, key=SEVERITY_RANK.__getitem__)
+    return Diagnostic(
+        file,
+        Span(0, 0, 0, 0),
+        "warning" if worst == "error" else cast(Severity, worst),
+        TOO_MANY_DIAGNOSTICS,
+        f"{count} more diagnostic{' is' if count == 1 else 's are'} not shown for this file "
+        f"({parts}): the first {limit} are, errors first. Fix those and check again, or raise "
+        f"the limit ({how_to_raise}; 0 shows all).",
+        (),
+        {"hidden": count, "limit": limit, "hidden_by_severity": dict(hidden)},
+    )

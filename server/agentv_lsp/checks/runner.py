@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from agentv_lsp.checks.document import CheckOptions, DocumentReport, check_document
-from agentv_lsp.checks.model import Diagnostic
+from agentv_lsp.checks.model import Diagnostic, cap_diagnostics
 from agentv_lsp.checks.parallel import can_fork, fork_map
 from agentv_lsp.checks.split import check_split
 from agentv_lsp.engine.config import load_config
@@ -22,6 +22,8 @@ from agentv_lsp.engine.files import FileReadError, FileSystem, default_repo_root
 from agentv_lsp.engine.targets import find_targets_file
 from agentv_lsp.formats.runtime import choose_runtime, parse_requested
 from agentv_lsp.formats.v4 import RUNTIME_VERSION as AGENTV4
+from agentv_lsp.hidden_chars import directive_allow_list, parse_allow_items
+from agentv_lsp.report import one_line
 from agentv_lsp.yamlpos import Span
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
@@ -50,7 +52,7 @@ def walk_yaml(root: str) -> Iterator[str]:
     try:
         entries = sorted(os.scandir(root), key=lambda e: e.name)
     except OSError as exc:
-        print(f"agentv-lsp: could not read directory {root}: {exc.strerror}", file=sys.stderr)
+        print(f"agentv-lsp: could not read directory {one_line(root)}: {exc.strerror}", file=sys.stderr)
         return
     for entry in entries:
         try:
@@ -79,7 +81,9 @@ class Progress:
         width = 30
         filled = width * done // max(self.total, 1)
         name = current if len(current) < 40 else "..." + current[-37:]
-        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{self.total} {name:<40}")
+        sys.stderr.write(
+            f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{self.total} {one_line(name):<40}"
+        )
         sys.stderr.flush()
 
     def close(self) -> None:
@@ -201,7 +205,21 @@ def _size_of(path: str) -> int:
         return 0
 
 
+MAX_DIAGNOSTICS_FLAG = "--max-diagnostics"
+
+
 def _check_path(
+    path: str, named: bool, opts: CheckOptions, split: int = 1, inherit: str | None = None
+) -> DocumentReport | None:
+    """One file's report, its diagnostics capped (`CheckOptions.max_diagnostics`) before they
+    are sorted, sent between processes and rendered."""
+    report = _check_path_uncapped(path, named, opts, split, inherit)
+    if report is not None:
+        report.diagnostics = cap_diagnostics(report.diagnostics, opts.max_diagnostics, MAX_DIAGNOSTICS_FLAG)
+    return report
+
+
+def _check_path_uncapped(
     path: str, named: bool, opts: CheckOptions, split: int = 1, inherit: str | None = None
 ) -> DocumentReport | None:
     """`inherit`: the runtime of the eval file that made us check this one (its config or
@@ -216,6 +234,14 @@ def _check_path(
             None,
             None,
             [Diagnostic(path, Span(0, 0, 0, 0), "error", "file-unreadable", f"Cannot read {path}: {exc}")],
+        )
+    # `# agentv-lsp: allow-hidden` holds for the whole file, also when its parts are checked apart
+    allowed = directive_allow_list(text)
+    if allowed.code_points or allowed.everything:
+        opts = dataclasses.replace(
+            opts,
+            allow_hidden=opts.allow_hidden | allowed.code_points,
+            allow_hidden_all=opts.allow_hidden_all or allowed.everything,
         )
     requested = parse_requested(opts.runtime)
     if requested == "auto" and inherit is not None:
@@ -286,17 +312,27 @@ def run_check_command(args: argparse.Namespace) -> int:
     gc.disable()  # a short-lived process: the collector only costs time here
     cwd = os.getcwd()
     repo_root = os.path.abspath(args.repo_root) if args.repo_root else default_repo_root(cwd)
+    allowed = parse_allow_items(
+        item for value in args.allow_hidden for item in value.replace(",", " ").split()
+    )
     opts = CheckOptions(
-        repo_root=repo_root, cwd=cwd, fs=FileSystem(), workers=available_workers(), runtime=args.agentv
+        repo_root=repo_root,
+        cwd=cwd,
+        fs=FileSystem(),
+        workers=available_workers(),
+        runtime=args.agentv,
+        max_diagnostics=args.max_diagnostics,
+        allow_hidden=allowed.code_points,
+        allow_hidden_all=allowed.everything,
     )
     show_progress = not args.no_progress and sys.stderr.isatty() and args.format == "text"
     try:
         run = run_check(args.paths, opts, progress=show_progress, only_agentv=args.only_agentv)
     except Exception as exc:  # an internal error must not look like "clean"
-        print(f"agentv-lsp: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        print(f"agentv-lsp: internal error: {type(exc).__name__}: {one_line(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
     for missing in run.missing_paths:
-        print(f"agentv-lsp: path not found: {missing}", file=sys.stderr)
+        print(f"agentv-lsp: path not found: {one_line(missing)}", file=sys.stderr)
     diagnostics = sorted(run.diagnostics, key=lambda d: (d.file, *d.sort_key()))
     judged = [(r.path, r.runtime or "", r.runtime_reason or "") for r in run.reports]
     output = RENDERERS[args.format](

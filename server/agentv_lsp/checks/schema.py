@@ -33,10 +33,9 @@ def schema_diagnostics(
     if doc.error is not None or doc.value is None:
         return []
     out: list[Diagnostic] = []
+    dropped = {c for c in covered if _is_drop(c)}
     for issue in schema_issues(doc, kind) if issues is None else issues:
-        if issue.path in covered or any(
-            issue.path[: len(c)] == c and len(c) > 2 for c in covered if _is_drop(c)
-        ):
+        if issue.path in covered or (dropped and issue.path[:4] in dropped):
             continue
         span = doc.span_of(issue.path, key=issue.on_key)
         out.append(

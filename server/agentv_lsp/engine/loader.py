@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentv_lsp.engine.budget import checkpoint
 from agentv_lsp.engine.config import ConfigLookup, is_guideline_file, load_config, matching_pattern
 from agentv_lsp.engine.files import (
     FileReadError,
@@ -157,7 +158,11 @@ def _fail(ef: EvalFile, message: str, code: str, path: YamlPath = ()) -> None:
 
 
 def load_all(ef: EvalFile) -> list[CaseOutcome]:
-    return [load_case(ef, i) for i in range(len(ef.raw_cases))]
+    outcomes = []
+    for i in range(len(ef.raw_cases)):
+        checkpoint()  # the language server may stop a stale or overlong check here
+        outcomes.append(load_case(ef, i))
+    return outcomes
 
 
 def load_case(ef: EvalFile, index: int) -> CaseOutcome:

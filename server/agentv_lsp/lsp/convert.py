@@ -4,6 +4,7 @@ client negotiated UTF-32 or UTF-8), diagnostics, paths <-> URIs."""
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -11,7 +12,7 @@ from urllib.parse import unquote, urlparse
 
 from lsprotocol import types as lsp
 
-from agentv_lsp.checks.model import SOURCE, Diagnostic
+from agentv_lsp.checks.model import SOURCE, Diagnostic, select_capped, too_many_diagnostics
 from agentv_lsp.yamlpos import Span
 
 SEVERITY = {
@@ -146,3 +147,20 @@ def diagnostic_json(d: Diagnostic, line_of: LineOf, encoding: str = UTF16) -> Js
     if d.unnecessary:
         out["tags"] = [int(lsp.DiagnosticTag.Unnecessary)]
     return out
+
+
+_SEVERITY_NAMES = {int(v): k for k, v in SEVERITY.items()}
+
+
+def cap_json(items: list[JsonDict], limit: int, path: str, how_to_raise: str) -> list[JsonDict]:
+    """`checks.model.cap_diagnostics` on diagnostics already converted to JSON (one file's)."""
+    if limit <= 0 or len(items) <= limit:
+        return items
+    keys = [
+        (_SEVERITY_NAMES[i["severity"]], i["range"]["start"]["line"], i["range"]["start"]["character"])
+        for i in items
+    ]
+    chosen = select_capped(keys, limit)
+    hidden = Counter(k[0] for k in keys) - Counter(keys[i][0] for i in chosen)
+    summary = too_many_diagnostics(path, hidden, limit, how_to_raise)
+    return [items[i] for i in chosen] + [diagnostic_json(summary, no_lines)]

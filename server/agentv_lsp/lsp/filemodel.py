@@ -46,6 +46,7 @@ from agentv_lsp.checks.model import Diagnostic, Related
 from agentv_lsp.checks.validate import validate_eval
 from agentv_lsp.engine.loader import CaseOutcome, EvalFile, load_case, open_eval_file
 from agentv_lsp.engine.model import YamlPath
+from agentv_lsp.hidden_chars import has_allow_directive
 from agentv_lsp.yamlpos import Span, YamlDocument, parse_yaml
 
 # Texts below this size are checked whole: cutting them buys nothing.
@@ -496,7 +497,9 @@ class FileModel:
             self.layout, self.units, self.kind = parts[0], parts[1], "eval"
             self.stats["units"] = len(self.units)
             return
-        layout = cut(text) if len(text) >= SPLIT_MIN_BYTES and cache is not None else None
+        # a file-wide `# agentv-lsp: allow-hidden` comment: checked whole, so every part sees it
+        split = len(text) >= SPLIT_MIN_BYTES and cache is not None and not has_allow_directive(text)
+        layout = cut(text) if split else None
         if layout is not None and cache is not None:
             context = cache.context_for(path, layout.head, layout.tail, opts)
             units = [context.unit(layout.chunk(i)) for i in range(len(layout.offsets))]
@@ -518,6 +521,8 @@ class FileModel:
         layout, cache = previous.layout, previous._cache
         if layout is None or not previous.units or cache is None or previous.opts is not opts or not edits:
             return None
+        if has_allow_directive(text):
+            return None  # checked whole (see __init__)
         context = previous.units[0].context
         if cache.context is not context:
             return None

@@ -16,6 +16,7 @@ import functools
 import gc
 import inspect
 import os
+import sys
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -26,17 +27,29 @@ from pygls.lsp.server import LanguageServer
 
 from agentv_lsp import __version__
 from agentv_lsp.checks.document import CheckOptions
-from agentv_lsp.checks.model import Diagnostic
+from agentv_lsp.checks.model import CHECK_INCOMPLETE, Diagnostic
+from agentv_lsp.engine.budget import Budget, CheckStopped, run_limited
 from agentv_lsp.engine.files import FileSystem, find_git_root
 from agentv_lsp.formats.runtime import RuntimeChoice, choose_runtime, forget_project_runtimes, parse_requested
-from agentv_lsp.lsp.convert import UTF16, JsonDict, diagnostic_json, is_file_uri, uri_to_path
+from agentv_lsp.gcpause import collect_frozen, collector_paused
+from agentv_lsp.lsp.convert import (
+    UTF16,
+    JsonDict,
+    cap_json,
+    diagnostic_json,
+    is_file_uri,
+    no_lines,
+    uri_to_path,
+)
 from agentv_lsp.lsp.document import Edit, EditedDocument
 from agentv_lsp.lsp.filemodel import CHUNK_BASE, TAIL_BASE, FileModel, Unit, UnitCache
 from agentv_lsp.lsp.protocol import AgentVProtocol
-from agentv_lsp.lsp.settings import Settings, parse_settings
+from agentv_lsp.lsp.settings import Settings, hidden_allow_list, parse_settings
 from agentv_lsp.lsp.v4.model import V4Model
+from agentv_lsp.yamlpos import Span
 
 F = TypeVar("F", bound=Callable[..., Any])
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +76,8 @@ class AgentVLanguageServer(LanguageServer):
         self.supports_pull = False
         self.encoding = UTF16
         self.pending: dict[str, asyncio.Task[Any]] = {}
+        # the running diagnostics check of each document: cancelled when a newer one starts
+        self.budgets: dict[str, Budget] = {}
         self.published: set[str] = set()  # uris whose last published diagnostics were not empty
         self._options: dict[tuple[str, str], CheckOptions] = {}
         self._models: dict[str, Built] = {}
@@ -90,10 +105,16 @@ class AgentVLanguageServer(LanguageServer):
                 )
         if settings == self.settings:
             return False
-        reads_differently = (settings.trusted_workspace, settings.max_file_size_kb, settings.runtime) != (
+        reads_differently = (
+            settings.trusted_workspace,
+            settings.max_file_size_kb,
+            settings.runtime,
+            settings.hidden_allow,
+        ) != (
             self.settings.trusted_workspace,
             self.settings.max_file_size_kb,
             self.settings.runtime,  # another runtime: every model is built again
+            self.settings.hidden_allow,  # other check options: every check again
         )
         self.settings = settings
         if reads_differently:
@@ -156,7 +177,14 @@ class AgentVLanguageServer(LanguageServer):
         with self._lock:
             found = self._options.get(key)
             if found is None:
-                found = self._options[key] = CheckOptions(repo_root=key[0], cwd=key[1], fs=self.fs)
+                allowed = hidden_allow_list(self.settings)
+                found = self._options[key] = CheckOptions(
+                    repo_root=key[0],
+                    cwd=key[1],
+                    fs=self.fs,
+                    allow_hidden=allowed.code_points,
+                    allow_hidden_all=allowed.everything,
+                )
             return found
 
     # -- logging ------------------------------------------------------------------------------
@@ -252,7 +280,7 @@ class AgentVLanguageServer(LanguageServer):
             if cached is not None and state is not None and cached.state is not None:
                 edits = document.edits_since(*cached.state)
             future = asyncio.ensure_future(
-                asyncio.to_thread(self.build_model, uri, version, text, state, edits)
+                asyncio.to_thread(_paused, self.build_model, uri, version, text, state, edits)
             )
             building = self._building[uri] = (version, text, future)
             future.add_done_callback(functools.partial(self._built, uri))
@@ -292,6 +320,8 @@ class AgentVLanguageServer(LanguageServer):
         task = self.pending.pop(uri, None)
         if task is not None:
             task.cancel()
+        self.stop_check(uri)
+        collect_frozen()  # the closed document's cyclic garbage, frozen after its checks
 
     def diagnostics_json(self, model: FileModel) -> list[JsonDict]:
         """A model's diagnostics as the JSON the client receives. Each case's are converted
@@ -312,9 +342,49 @@ class AgentVLanguageServer(LanguageServer):
             out.extend(_moved(t, piece.index, piece.start, piece.tail) for t in templates)
         return out
 
+    # -- checks in worker threads: stopped when stale or over budget (`engine.budget`) ------
+    def stop_check(self, uri: str) -> None:
+        budget = self.budgets.pop(uri, None)
+        if budget is not None:
+            budget.cancel()
+
+    async def run_check(self, uri: str, work: Callable[..., T], *args: Any) -> T:
+        """`work(*args)` in a worker thread, stopped (`CheckStopped`) when a newer check of
+        `uri` starts or after `agentv.checkTimeBudgetMs`."""
+        self.stop_check(uri)
+        budget = self.budgets[uri] = Budget(self.settings.check_budget_ms / 1000)
+        try:
+            return await asyncio.to_thread(_paused, run_limited, budget, work, *args)
+        finally:
+            if self.budgets.get(uri) is budget:
+                del self.budgets[uri]
+
+    def incomplete_json(self, path: str, stop: CheckStopped) -> list[JsonDict]:
+        """What a check that ran out of time publishes: one diagnostic saying so."""
+        name = os.path.basename(path)
+        message = (
+            f"This file was too complex to check completely within {stop.seconds:.1f} s "
+            f"(the agentv.checkTimeBudgetMs setting, {self.settings.check_budget_ms} ms): its diagnostics "
+            f"are not shown. `agentv-lsp check {name}` in a terminal checks it without a time limit."
+        )
+        diagnostic = Diagnostic(
+            path, Span(0, 0, 0, 0), "warning", CHECK_INCOMPLETE, message, data={"seconds": stop.seconds}
+        )
+        return [diagnostic_json(diagnostic, no_lines)]
+
+    def capped(self, uri: str, diagnostics: list[JsonDict]) -> list[JsonDict]:
+        """At most `agentv.maxDiagnosticsPerFile` diagnostics, errors first, and one that says
+        how many more there are (`checks.model.cap_diagnostics`)."""
+        return cap_json(
+            diagnostics,
+            self.settings.max_diagnostics,
+            uri_to_path(uri) if is_file_uri(uri) else uri,
+            "the agentv.maxDiagnosticsPerFile setting",
+        )
+
     def publish(self, uri: str, version: int | None, diagnostics: list[JsonDict]) -> None:
-        """textDocument/publishDiagnostics with JSON built by `diagnostics_json`."""
-        params = {"uri": uri, "version": version, "diagnostics": diagnostics}
+        """textDocument/publishDiagnostics with JSON built by `diagnostics_json`, capped."""
+        params = {"uri": uri, "version": version, "diagnostics": self.capped(uri, diagnostics)}
         if version is None:
             del params["version"]
         self.protocol._send_data(  # the typed path would rebuild thousands of objects
@@ -448,6 +518,13 @@ def create_server() -> AgentVLanguageServer:
     return server
 
 
+def _paused(work: Callable[..., T], *args: Any) -> T:
+    """Work of a worker thread, with the collector paused and what survives it frozen
+    (`gcpause`): requests on the event loop are not held up by collections meanwhile."""
+    with collector_paused(freeze_survivors=True):
+        return work(*args)
+
+
 def run_server(tcp: str | None = None) -> int:
     """`agentv-lsp serve`: LSP over stdio, or over TCP with `--tcp HOST:PORT`."""
     server = create_server()
@@ -456,6 +533,9 @@ def run_server(tcp: str | None = None) -> int:
     # every request waits) came every few seconds of editing; these make it rare. Reference
     # counting still frees everything that is not in a cycle at once.
     gc.set_threshold(10_000, 50, 100)
+    # Checks run in worker threads: a request answered on the event loop (or in a thread of its
+    # own) waits for the GIL in steps of this interval (5 ms by default), several per request.
+    sys.setswitchinterval(0.001)
     gc.freeze()  # what start-up imported is never garbage: full collections skip it
     if tcp:
         host, _, port = tcp.rpartition(":")

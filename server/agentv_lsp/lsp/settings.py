@@ -9,7 +9,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentv_lsp.checks.model import DEFAULT_MAX_DIAGNOSTICS
 from agentv_lsp.engine.files import DEFAULT_MAX_FILE_BYTES
+from agentv_lsp.hidden_chars import AllowList, parse_allow_items
 
 
 @dataclass(frozen=True)
@@ -25,8 +27,21 @@ class Settings:
     """`preview.debounceMs`: quiet time after an edit before the document is checked again."""
     runtime: str = "auto"
     """`runtime`: which AgentV judges a file: "auto", "4" or "2" (`formats.runtime`)."""
+    max_diagnostics: int = DEFAULT_MAX_DIAGNOSTICS
+    """`maxDiagnosticsPerFile`: diagnostics shown per file, errors first (0: all)."""
+    check_budget_ms: int = 10_000
+    """`checkTimeBudgetMs`: a check that takes longer stops; the file then gets what was found
+    so far and a diagnostic saying it was too complex to check completely (0: no budget)."""
+    hidden_allow: tuple[str, ...] = ()
+    """`hiddenCharacters.allow`: hidden characters not reported (`hidden_chars`): code points
+    such as "U+200F" or "U+2066..U+2069", or "all"."""
     problems: tuple[str, ...] = field(default=(), compare=False)
     """What was wrong with the given values (shown to the user once)."""
+
+
+def hidden_allow_list(settings: Settings) -> AllowList:
+    """`hiddenCharacters.allow` as `CheckOptions.allow_hidden` / `allow_hidden_all` take it."""
+    return parse_allow_items(settings.hidden_allow)
 
 
 _TYPE_NAMES = {bool: "true or false", int: "a whole number", str: "a string"}
@@ -42,11 +57,7 @@ def parse_settings(raw: Any) -> Settings:
     problems: list[str] = []
 
     def pick(key: str, kind: type, default: Any, check: Callable[[Any], bool] | None = None) -> Any:
-        value: Any = raw
-        for part in key.split("."):
-            value = value.get(part) if isinstance(value, dict) else None
-        if value is None:
-            value = raw.get(key)
+        value = _lookup(raw, key)
         if value is None:
             return default
         if (kind is int and isinstance(value, bool)) or not isinstance(value, kind):
@@ -66,5 +77,34 @@ def parse_settings(raw: Any) -> Settings:
         code_lens=pick("codeLens.enabled", bool, defaults.code_lens),
         debounce_ms=pick("preview.debounceMs", int, defaults.debounce_ms, lambda v: 0 <= v <= 10_000),
         runtime=pick("runtime", str, defaults.runtime, lambda v: v in ("auto", "2", "4")),
+        max_diagnostics=pick(
+            "maxDiagnosticsPerFile", int, defaults.max_diagnostics, lambda v: 0 <= v <= 10_000_000
+        ),
+        check_budget_ms=pick(
+            "checkTimeBudgetMs", int, defaults.check_budget_ms, lambda v: 0 <= v <= 3_600_000
+        ),
+        hidden_allow=_string_list(raw, "hiddenCharacters.allow", problems),
         problems=tuple(problems),
     )
+
+
+def _lookup(raw: dict[str, Any], key: str) -> Any:
+    """A setting by its nested (`{"codeLens": {"enabled": …}}`) or dotted key (None: not set)."""
+    value: Any = raw
+    for part in key.split("."):
+        value = value.get(part) if isinstance(value, dict) else None
+    return raw.get(key) if value is None else value
+
+
+def _string_list(raw: dict[str, Any], key: str, problems: list[str]) -> tuple[str, ...]:
+    """A list of strings (nested or dotted key); anything else is reported and ignored."""
+    value = _lookup(raw, key)
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        problems.append(f'agentv.{key} must be a list of strings such as "U+200F", got {value!r}; using []')
+        return ()
+    unknown = [item for item in value if parse_allow_items([item]) == AllowList()]
+    if unknown:
+        problems.append(f'agentv.{key}: {unknown!r} are not code points (U+200F, U+2066..U+2069) or "all"')
+    return tuple(value)

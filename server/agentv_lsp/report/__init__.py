@@ -6,7 +6,9 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import sys
+import unicodedata
 from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import TextIO
@@ -26,7 +28,19 @@ def display_file(path: str, cwd: str) -> str:
     """Relative to the working directory when inside it, else absolute. Cached: a large
     file's thousands of diagnostics all name it (`relpath` costs 10 µs each)."""
     rel = os.path.relpath(path, cwd)
-    return path if rel.startswith("..") else rel.replace(os.sep, "/")
+    outside = rel == os.pardir or rel.startswith(os.pardir + os.sep)  # not a file named `..x`
+    return path if outside else rel.replace(os.sep, "/")
+
+
+@functools.lru_cache(maxsize=1024)
+def shown_path(path: str) -> str:
+    """A file path as the first thing on a line of human-readable output: escaped like
+    `one_line`, and led by `./` unless it starts with a letter, digit, `.`, `/`, `\\` or `_`
+    (a line that starts with `::`, even after spaces, is a GitHub workflow command)."""
+    shown = one_line(path)
+    if shown and not (shown[0].isalnum() or shown[0] in "./\\_"):
+        return "./" + shown
+    return shown
 
 
 def use_color(choice: str, stream: TextIO = sys.stdout) -> bool:
@@ -35,20 +49,154 @@ def use_color(choice: str, stream: TextIO = sys.stdout) -> bool:
     return stream.isatty() and not os.environ.get("NO_COLOR")
 
 
-# A message quotes untrusted file content: in line-oriented output a newline would start a
-# line of its own (a forged `path:line:col:` finding or `::error` workflow command) and an
-# escape sequence would reach the terminal. Shown escaped instead.
-_LINE_UNSAFE = {c: f"\\x{c:02x}" for c in [*range(0x20), 0x7F, *range(0x80, 0xA0)]} | {
-    0x0A: "\\n",
-    0x0D: "\\r",
-    0x09: "\\t",
-    0x2028: "\\u2028",
-    0x2029: "\\u2029",
-}
+# A message quotes untrusted file content (keys, values, ids, roles, paths, runtime messages).
+# In line-oriented output a newline would start a line of its own (a forged `path:line:col:`
+# finding or `::error` workflow command), an escape sequence would reach the terminal, and a
+# bidi override or invisible character would show the reader something other than what is
+# there. Such characters are shown escaped, Python style (`\n`, `\x1b`, `\u202e`, `\U000e0041`).
+_SHORT_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+# Unicode's Default_Ignorable_Code_Point ranges (DerivedCoreProperties.txt) that are not of a
+# category above: characters a renderer shows as nothing (variation selectors, Hangul fillers,
+# the tag and variation-selector supplement planes used for "ASCII smuggling").
+_DEFAULT_IGNORABLE = (
+    (0x034F, 0x034F),
+    (0x115F, 0x1160),
+    (0x17B4, 0x17B5),
+    (0x180B, 0x180F),
+    (0x2060, 0x206F),
+    (0x3164, 0x3164),
+    (0xFE00, 0xFE0F),
+    (0xFFA0, 0xFFA0),
+    (0xFFF0, 0xFFF8),
+    (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A),
+    (0xE0000, 0xE0FFF),
+)
+# A line is read as a CI command when it contains `##[cmd]` (GitHub Actions' legacy syntax,
+# matched anywhere in a line), `##vso[` (Azure Pipelines) or `##teamcity[`: the second `#` is
+# shown as `\x23`.
+_CI_COMMAND = r"(?<=#)#(?=[A-Za-z]*\[)"
+_CI_TAIL = re.compile(r"[A-Za-z]*\[")
+_NOT_PRINTABLE_ASCII = re.compile(r"[^\x20-\x7e]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+# Text and github output show at most this many characters of a message: a message quoting a
+# 100 KB key must not print 100 KB. The beginning and the end (where the fix is) are kept.
+MESSAGE_LIMIT = 1000
+ELLIPSIS = "\u2026"
 
 
-def one_line(text: str) -> str:
-    return text.translate(_LINE_UNSAFE)
+def is_hidden(char: str) -> bool:
+    """Whether a character must not be written raw to a terminal or a line-oriented reader:
+    C0/C1 controls, DEL, line and paragraph separators, format characters (bidi controls,
+    zero-width characters, soft hyphen, BOM, tag characters), other default-ignorable code
+    points, lone surrogates and noncharacters."""
+    code = ord(char)
+    if code < 0xA0:
+        return code < 0x20 or code >= 0x7F
+    if unicodedata.category(char) in _HIDDEN_CATEGORIES:
+        return True
+    if 0xFDD0 <= code <= 0xFDEF or code & 0xFFFE == 0xFFFE:
+        return True  # noncharacters
+    return any(low <= code <= high for low, high in _DEFAULT_IGNORABLE)
+
+
+@functools.lru_cache(maxsize=8192)
+def shown_char(char: str) -> str:
+    """The character itself, or its escape when it is hidden (see `is_hidden`)."""
+    if not is_hidden(char):
+        return char
+    if char in _SHORT_ESCAPES:
+        return _SHORT_ESCAPES[char]
+    code = ord(char)
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def visible(text: str, keep: str = "", mark: Callable[[str], str] | None = None) -> str:
+    """`text` with every hidden character escaped except those in `keep` (e.g. "\\n\\t" to keep
+    the layout of a prompt); `mark` dresses each escape (e.g. in reverse video)."""
+
+    def piece(match: re.Match[str]) -> str:
+        char = match.group()
+        if char in keep or not is_hidden(char):
+            return char
+        return mark(shown_char(char)) if mark else shown_char(char)
+
+    return _NOT_PRINTABLE_ASCII.sub(piece, text) if _NOT_PRINTABLE_ASCII.search(text) else text
+
+
+def _line_pieces(text: str, overrides: dict[str, str]) -> list[str]:
+    """What each character of `text` is shown as on one line."""
+    pieces = []
+    for index, char in enumerate(text):
+        if char == "#" and text[index - 1 : index] == "#" and _CI_TAIL.match(text, index + 1):
+            pieces.append("\\x23")
+        else:
+            pieces.append(overrides.get(char) or shown_char(char))
+    return pieces
+
+
+@functools.lru_cache(maxsize=8)
+def _suspects(overridden: str) -> re.Pattern[str]:
+    """What `_render_line` must look at: anything but printable ASCII, the characters with a
+    format-specific escape, and CI command markers."""
+    extra = f"|[{re.escape(overridden)}]" if overridden else ""
+    return re.compile(r"[^\x20-\x7e]" + extra + "|" + _CI_COMMAND)
+
+
+def _render_line(text: str, limit: int | None, overrides: dict[str, str]) -> str:
+    def piece(match: re.Match[str]) -> str:
+        char = match.group()
+        if char in overrides:
+            return overrides[char]
+        return "\\x23" if char == "#" else shown_char(char)
+
+    if limit is None or len(text) <= limit:
+        suspects = _suspects("".join(overrides))
+        shown = suspects.sub(piece, text) if suspects.search(text) else text
+        if limit is None or len(shown) <= limit:
+            return shown
+    # Too long: the beginning and the end around an ellipsis, cut between whole escapes. Only
+    # as many characters as can be shown are looked at (escaping never makes text shorter).
+    head_budget = limit * 2 // 3
+    tail_budget = limit - head_budget - len(ELLIPSIS)
+    head: list[str] = []
+    used = 0
+    for shown_piece in _line_pieces(text[:head_budget], overrides):
+        if used + len(shown_piece) > head_budget:
+            break
+        head.append(shown_piece)
+        used += len(shown_piece)
+    tail_text = text[-tail_budget:] if tail_budget > 0 else ""
+    tail: list[str] = []
+    used = 0
+    for shown_piece in reversed(_line_pieces(tail_text, overrides)):
+        if used + len(shown_piece) > tail_budget:
+            break
+        tail.append(shown_piece)
+        used += len(shown_piece)
+    tail.reverse()
+    while tail and unicodedata.combining(tail[0][0]):
+        tail.pop(0)  # a combining mark would attach to the ellipsis
+    return "".join(head) + ELLIPSIS + "".join(tail)
+
+
+def one_line(text: str, limit: int | None = None) -> str:
+    """`text` as one line that is safe to print: every hidden character escaped (see
+    `is_hidden`), CI command markers (`##[`) defused, and, with a `limit`, at most `limit`
+    characters (the beginning and the end around an ellipsis)."""
+    return _render_line(text, limit, {})
+
+
+def _json_safe(text: str) -> str:
+    """JSON text with lone surrogates (undecodable bytes of a file name, as Python reads them)
+    written as JSON escapes: raw, they cannot be encoded as UTF-8 on output. `json.loads`
+    gives back the exact string."""
+    if not _SURROGATE.search(text):
+        return text
+    return _SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
 def _count(n: int, noun: str) -> str:
@@ -67,10 +215,10 @@ def render_text(
 
     lines = []
     for d in diagnostics:
-        where = f"{display_file(d.file, cwd)}:{d.span.start_line + 1}:{d.span.start_col + 1}:"
+        where = f"{shown_path(display_file(d.file, cwd))}:{d.span.start_line + 1}:{d.span.start_col + 1}:"
         lines.append(
-            f"{paint(one_line(where), '1')} {paint(d.severity, _COLORS[d.severity])} "
-            f"{paint(d.code, '2')} {one_line(d.message)}"
+            f"{paint(where, '1')} {paint(d.severity, _COLORS[d.severity])} "
+            f"{paint(one_line(d.code), '2')} {one_line(d.message, MESSAGE_LIMIT)}"
         )
     counts = summary_counts(diagnostics)
     parts = [_count(counts[s], s) for s in ("error", "warning")]
@@ -118,7 +266,7 @@ def render_json(
         ],
     }
     # No indentation: json's C encoder only runs without it (10x faster on large reports).
-    return json.dumps(payload, ensure_ascii=False) + "\n"
+    return _json_safe(json.dumps(payload, ensure_ascii=False)) + "\n"
 
 
 def render_sarif(
@@ -177,12 +325,16 @@ def render_sarif(
             }
         ],
     }
-    return json.dumps(sarif, ensure_ascii=False, indent=2) + "\n"
+    return _json_safe(json.dumps(sarif, ensure_ascii=False, indent=2)) + "\n"
 
 
-def _gh_escape(text: str, prop: bool = False) -> str:
-    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A").translate(_LINE_UNSAFE)
-    return text.replace(":", "%3A").replace(",", "%2C") if prop else text
+# Workflow-command escapes GitHub decodes: in the message, and in a property (`file=`, `title=`).
+_GH_DATA = {"%": "%25", "\r": "%0D", "\n": "%0A"}
+_GH_PROPERTY = {**_GH_DATA, ":": "%3A", ",": "%2C"}
+
+
+def _gh_escape(text: str, prop: bool = False, limit: int | None = None) -> str:
+    return _render_line(text, limit, _GH_PROPERTY if prop else _GH_DATA)
 
 
 def render_github(
@@ -197,7 +349,7 @@ def render_github(
             f"col={s.start_col + 1},endLine={s.end_line + 1},endColumn={s.end_col + 1},"
             f"title={_gh_escape(f'{SOURCE} {d.code}', True)}"
         )
-        lines.append(f"::{kinds[d.severity]} {props}::{_gh_escape(d.message)}")
+        lines.append(f"::{kinds[d.severity]} {props}::{_gh_escape(d.message, limit=MESSAGE_LIMIT)}")
     counts = summary_counts(diagnostics)
     lines.append(
         f"{_count(files_checked, 'file')} checked: {_count(counts['error'], 'error')}, "

@@ -13,11 +13,11 @@ reports them; the LSP layer converts columns to UTF-16 when a client needs that.
 from __future__ import annotations
 
 import _thread
-import gc
 import math
 import re
 import sys
 import threading
+import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast
@@ -25,6 +25,7 @@ from typing import Any, Literal, cast
 import yaml
 from yaml.nodes import CollectionNode, MappingNode, Node, ScalarNode, SequenceNode
 
+from agentv_lsp.gcpause import collector_paused
 from agentv_lsp.yamlpos.scalars import js_json_stringify, resolve_plain
 
 # The runtime (eemeli/yaml on V8) dies with "Maximum call stack size exceeded" at about
@@ -145,10 +146,8 @@ class YamlDocument:
         parent = self.node_at(path[:-1])
         if not isinstance(parent, MappingNode):
             return None
-        for k, _v in reversed(parent.value):
-            if _key_string(k) == path[-1]:
-                return cast(Node, k)
-        return None
+        pair = _entry(parent, path[-1])
+        return pair[0] if pair is not None else None
 
     def span_of(self, path: Path, *, key: bool = False) -> Span:
         """Best range for a path: the key or value node, or the nearest existing ancestor."""
@@ -186,13 +185,40 @@ def _head_span(node: Node) -> Span:
 
 def _child(node: Node, item: PathItem) -> Node | None:
     if isinstance(node, MappingNode) and isinstance(item, str):
-        for k, v in reversed(node.value):
-            if _key_string(k) == item:
-                return cast(Node, v)
-        return None
+        pair = _entry(node, item)
+        return pair[1] if pair is not None else None
     if isinstance(node, SequenceNode) and isinstance(item, int) and 0 <= item < len(node.value):
         return cast(Node, node.value[item])
     return None
+
+
+# Mappings with more entries than this get a key index, built on the first lookup: a file
+# with thousands of keys gets a diagnostic on each, and a scan per lookup was quadratic.
+_INDEX_FROM = 16
+# mapping node -> {key string: its last (key, value) pair}; weak, so an index lives as long
+# as its document's tree (which is never changed after parsing).
+_key_indexes: weakref.WeakKeyDictionary[MappingNode, dict[str, tuple[Node, Node]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _entry(node: MappingNode, key: str) -> tuple[Node, Node] | None:
+    """The last entry of a mapping whose key reads as `key` (the one a JavaScript object keeps)."""
+    pairs = node.value
+    if len(pairs) <= _INDEX_FROM:
+        for pair in reversed(pairs):
+            if _key_string(pair[0]) == key:
+                return cast(tuple[Node, Node], pair)
+        return None
+    index = _key_indexes.get(node)
+    if index is None:
+        index = {}
+        for pair in pairs:
+            name = _key_string(pair[0])
+            if name is not None:
+                index[name] = pair
+        _key_indexes[node] = index
+    return index.get(key)
 
 
 def _key_string(node: Node) -> str | None:
@@ -226,13 +252,8 @@ def parse_yaml(text: str) -> YamlDocument:
     The garbage collector is paused meanwhile: parsing allocates millions of objects that
     all stay alive, and every collection would rescan them (5x slower on large files).
     """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_paused():
         return _parse(text)
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _parse(text: str) -> YamlDocument:
@@ -631,6 +652,8 @@ def _convert_without_aliases(root: Node, suspects: list[_Suspect]) -> Any:
             return [plain(c) if type(c) is ScalarNode else convert(c, depth + 1) for c in node.value]
         mapping: dict[str, Any] = {}
         numeric_keys = False
+        # identities of the keys so far, kept from a mapping's first key collision on
+        identities: set[tuple[str, Any]] | None = None
         for k_node, v_node in node.value:
             if type(k_node) is ScalarNode:
                 raw_key = plain(k_node)
@@ -641,9 +664,14 @@ def _convert_without_aliases(root: Node, suspects: list[_Suspect]) -> Any:
                 del suspects[found:]  # `_unindented_continuation` does not look inside keys
                 key = _js_key(raw_key)
             if key in mapping:
-                _check_duplicate(cast(MappingNode, node), k_node)
-            elif key[:1].isdigit():
-                numeric_keys = True
+                if identities is None:
+                    identities = _identities_before(cast(MappingNode, node), k_node)
+                _check_duplicate(identities, k_node)
+            else:
+                if identities is not None and type(k_node) is ScalarNode:
+                    identities.add(_key_identity(_scalar_value(k_node)))
+                if key[:1].isdigit():
+                    numeric_keys = True
             if type(v_node) is ScalarNode:
                 if block and v_node.style in _QUOTED and v_node.start_mark.line != v_node.end_mark.line:
                     suspects.append((v_node, k_node.start_mark.column + 1))
@@ -670,19 +698,29 @@ def _key_identity(value: Any) -> tuple[str, Any]:
     return (type(value).__name__, value)
 
 
-def _check_duplicate(mapping: MappingNode, key_node: Node) -> None:
+def _identities_before(mapping: MappingNode, key_node: Node) -> set[tuple[str, Any]]:
+    """The identities of a mapping's scalar keys up to and including `key_node`."""
+    found: set[tuple[str, Any]] = set()
+    for other, _v in mapping.value:
+        if isinstance(other, ScalarNode) and other is not key_node:
+            found.add(_key_identity(_scalar_value(other)))
+        if other is key_node:
+            break
+    return found
+
+
+def _check_duplicate(identities: set[tuple[str, Any]], key_node: Node) -> None:
     """Two keys that become the same JavaScript key: an error only if eemeli/yaml sees the
-    same scalar (`1` and `"1"` differ there, though the object ends up with one key)."""
+    same scalar (`1` and `"1"` differ there, though the object ends up with one key).
+    `identities` holds the keys before this one; this key's is added."""
     if not isinstance(key_node, ScalarNode):
         return
     ident = _key_identity(_scalar_value(key_node))
-    for other, _v in mapping.value:
-        if other is key_node:
-            break
-        if isinstance(other, ScalarNode) and _key_identity(_scalar_value(other)) == ident:
-            raise _LoadError(
-                YamlError("duplicate-key", "Map keys must be unique (duplicate key)", Span.of(key_node))
-            )
+    if ident in identities:
+        raise _LoadError(
+            YamlError("duplicate-key", "Map keys must be unique (duplicate key)", Span.of(key_node))
+        )
+    identities.add(ident)
 
 
 def _compose(text: str) -> Node | None:
@@ -946,7 +984,8 @@ def _order_like_js_object(mapping: dict[str, Any]) -> None:
     )
     if not index_keys:
         return
-    rest = [(k, v) for k, v in mapping.items() if k not in set(index_keys)]
+    first = set(index_keys)
+    rest = [(k, v) for k, v in mapping.items() if k not in first]
     ordered = [(k, mapping[k]) for k in index_keys] + rest
     mapping.clear()
     mapping.update(ordered)

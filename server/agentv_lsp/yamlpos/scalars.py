@@ -80,7 +80,7 @@ def resolve_plain(text: str) -> PlainValue:
     if _OCT.fullmatch(text):
         return _js_integer(int(text[2:], 8))
     if _INT.fullmatch(text):
-        return _js_integer(int(text))
+        return _js_integer(_decimal_integer(text))
     if _HEX.fullmatch(text):
         return _js_integer(int(text[2:], 16))
     if _NAN_INF.fullmatch(text):
@@ -92,9 +92,21 @@ def resolve_plain(text: str) -> PlainValue:
     return text
 
 
-def _js_integer(value: int) -> int | float:
+# Beyond this many significant digits a decimal integer is past the largest double, so it is
+# +/-Infinity in JavaScript; Python's int() refuses such strings (over 4,300 digits) anyway.
+_MAX_FINITE_DIGITS = 400
+
+
+def _decimal_integer(text: str) -> int | float:
+    digits = text.lstrip("+-").lstrip("0")
+    if len(digits) > _MAX_FINITE_DIGITS:
+        return -math.inf if text[0] == "-" else math.inf
+    return int((text[0] if text[0] in "+-" else "") + (digits or "0"))
+
+
+def _js_integer(value: int | float) -> int | float:
     """The integer as a JavaScript number: exact up to 2**53, else the nearest double."""
-    if -_MAX_SAFE_INTEGER <= value <= _MAX_SAFE_INTEGER:
+    if isinstance(value, float) or -_MAX_SAFE_INTEGER <= value <= _MAX_SAFE_INTEGER:
         return value
     try:
         return float(value)  # round half to even, as parseInt does

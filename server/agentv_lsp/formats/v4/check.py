@@ -26,8 +26,10 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from agentv_lsp import hidden_chars
 from agentv_lsp.checks.document import CheckOptions, DocumentReport
 from agentv_lsp.checks.model import Diagnostic, Related, Severity, format_location
+from agentv_lsp.engine.budget import checkpoint
 from agentv_lsp.engine.files import FileReadError, FileSystem
 from agentv_lsp.engine.jsrt import js_trim, node_resolve, relative_display
 from agentv_lsp.formats.v4.model import RuntimeMessage, SuiteLoad, YamlPath
@@ -246,6 +248,7 @@ def _check_eval(
         suite = _run_loader(collector, path, opts, text, doc)
         if suite is not None:
             _add_runtime_messages(collector, suite, opts, None)
+        _add_hidden_characters(collector, text, None, opts, [])
         return DocumentReport(path, "eval", doc, _sorted(collector.out))
     recognised = kind == "eval"
     references_checked = False
@@ -257,7 +260,9 @@ def _check_eval(
         for issue in result.issues:
             diagnostic, node = _issue_diagnostic(path, collector, issue, recognised, opts)
             collector.add(diagnostic, None if issue.anchored else node)
+    checkpoint()  # the language server may stop a stale or overlong check here
     suite = _run_loader(collector, path, opts, text, doc)
+    checkpoint()
     if suite is not None:
         _add_runtime_messages(collector, suite, opts, doc)
         _add_load_error(collector, suite, opts)
@@ -266,13 +271,122 @@ def _check_eval(
         if tests_key is not None:
             _duplicate_ids(collector, doc.value[tests_key], (tests_key,))
         _add_schema_and_lint(collector, path, doc, "eval")
+        checkpoint()
         if _eval_file_losses is not None:
             _add_losses(
                 collector, lambda: _eval_file_losses(path, doc.value, _span_of(collector), opts.fs, text=text)
             )
+    values: list[tuple[YamlPath, Any]] = _cases_of(None, text, ".jsonl") if doc is None else [((), doc.value)]
+    _add_hidden_characters(collector, text, suite, opts, values)
     report = DocumentReport(path, "eval", doc, _sorted(collector.out))
     report.file_references_checked = references_checked
     return report
+
+
+def _add_hidden_characters(
+    collector: _Collector,
+    text: str,
+    suite: SuiteLoad | None,
+    opts: CheckOptions,
+    values: list[tuple[YamlPath, Any]],
+) -> None:
+    """Hidden characters (`hidden_chars`) in this text, and in the files its file segments
+    inline into prompts (reported on the segment's `value`)."""
+    allow = hidden_chars.allow_list_of(opts.allow_hidden, opts.allow_hidden_all)
+    json_lines = collector.doc is None
+    collector.out.extend(
+        hidden_chars.source_diagnostics(collector.path, text, collector.doc, allow, json_lines=json_lines)
+    )
+    if suite is None or allow.everything:
+        return
+    # Most referenced files hide nothing: the YAML is walked for the places that name a file
+    # only when one of them does (a 10,000-test suite names thousands).
+    hiding: dict[str, bool] = {}
+
+    def hides(file: str, content: str) -> bool:
+        found = hiding.get(file)
+        if found is None:
+            found = hiding[file] = hidden_chars.may_hide(content)
+        return found
+
+    segments: list[tuple[str, str, str]] = []
+    for test in suite.tests:
+        for message in (*test.input, *test.expected_output):
+            content = message.get("content") if isinstance(message, dict) else None
+            for segment in content if isinstance(content, list) else ():
+                if not isinstance(segment, dict) or segment.get("type") != "file":
+                    continue
+                value, inlined, resolved = (segment.get(k) for k in ("value", "text", "resolvedPath"))
+                if not (isinstance(value, str) and isinstance(inlined, str) and isinstance(resolved, str)):
+                    continue
+                if hides(resolved, inlined):
+                    segments.append((value, resolved, inlined))
+    references: list[tuple[YamlPath, str, str, str]] = []
+    if segments:
+        written: dict[str, list[YamlPath]] = {}
+        for base, value in values:
+            for where, raw in hidden_chars.file_segment_paths(value, base):
+                written.setdefault(raw, []).append(where)
+        for value, resolved, inlined in segments:
+            references.extend((where, resolved, value, inlined) for where in written.get(value, ()))
+    references.extend(_grader_prompt_files(values, suite, opts.fs))
+    if references:
+        collector.out.extend(
+            hidden_chars.file_reference_diagnostics(
+                collector.path, lambda where: collector.span(where), text, references, allow
+            )
+        )
+
+
+def _grader_prompt_files(
+    values: list[tuple[YamlPath, Any]], suite: SuiteLoad, fs: FileSystem
+) -> list[tuple[YamlPath, str, str, str]]:
+    """llm-grader prompt files that hide characters (`prompt: file://grader.md`, the grader's
+    template), by their `prompt:` value here."""
+    graders: dict[tuple[str, str], None] = {}
+    pending: list[Any] = [test.assertions for test in suite.tests if test.assertions]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, list):
+            pending.extend(item)
+        elif isinstance(item, dict):
+            prompt, file = item.get("prompt"), item.get("resolvedPromptPath")
+            if isinstance(prompt, str) and isinstance(file, str):
+                graders[(prompt, file)] = None
+            pending.extend(v for v in item.values() if isinstance(v, dict | list))
+    contents: dict[str, str | None] = {}
+    hiding: list[tuple[str, str, str]] = []
+    for prompt, file in graders:
+        if file not in contents:
+            try:
+                contents[file] = fs.read_text(file)
+            except (FileReadError, OSError, ValueError):
+                contents[file] = None
+        content = contents[file]
+        if content is not None and hidden_chars.may_hide(content):
+            hiding.append((prompt, file, content))
+    if not hiding:
+        return []
+    written: dict[str, list[YamlPath]] = {}
+    stack: list[tuple[Any, YamlPath]] = [(value, base) for base, value in values]
+    while stack:
+        item, where = stack.pop()
+        if len(where) > 200:
+            continue
+        if isinstance(item, dict):
+            for key, value in item.items():
+                if key == "prompt" and isinstance(value, str):  # `file://x.md`: the grader names `x.md`
+                    written.setdefault(value.removeprefix("file://"), []).append((*where, key))
+                elif isinstance(value, dict | list):
+                    stack.append((value, (*where, key)))
+        elif isinstance(item, list):
+            stack.extend(
+                (value, (*where, i)) for i, value in enumerate(item) if isinstance(value, dict | list)
+            )
+    found: list[tuple[YamlPath, str, str, str]] = []
+    for prompt, file, content in hiding:
+        found.extend((where, file, prompt, content) for where in written.get(prompt, ()))
+    return found
 
 
 def _duplicate_ids(collector: _Collector, tests: Any, base: YamlPath) -> None:
@@ -740,8 +854,7 @@ def check_v4_cases_file(
                 diagnostic, node = _issue_diagnostic(absolute, collector, issue, True, opts)
                 collector.add(diagnostic, node)
             _duplicate_ids(collector, doc.value, ())
-    if users:
-        _add_context(collector, absolute, text, users[0], opts)
+    loaded = _add_context(collector, absolute, text, users[0], opts) if users else None
     doc = collector.doc
     if doc is not None and doc.error is None and (isinstance(doc.value, list) or is_case_file):
         _add_schema(collector, absolute, doc, "cases" if isinstance(doc.value, list) else "case")
@@ -751,6 +864,7 @@ def check_v4_cases_file(
         _add_losses(
             collector, lambda: _cases_file_losses(absolute, tests, _span_of(collector), suite, text=text)
         )
+    _add_hidden_characters(collector, text, loaded, opts, _cases_of(collector.doc, text, ext))
     report = DocumentReport(absolute, "eval", collector.doc, _sorted(collector.out))
     return report
 
@@ -831,10 +945,12 @@ def _line_span(lines: list[str], index: int) -> Span:
     return Span(index, start, index, max(len(js_trim(line)) + start, start))
 
 
-def _add_context(collector: _Collector, path: str, text: str, eval_path: str, opts: CheckOptions) -> None:
+def _add_context(
+    collector: _Collector, path: str, text: str, eval_path: str, opts: CheckOptions
+) -> SuiteLoad | None:
     """Load `eval_path` with this text in place of the file and keep what concerns this file."""
     if _load_suite is None:
-        return
+        return None
     overlays = opts.fs.overlays
     previous = overlays.get(path)
     overlays[path] = text
@@ -848,7 +964,7 @@ def _add_context(collector: _Collector, path: str, text: str, eval_path: str, op
             overlays[path] = previous
         opts.fs.invalidate([path])
     if suite is None:
-        return
+        return None
     related = (Related(eval_path, ZERO, "the eval file loading these tests"),)
     seen: set[tuple[str, YamlPath | None]] = set()
     for message in suite.messages:
@@ -881,9 +997,9 @@ def _add_context(collector: _Collector, path: str, text: str, eval_path: str, op
             else f"the AgentV runtime cannot load {_shown(eval_path, opts)}: {error_text}"
         )
         if collector.fold([where], note, severity="error"):
-            return
+            return suite
         if any(d.severity == "error" for d in collector.out):
-            return  # a syntax error already says it
+            return suite  # a syntax error already says it
         collector.add(
             Diagnostic(
                 path,
@@ -897,6 +1013,7 @@ def _add_context(collector: _Collector, path: str, text: str, eval_path: str, op
                 related,
             )
         )
+    return suite
 
 
 def _jsonl_span(lines: list[str], where: YamlPath) -> Span:

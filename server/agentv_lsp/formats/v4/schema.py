@@ -197,7 +197,8 @@ def _shape(value: Any, text_keys: frozenset[str], reads_text: bool) -> Any:
     if kind is str:
         if reads_text:
             return value
-        return 2 if value.strip() else (1 if value else 0)
+        # blank: what `strip()` would leave empty, without copying a long text to find out
+        return 0 if not value else (1 if value.isspace() else 2)
     if kind is dict:
         return (dict, *[(k, _shape(v, text_keys, k in text_keys)) for k, v in value.items()])
     if kind is list:
@@ -291,6 +292,8 @@ def _bound_message(issue: SchemaIssue, keyword: str, rule: Any) -> str:
 def _suggest_current_key(issue: SchemaIssue, schema: Mapping[str, Any]) -> SchemaIssue:
     """An unknown key's "did you mean" among the keys that are not deprecated
     (`expected_messages` should become `expected_output`, not `expected_outcome`)."""
+    if issue.data.get("suggest") is False:  # too many unknown keys there to be typos
+        return issue
     properties = schemas._as_mapping(schema.get("properties"))
     current = [str(k) for k, v in properties.items() if not (isinstance(v, dict) and v.get("deprecated"))]
     old = issue.data.get("suggestion")

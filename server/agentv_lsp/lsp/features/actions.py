@@ -2,8 +2,9 @@
 text): add or correct `$schema` (`fix: add-schema|set-schema`), use the suggested value
 (`suggestion`: a misspelt role, key, enum value or target), rename a duplicate case id,
 strip a leading slash (`fix: strip-leading-slash`, `replacement`), wrap a plain string in
-a content list as a text segment (`fix: wrap-text`), and for a missing referenced file
-(`file-not-found`) use the nearest existing name in its folder or create it.
+a content list as a text segment (`fix: wrap-text`), for a missing referenced file
+(`file-not-found`) use the nearest existing name in its folder or create it, and remove a
+run of hidden characters (`fix: remove-hidden`, both runtimes).
 
 Documents judged by AgentV 4.x get their quick fixes from `v4/actions.py`; v2 eval files
 under either runtime also get "Migrate this file to AgentV 4" (see there)."""
@@ -21,6 +22,7 @@ from typing import Any
 from lsprotocol import types as lsp
 
 from agentv_lsp.checks.model import SOURCE
+from agentv_lsp.hidden_chars import is_hidden
 from agentv_lsp.lsp.convert import from_client_col, is_file_uri, path_to_uri, uri_to_path
 from agentv_lsp.lsp.server import AgentVLanguageServer, guard
 from agentv_lsp.lsp.v4 import actions as v4_actions
@@ -146,6 +148,23 @@ def actions_for(
     if code in MISSING_FILE_CODES:
         out.extend(missing_file_actions(ls, uri, diagnostic, data, current))
     return out
+
+
+_ESCAPES = re.compile(r"(?:\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}))+")
+
+
+def hidden_actions(
+    uri: str, lines: list[str], diagnostic: lsp.Diagnostic, encoding: str
+) -> list[lsp.CodeAction]:
+    """ "Remove hidden characters" for a run in this file (`hidden_chars`, `fix: remove-hidden`),
+    offered only while the range still holds just those characters (or their escapes)."""
+    data: Any = diagnostic.data if isinstance(diagnostic.data, dict) else {}
+    if data.get("fix") != "remove-hidden":
+        return []
+    current = _range_text(lines, diagnostic.range, encoding)
+    if not current or not (all(is_hidden(ord(c)) for c in current) or _ESCAPES.fullmatch(current)):
+        return []
+    return [_fix("Remove hidden characters", diagnostic, _edit(uri, diagnostic.range, ""), True)]
 
 
 def schema_actions(uri: str, path: str, lines: list[str], diagnostic: lsp.Diagnostic) -> list[lsp.CodeAction]:
@@ -289,6 +308,7 @@ def register(server: AgentVLanguageServer) -> None:
         for diagnostic in params.context.diagnostics:
             if diagnostic.source != SOURCE:
                 continue
+            actions.extend(hidden_actions(uri, lines, diagnostic, ls.encoding))
             if v4:
                 lines_of = functools.partial(_lines_of, ls)
                 actions.extend(v4_actions.fix_actions(uri, diagnostic, lines_of, ls.encoding, support))

@@ -15,6 +15,7 @@ import time
 
 from lsprotocol import types as lsp
 
+from agentv_lsp.engine.budget import CheckStopped
 from agentv_lsp.lsp.convert import uri_to_path
 from agentv_lsp.lsp.filemodel import is_agentv_path
 from agentv_lsp.lsp.server import AgentVLanguageServer, guard
@@ -73,7 +74,7 @@ def register(server: AgentVLanguageServer) -> None:
             return lsp.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
         items = await asyncio.to_thread(ls.diagnostics_json, model)
         # JSON items: the typed report would rebuild thousands of objects for a large file
-        return {"kind": "full", "resultId": result_id, "items": items}  # type: ignore[return-value]
+        return {"kind": "full", "resultId": result_id, "items": ls.capped(uri, items)}  # type: ignore[return-value]
 
 
 def _is_targets(path: str) -> bool:
@@ -101,6 +102,7 @@ def schedule(ls: AgentVLanguageServer, uri: str, delay: float) -> None:
     previous = ls.pending.pop(uri, None)
     if previous is not None:
         previous.cancel()
+    ls.stop_check(uri)  # its thread stops at the engine's next checkpoint
     ls.pending[uri] = asyncio.get_running_loop().create_task(_publish_later(ls, uri, delay))
 
 
@@ -119,7 +121,15 @@ async def _publish_later(ls: AgentVLanguageServer, uri: str, delay: float) -> No
         if isinstance(model, V4Model):
             await v4_diagnostics.publish(ls, uri, version, model)
             return
-        items = await asyncio.to_thread(ls.diagnostics_json, model)
+        try:
+            items = await ls.run_check(uri, ls.diagnostics_json, model)
+        except CheckStopped as stop:
+            if stop.reason == "cancelled":
+                ls.log(
+                    f"agentv-lsp: {uri} v{version}: check stopped after {stop.seconds:.2f} s (a newer version came)"
+                )
+                return
+            items = ls.incomplete_json(model.path, stop)
         current = ls.workspace.text_documents.get(uri)
         if current is None or current.version != version:
             return  # a newer edit arrived: its own task publishes

@@ -24,6 +24,7 @@ from agentv_lsp.engine.jsrt import node_relative
 from agentv_lsp.engine.loader import EvalFile
 from agentv_lsp.engine.model import YamlPath
 from agentv_lsp.engine.targets import find_targets_file, read_targets
+from agentv_lsp.hidden_chars import marked_with_note
 from agentv_lsp.lsp.convert import from_client_col
 from agentv_lsp.lsp.features.commands import case_preview
 from agentv_lsp.lsp.filemodel import FileModel
@@ -38,10 +39,12 @@ HEAD_LINES = 8
 
 
 def fence(text: str, language: str = "text") -> str:
+    """A fenced block; hidden characters are written as ⟦U+202E⟧ (`hidden_chars`), with a note."""
+    text, note = marked_with_note(text)
     ticks = "```"
     while ticks in text:
         ticks += "`"
-    return f"{ticks}{language}\n{text}\n{ticks}"
+    return f"{ticks}{language}\n{text}\n{ticks}{note}"
 
 
 def case_markdown(preview: dict[str, Any]) -> str:

@@ -12,10 +12,10 @@ written in the eval file itself.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import os
 from dataclasses import dataclass
 
-from agentv_lsp.checks.document import CheckOptions
 from agentv_lsp.engine.files import FileSystem
 from agentv_lsp.lsp.v4.model import Entry, V4Model, attach_tests
 from agentv_lsp.yamlpos import Span
@@ -62,7 +62,7 @@ def _compute(model: V4Model) -> CasesContext | None:
             eval_text = fs.read_document(eval_path)
         except Exception:  # unreadable eval file: try the next one
             continue
-        eval_opts = CheckOptions(repo_root=opts.repo_root, cwd=opts.cwd, fs=fs)
+        eval_opts = dataclasses.replace(opts, fs=fs)
         eval_model = V4Model(eval_path, eval_text, model.choice, eval_opts, generation=model.generation)
         entries = _entries(model, eval_model)
         if entries:

@@ -20,6 +20,7 @@ import time
 from lsprotocol import types as lsp
 
 from agentv_lsp.checks.model import Diagnostic, Related
+from agentv_lsp.engine.budget import CheckStopped
 from agentv_lsp.lsp.convert import JsonDict, diagnostic_json
 from agentv_lsp.lsp.server import AgentVLanguageServer
 from agentv_lsp.lsp.v4.incremental import SETTLE_SECONDS, History, fast_diagnostics
@@ -124,7 +125,15 @@ async def publish(ls: AgentVLanguageServer, uri: str, version: int | None, model
     if history.settling is not None:
         history.settling.cancel()
         history.settling = None
-    items, exact = await asyncio.to_thread(quick_json, ls, model, uri)
+    try:
+        items, exact = await ls.run_check(uri, quick_json, ls, model, uri)
+    except CheckStopped as stop:
+        if stop.reason == "cancelled":
+            ls.log(
+                f"agentv-lsp: {uri} v{version}: check stopped after {stop.seconds:.2f} s (a newer version came)"
+            )
+            return
+        items, exact = ls.incomplete_json(model.path, stop), True
     if not _send(ls, uri, version, model, items):
         return
     elapsed = (time.perf_counter() - start) * 1000
@@ -161,4 +170,4 @@ async def pull(
     if params.previous_result_id == result_id:
         return lsp.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
     items = await asyncio.to_thread(diagnostics_json, ls, model, uri)
-    return {"kind": "full", "resultId": result_id, "items": items}  # type: ignore[return-value]
+    return {"kind": "full", "resultId": result_id, "items": ls.capped(uri, items)}  # type: ignore[return-value]

@@ -17,6 +17,7 @@ from typing import Any
 
 from agentv_lsp.engine.files import FileReadError
 from agentv_lsp.engine.jsrt import node_relative
+from agentv_lsp.hidden_chars import marked_with_note
 from agentv_lsp.lsp.convert import from_client_col
 from agentv_lsp.lsp.v4.cases import cases_context
 from agentv_lsp.lsp.v4.model import V4Model
@@ -39,10 +40,12 @@ _REF_NAMES = {
 
 
 def fence(text: str, language: str = "text") -> str:
+    """A fenced block; hidden characters are written as ⟦U+202E⟧ (`hidden_chars`), with a note."""
+    text, note = marked_with_note(text)
     ticks = "```"
     while ticks in text:
         ticks += "`"
-    return f"{ticks}{language}\n{text}\n{ticks}"
+    return f"{ticks}{language}\n{text}\n{ticks}{note}"
 
 
 def _first_line(text: str, limit: int = 100) -> str:

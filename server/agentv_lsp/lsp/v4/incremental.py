@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 from agentv_lsp.checks.layout import Layout
 from agentv_lsp.checks.model import Diagnostic
+from agentv_lsp.hidden_chars import AllowList, directive_allow_list
 from agentv_lsp.lsp.v4.layout import cut_tests
 from agentv_lsp.lsp.v4.model import V4Model
 from agentv_lsp.yamlpos import Span
@@ -95,7 +96,9 @@ class History:
     """What one open document's earlier checks leave for the next version."""
 
     exact: Exact | None = None
-    units: OrderedDict[tuple[str, str, str, bool], list[Diagnostic]] = field(default_factory=OrderedDict)
+    units: OrderedDict[tuple[str, str, str, bool, AllowList], list[Diagnostic]] = field(
+        default_factory=OrderedDict
+    )
     lock: threading.Lock = field(default_factory=threading.Lock)
     settling: asyncio.Task[None] | None = None  # the exact check due after a fast answer
 
@@ -183,7 +186,9 @@ def _unit_local(
     """The diagnostics of one test checked alone (`head + chunk + tail`), in chunk lines.
     `poisoned`: with an invalid test after it (`- {}`, an error for `agentv validate`), as
     when another test of the file has an error."""
-    key = (layout.head, chunk, layout.tail, poisoned)
+    # `# agentv-lsp: allow-hidden` holds for the whole file, wherever it is written
+    allowed: AllowList = model.memoized("hidden-allow", lambda: directive_allow_list(model.text))
+    key = (layout.head, chunk, layout.tail, poisoned, allowed)
     with history.lock:
         found = history.units.get(key)
         if found is not None:
@@ -196,7 +201,14 @@ def _unit_local(
     poison = " " * layout.indent + "- {}\n" if poisoned else ""
     if poisoned and not chunk.endswith("\n"):
         return None
-    report = check_v4_document(model.path, layout.head + chunk + poison + layout.tail, model.opts)
+    opts = model.opts
+    if allowed != AllowList():
+        opts = dataclasses.replace(
+            opts,
+            allow_hidden=opts.allow_hidden | allowed.code_points,
+            allow_hidden_all=opts.allow_hidden_all or allowed.everything,
+        )
+    report = check_v4_document(model.path, layout.head + chunk + poison + layout.tail, opts)
     value = report.doc.value if report.doc is not None else None
     tests = value.get("tests") if isinstance(value, dict) else None
     if not isinstance(tests, list) or len(tests) != (2 if poisoned else 1):

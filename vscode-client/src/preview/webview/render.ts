@@ -1,6 +1,7 @@
 // Runs inside the webview. Builds the preview DOM from server data with createElement/textContent
 // only: no innerHTML, so an eval file cannot inject markup or script.
 import type { CasePreview, FilePreview, PromptMode, ToWebview } from "../model";
+import { codePointLabel, splitHidden } from "./hidden";
 
 export type Mode = "lm" | "agent";
 
@@ -36,11 +37,32 @@ function copyButton(doc: Doc, hooks: RenderHooks, text: string, what: string): H
   return b;
 }
 
+/** Prompt text in a <pre>; hidden characters (bidi controls, zero-width, tag characters) are shown
+ * as ⟦U+202E⟧ marks, never rendered invisibly. The copy buttons keep the exact text. */
+function textBlock(doc: Doc, text: string): HTMLPreElement {
+  const pre = el(doc, "pre", { cls: "text" });
+  const pieces = splitHidden(text);
+  if (pieces.length === 1 && typeof pieces[0] === "string") {
+    pre.textContent = text;
+    return pre;
+  }
+  for (const piece of pieces) {
+    if (typeof piece === "string") pre.appendChild(doc.createTextNode(piece));
+    else {
+      const label = codePointLabel(piece);
+      pre.appendChild(el(doc, "span", { cls: "hidden-char", text: `⟦${label}⟧`, attrs: { title: `${label}: hidden in editors, read by the model`, "data-code-point": label } }));
+    }
+  }
+  pre.classList.add("has-hidden");
+  pre.title = "⟦U+…⟧ marks a hidden character: editors show nothing (or reorder the text) there, the model receives it.";
+  return pre;
+}
+
 /** A titled section with an optional copy button over a <pre> block. */
 function textSection(doc: Doc, hooks: RenderHooks, title: string, text: string, key: string): HTMLElement {
   return el(doc, "section", { cls: `block block-${key}`, attrs: { "data-section": key } }, [
     el(doc, "div", { cls: "block-head" }, [el(doc, "h2", { text: title }), copyButton(doc, hooks, text, title.toLowerCase())]),
-    el(doc, "pre", { cls: "text", text }),
+    textBlock(doc, text),
   ]);
 }
 
@@ -59,7 +81,7 @@ function chatSection(doc: Doc, hooks: RenderHooks, m: PromptMode): HTMLElement {
     list.appendChild(
       el(doc, "div", { cls: `bubble role-${safeRole}`, attrs: { "data-role": role } }, [
         el(doc, "div", { cls: "bubble-head" }, [el(doc, "span", { cls: "role", text: role }), copyButton(doc, hooks, msg.content, `${role} message`)]),
-        el(doc, "pre", { cls: "text", text: msg.content }),
+        textBlock(doc, msg.content),
       ]),
     );
   }
