@@ -25,6 +25,7 @@ import os
 import random
 import subprocess
 import sys
+import tempfile
 import time
 import tracemalloc
 from pathlib import Path
@@ -197,8 +198,6 @@ def soak(seconds: float) -> tuple[int, float]:
 
 def _check_seconds(files: dict[str, str], repeat: int) -> tuple[float, int]:
     """Best wall time of `agentv-lsp check` on a tree of `files` (the one file, or the folder)."""
-    import tempfile
-
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         for name, text in files.items():
@@ -257,8 +256,6 @@ def hostile(names: list[str], repeat: int, min_kb: int) -> None:
 async def hover_while_hostile(family: str, n: int) -> dict[str, float]:
     """Hover on a small document, again and again, while the server checks a hostile one:
     hover latencies (median, max) and how long the hostile document's check took."""
-    import tempfile
-
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         (root / ".git").mkdir()

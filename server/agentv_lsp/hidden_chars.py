@@ -92,11 +92,16 @@ def _is_variation_selector(cp: int) -> bool:
     return 0xFE00 <= cp <= 0xFE0F or 0x180B <= cp <= 0x180D or cp == 0x180F or 0xE0100 <= cp <= 0xE01EF
 
 
+def is_default_ignorable(cp: int) -> bool:
+    """Unicode's Default_Ignorable_Code_Point: what a renderer shows as nothing."""
+    return any(lo <= cp <= hi for lo, hi in _DEFAULT_IGNORABLE)
+
+
 def is_hidden(cp: int) -> bool:
     """A character this module reports (before context and allow-lists)."""
     if cp < 0xAD:
         return False
-    if any(lo <= cp <= hi for lo, hi in _DEFAULT_IGNORABLE):
+    if is_default_ignorable(cp):
         return True
     return cp not in _PREPENDED_MARKS and unicodedata.category(chr(cp)) == "Cf"
 
@@ -671,11 +676,6 @@ def source_diagnostics(
         data["fix"] = "remove-hidden"
         out.append(Diagnostic(path, found.span, severity, code, message, found.yaml_path, data))
     return out
-
-
-def allow_list_of(allow_hidden: Iterable[int], allow_hidden_all: bool) -> AllowList:
-    """The allow-list of a `CheckOptions` (setting or flag)."""
-    return AllowList(frozenset(allow_hidden), allow_hidden_all)
 
 
 def file_reference_diagnostics(

@@ -263,9 +263,9 @@ def test_a_comment_is_checked_too_and_has_no_path(tmp_path):
 def test_v2_allow_list_by_setting_and_by_directive(tmp_path):
     text = v2(f"      - role: user\n        content: a{ZWSP}b {RLO}x{PDF}\n")
     assert {d.code for d in hidden(check_v2(tmp_path, text))} == {"hidden-invisible", "hidden-bidi"}
-    only_bidi = hidden(check_v2(tmp_path, text, allow_hidden=frozenset({0x200B})))
+    only_bidi = hidden(check_v2(tmp_path, text, allow_hidden=AllowList(frozenset({0x200B}))))
     assert {d.code for d in only_bidi} == {"hidden-bidi"}
-    assert hidden(check_v2(tmp_path, text, allow_hidden_all=True)) == []
+    assert hidden(check_v2(tmp_path, text, allow_hidden=AllowList(everything=True))) == []
     directive = text + "# agentv-lsp: allow-hidden U+202E U+202C\n"
     assert {d.code for d in hidden(check_v2(tmp_path, directive))} == {"hidden-invisible"}
     assert hidden(check_v2(tmp_path, text + "# agentv-lsp: allow-hidden\n")) == []

@@ -38,6 +38,7 @@ from agentv_lsp.engine.budget import checkpoint
 from agentv_lsp.engine.files import FileReadError, FileSystem, find_git_root
 from agentv_lsp.engine.loader import CaseOutcome, EvalFile, load_all, open_eval_file
 from agentv_lsp.engine.model import Notice, YamlPath
+from agentv_lsp.hidden_chars import AllowList
 from agentv_lsp.yamlpos import Span, YamlDocument, parse_yaml
 
 FileKind = Literal["eval", "config", "targets"]
@@ -65,8 +66,7 @@ class CheckOptions:
     # Diagnostics shown per file (`checks.model.cap_diagnostics`); 0: all.
     max_diagnostics: int = DEFAULT_MAX_DIAGNOSTICS
     # Hidden characters (`hidden_chars`) that are not reported: code points, or all of them.
-    allow_hidden: frozenset[int] = frozenset()
-    allow_hidden_all: bool = False
+    allow_hidden: AllowList = field(default_factory=AllowList)
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,9 +181,8 @@ def _check_eval(path: str, doc: YamlDocument, opts: CheckOptions) -> DocumentRep
     ef = open_eval_file(path, repo_root=opts.repo_root, cwd=opts.cwd, fs=opts.fs, doc=doc, given_path=path)
     doc = ef.doc
     out: list[Diagnostic] = []
-    allow_hidden = hidden_chars.allow_list_of(opts.allow_hidden, opts.allow_hidden_all)
     # added last: they fold nothing in and cover no place for the schema diagnostics
-    hidden = hidden_chars.source_diagnostics(path, doc.text, doc, allow_hidden)
+    hidden = hidden_chars.source_diagnostics(path, doc.text, doc, opts.allow_hidden)
     out.extend(_config_notice_diags(path, doc, ef.notices, ef))
     if doc.error is not None:
         out.append(_yaml_error_diag(path, doc))
@@ -210,6 +209,11 @@ def _check_eval(path: str, doc: YamlDocument, opts: CheckOptions) -> DocumentRep
     issues = schema_issues(doc, "eval")
     checkpoint()
     across_cases = losses.file_losses(ef, opts)
+    hidden.extend(
+        hidden_chars.file_reference_diagnostics(
+            path, doc.span_of, doc.text, _inlined_files(outcomes, opts), opts.allow_hidden
+        )
+    )
 
     def finish(file_refs: bool) -> list[Diagnostic]:
         checked = findings + references if file_refs else findings
@@ -219,10 +223,6 @@ def _check_eval(path: str, doc: YamlDocument, opts: CheckOptions) -> DocumentRep
         _add_once_per_place(done, case_diags)
         done.extend(schema_diagnostics(path, doc, "eval", covered={d.yaml_path for d in done}, issues=issues))
         done.extend(hidden)
-        inlined = _inlined_files(outcomes, opts)
-        done.extend(
-            hidden_chars.file_reference_diagnostics(path, doc.span_of, doc.text, inlined, allow_hidden)
-        )
         done.sort(key=Diagnostic.sort_key)
         return done
 

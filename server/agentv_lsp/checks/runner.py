@@ -22,7 +22,7 @@ from agentv_lsp.engine.files import FileReadError, FileSystem, default_repo_root
 from agentv_lsp.engine.targets import find_targets_file
 from agentv_lsp.formats.runtime import choose_runtime, parse_requested
 from agentv_lsp.formats.v4 import RUNTIME_VERSION as AGENTV4
-from agentv_lsp.hidden_chars import directive_allow_list, parse_allow_items
+from agentv_lsp.hidden_chars import AllowList, directive_allow_list, parse_allow_items
 from agentv_lsp.report import one_line
 from agentv_lsp.yamlpos import Span
 
@@ -237,12 +237,8 @@ def _check_path_uncapped(
         )
     # `# agentv-lsp: allow-hidden` holds for the whole file, also when its parts are checked apart
     allowed = directive_allow_list(text)
-    if allowed.code_points or allowed.everything:
-        opts = dataclasses.replace(
-            opts,
-            allow_hidden=opts.allow_hidden | allowed.code_points,
-            allow_hidden_all=opts.allow_hidden_all or allowed.everything,
-        )
+    if allowed != AllowList():
+        opts = dataclasses.replace(opts, allow_hidden=opts.allow_hidden.merged(allowed))
     requested = parse_requested(opts.runtime)
     if requested == "auto" and inherit is not None:
         requested = parse_requested(inherit)
@@ -322,8 +318,7 @@ def run_check_command(args: argparse.Namespace) -> int:
         workers=available_workers(),
         runtime=args.agentv,
         max_diagnostics=args.max_diagnostics,
-        allow_hidden=allowed.code_points,
-        allow_hidden_all=allowed.everything,
+        allow_hidden=allowed,
     )
     show_progress = not args.no_progress and sys.stderr.isatty() and args.format == "text"
     try:

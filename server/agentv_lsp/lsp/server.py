@@ -177,13 +177,8 @@ class AgentVLanguageServer(LanguageServer):
         with self._lock:
             found = self._options.get(key)
             if found is None:
-                allowed = hidden_allow_list(self.settings)
                 found = self._options[key] = CheckOptions(
-                    repo_root=key[0],
-                    cwd=key[1],
-                    fs=self.fs,
-                    allow_hidden=allowed.code_points,
-                    allow_hidden_all=allowed.everything,
+                    repo_root=key[0], cwd=key[1], fs=self.fs, allow_hidden=hidden_allow_list(self.settings)
                 )
             return found
 
@@ -348,13 +343,27 @@ class AgentVLanguageServer(LanguageServer):
         if budget is not None:
             budget.cancel()
 
-    async def run_check(self, uri: str, work: Callable[..., T], *args: Any) -> T:
-        """`work(*args)` in a worker thread, stopped (`CheckStopped`) when a newer check of
-        `uri` starts or after `agentv.checkTimeBudgetMs`."""
+    async def run_check(
+        self,
+        uri: str,
+        version: int | None,
+        over_budget: Callable[[CheckStopped], T],
+        work: Callable[..., T],
+        *args: Any,
+    ) -> T | None:
+        """`work(*args)` in a worker thread. A newer check of `uri` stops it (None, logged);
+        past `agentv.checkTimeBudgetMs` it stops too, and `over_budget` says what to publish."""
         self.stop_check(uri)
         budget = self.budgets[uri] = Budget(self.settings.check_budget_ms / 1000)
         try:
             return await asyncio.to_thread(_paused, run_limited, budget, work, *args)
+        except CheckStopped as stop:
+            if stop.reason == "budget":
+                return over_budget(stop)
+            self.log(
+                f"agentv-lsp: {uri} v{version}: check stopped after {stop.seconds:.2f} s (a newer version came)"
+            )
+            return None
         finally:
             if self.budgets.get(uri) is budget:
                 del self.budgets[uri]

@@ -40,7 +40,7 @@ class Settings:
 
 
 def hidden_allow_list(settings: Settings) -> AllowList:
-    """`hiddenCharacters.allow` as `CheckOptions.allow_hidden` / `allow_hidden_all` take it."""
+    """`hiddenCharacters.allow` as `CheckOptions.allow_hidden` takes it."""
     return parse_allow_items(settings.hidden_allow)
 
 

@@ -15,6 +15,7 @@ from typing import TextIO
 
 from agentv_lsp import __version__
 from agentv_lsp.checks.model import SOURCE, Diagnostic
+from agentv_lsp.hidden_chars import is_default_ignorable
 
 # (file, runtime version, why that runtime) for every file checked
 Judged = Sequence[tuple[str, str, str]]
@@ -56,23 +57,6 @@ def use_color(choice: str, stream: TextIO = sys.stdout) -> bool:
 # there. Such characters are shown escaped, Python style (`\n`, `\x1b`, `\u202e`, `\U000e0041`).
 _SHORT_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
-# Unicode's Default_Ignorable_Code_Point ranges (DerivedCoreProperties.txt) that are not of a
-# category above: characters a renderer shows as nothing (variation selectors, Hangul fillers,
-# the tag and variation-selector supplement planes used for "ASCII smuggling").
-_DEFAULT_IGNORABLE = (
-    (0x034F, 0x034F),
-    (0x115F, 0x1160),
-    (0x17B4, 0x17B5),
-    (0x180B, 0x180F),
-    (0x2060, 0x206F),
-    (0x3164, 0x3164),
-    (0xFE00, 0xFE0F),
-    (0xFFA0, 0xFFA0),
-    (0xFFF0, 0xFFF8),
-    (0x1BCA0, 0x1BCA3),
-    (0x1D173, 0x1D17A),
-    (0xE0000, 0xE0FFF),
-)
 # A line is read as a CI command when it contains `##[cmd]` (GitHub Actions' legacy syntax,
 # matched anywhere in a line), `##vso[` (Azure Pipelines) or `##teamcity[`: the second `#` is
 # shown as `\x23`.
@@ -98,7 +82,8 @@ def is_hidden(char: str) -> bool:
         return True
     if 0xFDD0 <= code <= 0xFDEF or code & 0xFFFE == 0xFFFE:
         return True  # noncharacters
-    return any(low <= code <= high for low, high in _DEFAULT_IGNORABLE)
+    # the other default-ignorables: variation selectors, Hangul fillers, the tag plane
+    return is_default_ignorable(code)
 
 
 @functools.lru_cache(maxsize=8192)

@@ -292,7 +292,7 @@ def _add_hidden_characters(
 ) -> None:
     """Hidden characters (`hidden_chars`) in this text, and in the files its file segments
     inline into prompts (reported on the segment's `value`)."""
-    allow = hidden_chars.allow_list_of(opts.allow_hidden, opts.allow_hidden_all)
+    allow = opts.allow_hidden
     json_lines = collector.doc is None
     collector.out.extend(
         hidden_chars.source_diagnostics(collector.path, text, collector.doc, allow, json_lines=json_lines)

@@ -15,7 +15,6 @@ import time
 
 from lsprotocol import types as lsp
 
-from agentv_lsp.engine.budget import CheckStopped
 from agentv_lsp.lsp.convert import uri_to_path
 from agentv_lsp.lsp.filemodel import is_agentv_path
 from agentv_lsp.lsp.server import AgentVLanguageServer, guard
@@ -121,15 +120,11 @@ async def _publish_later(ls: AgentVLanguageServer, uri: str, delay: float) -> No
         if isinstance(model, V4Model):
             await v4_diagnostics.publish(ls, uri, version, model)
             return
-        try:
-            items = await ls.run_check(uri, ls.diagnostics_json, model)
-        except CheckStopped as stop:
-            if stop.reason == "cancelled":
-                ls.log(
-                    f"agentv-lsp: {uri} v{version}: check stopped after {stop.seconds:.2f} s (a newer version came)"
-                )
-                return
-            items = ls.incomplete_json(model.path, stop)
+        items = await ls.run_check(
+            uri, version, lambda stop: ls.incomplete_json(model.path, stop), ls.diagnostics_json, model
+        )
+        if items is None:
+            return  # stopped: a newer version is checked instead
         current = ls.workspace.text_documents.get(uri)
         if current is None or current.version != version:
             return  # a newer edit arrived: its own task publishes

@@ -20,7 +20,6 @@ import time
 from lsprotocol import types as lsp
 
 from agentv_lsp.checks.model import Diagnostic, Related
-from agentv_lsp.engine.budget import CheckStopped
 from agentv_lsp.lsp.convert import JsonDict, diagnostic_json
 from agentv_lsp.lsp.server import AgentVLanguageServer
 from agentv_lsp.lsp.v4.incremental import SETTLE_SECONDS, History, fast_diagnostics
@@ -125,15 +124,12 @@ async def publish(ls: AgentVLanguageServer, uri: str, version: int | None, model
     if history.settling is not None:
         history.settling.cancel()
         history.settling = None
-    try:
-        items, exact = await ls.run_check(uri, quick_json, ls, model, uri)
-    except CheckStopped as stop:
-        if stop.reason == "cancelled":
-            ls.log(
-                f"agentv-lsp: {uri} v{version}: check stopped after {stop.seconds:.2f} s (a newer version came)"
-            )
-            return
-        items, exact = ls.incomplete_json(model.path, stop), True
+    found = await ls.run_check(
+        uri, version, lambda stop: (ls.incomplete_json(model.path, stop), True), quick_json, ls, model, uri
+    )
+    if found is None:
+        return  # stopped: a newer version is checked instead
+    items, exact = found
     if not _send(ls, uri, version, model, items):
         return
     elapsed = (time.perf_counter() - start) * 1000

@@ -203,11 +203,7 @@ def _unit_local(
         return None
     opts = model.opts
     if allowed != AllowList():
-        opts = dataclasses.replace(
-            opts,
-            allow_hidden=opts.allow_hidden | allowed.code_points,
-            allow_hidden_all=opts.allow_hidden_all or allowed.everything,
-        )
+        opts = dataclasses.replace(opts, allow_hidden=opts.allow_hidden.merged(allowed))
     report = check_v4_document(model.path, layout.head + chunk + poison + layout.tail, opts)
     value = report.doc.value if report.doc is not None else None
     tests = value.get("tests") if isinstance(value, dict) else None
