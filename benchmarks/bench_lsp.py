@@ -1,5 +1,6 @@
 """Language-server latency (issue 4) on the workloads of ../shared/bench/make_workload.py
-(2,000 and 10,000 cases in one file), through a real `agentv-lsp serve` process over stdio.
+(2,000 and 10,000 cases in one file), through a real `agentv-lsp serve` process over stdio;
+`--format v4`: on the AgentV 4.x workloads of the same mix (`make_workload_v4.py`, issue 11).
 
 Measured, each as p50 / p95 over many requests at random cases:
 - open -> first diagnostics (one sample: the whole-text check, as the CLI does)
@@ -11,7 +12,7 @@ Measured, each as p50 / p95 over many requests at random cases:
 - hover and preview as the first request after an edit (the version is new), with the
   editor's 150 ms debounce, and marked (*) with none (the check runs at the same time)
 
-Run: python benchmarks/bench_lsp.py [--sizes 2000 10000] [--edits 30] [--requests 60]
+Run: python benchmarks/bench_lsp.py [--format v2|v4] [--sizes 2000 10000] [--edits 30] [--requests 60]
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _workloads import eval_files, workload
+from _workloads import eval_files, workload, workload_v4
 
 Timings = dict[str, list[float]]
 
@@ -130,9 +131,9 @@ def position(line: int, character: int) -> dict[str, int]:
     return {"line": line, "character": character}
 
 
-async def measure(size: int, edits: int, requests: int, seed: int = 1) -> Timings:
+async def measure(size: int, edits: int, requests: int, seed: int = 1, file_format: str = "v2") -> Timings:
     rng = random.Random(seed)
-    root = workload(size)
+    root = workload_v4(size) if file_format == "v4" else workload(size)
     path = eval_files(root)[0]
     text = path.read_text()
     lines = text.split("\n")
@@ -256,13 +257,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
+    parser.add_argument("--format", choices=("v2", "v4"), default="v2", help="which workloads (default v2)")
     parser.add_argument("--sizes", type=int, nargs="+", default=[2000, 10000])
     parser.add_argument("--edits", type=int, default=30)
     parser.add_argument("--requests", type=int, default=60)
     args = parser.parse_args()
     print(f"{'cases':>7} {'operation':<32} {'n':>4} {'p50 ms':>9} {'p95 ms':>9}")
     for size in args.sizes:
-        for name, values in asyncio.run(measure(size, args.edits, args.requests)).items():
+        timings = asyncio.run(measure(size, args.edits, args.requests, file_format=args.format))
+        for name, values in timings.items():
             p50 = statistics.median(values) * 1000
             print(f"{size:>7} {name:<32} {len(values):>4} {p50:>9.1f} {p95(values) * 1000:>9.1f}")
     print(

@@ -15,8 +15,6 @@ from typing import Any, NoReturn, TextIO
 from agentv_lsp import __version__
 from agentv_lsp.checks.model import DEFAULT_MAX_DIAGNOSTICS
 from agentv_lsp.engine.files import FileSystem, default_repo_root
-from agentv_lsp.engine.loader import open_eval_file
-from agentv_lsp.engine.preview import preview_file
 from agentv_lsp.formats.runtime import REQUESTS, RuntimeChoice, choose_runtime
 from agentv_lsp.report import MESSAGE_LIMIT, is_hidden, one_line, shown_path, use_color, visible
 
@@ -217,6 +215,10 @@ def run_preview(args: argparse.Namespace) -> int:
     runtime = choose_runtime(args.eval_file, _head_text(args.eval_file), repo_root, args.agentv)
     if runtime.major == 4:
         return _run_preview_v4(args, runtime, repo_root, cwd, fs)
+    # v2 machinery is imported when a v2 file needs it (`check` and 4.x previews never do)
+    from agentv_lsp.engine.loader import open_eval_file
+    from agentv_lsp.engine.preview import preview_file
+
     ef = open_eval_file(args.eval_file, repo_root=repo_root, cwd=cwd, fs=fs)
     result = {
         "runtime": runtime.version,

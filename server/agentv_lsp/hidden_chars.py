@@ -244,8 +244,29 @@ def _lines_holding(text: str, offsets: Iterable[int]) -> list[tuple[int, int]]:
 
 
 def may_hide(text: str) -> bool:
-    """False when `text` has no character `find_hidden_runs` could report (one C-speed scan)."""
-    return not text.isascii() and _CANDIDATE.search(text) is not None
+    """False when `text` has no character `find_hidden_runs` could report (C-speed scans)."""
+    if text.isascii():
+        return False
+    if len(text) > _LONG_TEXT:
+        # A regex over a few megabytes of prose costs tens of milliseconds; encoding, dropping
+        # the ASCII bytes and decoding what is left costs a few. Every candidate is beyond
+        # ASCII, and a UTF-8 sequence holds no ASCII byte, so what is left is exactly the
+        # characters beyond ASCII, in order.
+        text = (
+            text.encode("utf-8", "surrogatepass")
+            .translate(None, _ASCII_BYTES)
+            .decode("utf-8", "surrogatepass")
+        )
+    return _CANDIDATE.search(text) is not None
+
+
+_LONG_TEXT = 16_384
+_ASCII_BYTES = bytes(range(0x80))
+
+
+def _candidate_offsets(text: str) -> list[int]:
+    """Where `text` has a character `find_hidden_runs` could report."""
+    return [m.start() for m in _CANDIDATE.finditer(text)] if may_hide(text) else []
 
 
 def find_hidden_runs(
@@ -263,7 +284,7 @@ def find_hidden_runs(
     if not isinstance(text, str):
         return _runs_in(list(text), allowed, frozenset(boundaries), at_file_start)
     # every reported character is beyond ASCII: most texts are cleared by one C-speed test
-    candidates = [] if text.isascii() else [m.start() for m in _CANDIDATE.finditer(text)]
+    candidates = _candidate_offsets(text)
     if not candidates:
         return []
     edges = sorted(set(boundaries))
@@ -518,7 +539,7 @@ def scan_source(
     its exact range."""
     if allow.everything:
         return []
-    raw = [] if text.isascii() else [m.start() for m in _CANDIDATE.finditer(text)]
+    raw = _candidate_offsets(text)
     escapes = [
         m.start() for m in _HIDDEN_ESCAPE.finditer(text) if _escaped_hidden(text, m.start(), json_lines)
     ]

@@ -200,7 +200,7 @@ def test_the_cli_runner_splits_a_large_file_over_processes_with_the_same_result(
         calls.append(report is not None)
         return report
 
-    monkeypatch.setattr("agentv_lsp.checks.runner.check_split", spying)
+    monkeypatch.setattr(split, "check_split", spying)  # the runner imports it when a v2 file needs it
     both = run_check([str(path)], CheckOptions(repo_root=str(repo), cwd=str(repo), workers=workers))
     one = run_check([str(path)], CheckOptions(repo_root=str(repo), cwd=str(repo), workers=1))
     assert calls == [True]

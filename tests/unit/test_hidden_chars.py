@@ -401,3 +401,23 @@ def test_the_quick_filter_lets_every_reported_character_through():
     for cp in range(0x110000):
         if hidden_chars.is_hidden(cp):
             assert hidden_chars._CANDIDATE.match(chr(cp)), hex(cp)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.one_of(st.sampled_from(_PIECES), st.characters(codec=None), st.just("x" * 5000)),
+        max_size=12,
+    ).map("".join)
+)
+def test_the_long_text_filter_agrees_with_the_regex(text):
+    # texts past the length where `may_hide` drops the ASCII bytes before searching
+    for padded in (text, "p" * hidden_chars._LONG_TEXT + text, text + "\u00e9" * hidden_chars._LONG_TEXT):
+        assert hidden_chars.may_hide(padded) == (hidden_chars._CANDIDATE.search(padded) is not None)
+
+
+def test_the_long_text_filter_sees_lone_surrogates_and_tag_characters():
+    long = "é" * hidden_chars._LONG_TEXT
+    assert not hidden_chars.may_hide(long + "\udc80" + long)
+    assert hidden_chars.may_hide(long + "\udc80\U000e0041" + long)
+    assert hidden_chars.may_hide(long + "\u202e")

@@ -701,6 +701,12 @@ def test_shared_validation_equals_validating_each_test() -> None:
     for text in MUTANTS.values():
         value = parse_yaml(text).value
         assert validate_v4(value) == validate_v4(value, shared=False)
+    # suites of the same shape share their validation too (their `tests` items left out)
+    suite_keys = ["name", "description", "input", "execution", "assertions", "target", "workspace", "nme"]
+    for n in range(300):
+        suite: dict[str, Any] = {key: scalar() for key in rng.sample(suite_keys, rng.randrange(4))}
+        suite["tests"] = rng.choice([[test_value(n)], [], scalar(), [scalar(), test_value(n)]])
+        assert validate_v4(suite) == validate_v4(suite, shared=False), suite
 
 
 def test_directory_case_and_external_list_grading(tmp_path: Path) -> None:

@@ -17,12 +17,13 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Any
 
 from agentv_lsp import hidden_chars
 from agentv_lsp.checks import losses
-from agentv_lsp.checks.model import DEFAULT_MAX_DIAGNOSTICS, Diagnostic, Related, Severity, format_location
+from agentv_lsp.checks.model import Diagnostic, Related, Severity, format_location
+from agentv_lsp.checks.options import CheckOptions, DocumentReport, FileKind
 from agentv_lsp.checks.schema import schema_diagnostics, schema_issues
 from agentv_lsp.checks.validate import (
     RUNTIME_PROVIDERS,
@@ -35,38 +36,10 @@ from agentv_lsp.checks.validate import (
     validate_targets,
 )
 from agentv_lsp.engine.budget import checkpoint
-from agentv_lsp.engine.files import FileReadError, FileSystem, find_git_root
+from agentv_lsp.engine.files import FileReadError, find_git_root
 from agentv_lsp.engine.loader import CaseOutcome, EvalFile, load_all, open_eval_file
 from agentv_lsp.engine.model import Notice, YamlPath
-from agentv_lsp.hidden_chars import AllowList
 from agentv_lsp.yamlpos import Span, YamlDocument, parse_yaml
-
-FileKind = Literal["eval", "config", "targets"]
-
-
-@dataclass
-class CheckOptions:
-    repo_root: str
-    cwd: str
-    fs: FileSystem = field(default_factory=FileSystem)
-    guideline_info: bool = True  # information diagnostics on files extracted to guidelines
-    # Processes for the CLI's checker (one per CPU, at most 4): many files are spread over
-    # them, a large eval file's cases too (`checks.split`). The language server keeps 1: it
-    # never forks.
-    workers: int = 1
-    # `agentv validate` checks file references only when the file has no other error. None:
-    # decide from this text; True/False: the caller knows the answer for the whole file (the
-    # language server checks a large file one case at a time).
-    file_references: bool | None = None
-    # Also report what this text says when file references are not checked (`checks.split`:
-    # a part without errors cannot know whether another part of the file has one).
-    without_file_references: bool = False
-    # Which AgentV judges each file (`formats.runtime`): "auto", "2" or "4".
-    runtime: str = "auto"
-    # Diagnostics shown per file (`checks.model.cap_diagnostics`); 0: all.
-    max_diagnostics: int = DEFAULT_MAX_DIAGNOSTICS
-    # Hidden characters (`hidden_chars`) that are not reported: code points, or all of them.
-    allow_hidden: AllowList = field(default_factory=AllowList)
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,26 +49,6 @@ class CaseVerdict:
     index: int
     skipped: bool
     notices: list[Notice]
-
-
-@dataclass
-class DocumentReport:
-    path: str
-    kind: FileKind | None
-    doc: YamlDocument | None  # None when the file could not be read
-    diagnostics: list[Diagnostic]
-    eval_file: EvalFile | None = None
-    outcomes: list[CaseOutcome] | None = None
-    # eval files: whether `agentv validate`'s file-reference checks ran (no other error), and
-    # when they did and `CheckOptions.without_file_references` asks, the diagnostics without them
-    file_references_checked: bool | None = None
-    without_file_references: list[Diagnostic] | None = None
-    # the AgentV runtime that judged the file and why (set by the check runner)
-    runtime: str | None = None
-    runtime_reason: str | None = None
-    # other files this one makes AgentV read (4.x: cases files named by `tests:`), checked too
-    # when a folder walk finds this file
-    uses: tuple[str, ...] = ()
 
 
 # a top-level `$schema:` line, read from the text when the YAML does not parse

@@ -21,7 +21,7 @@ from agentv_lsp.engine.targets import find_targets_file, read_targets, selected_
 from agentv_lsp.yamlpos import Span
 
 if TYPE_CHECKING:
-    from agentv_lsp.checks.document import CheckOptions
+    from agentv_lsp.checks.options import CheckOptions
 
 
 def role_suggestion(role: Any) -> dict[str, Any]:

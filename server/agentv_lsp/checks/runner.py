@@ -13,13 +13,10 @@ import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from agentv_lsp.checks.document import CheckOptions, DocumentReport, check_document
 from agentv_lsp.checks.model import Diagnostic, cap_diagnostics
+from agentv_lsp.checks.options import CheckOptions, DocumentReport
 from agentv_lsp.checks.parallel import can_fork, fork_map
-from agentv_lsp.checks.split import check_split
-from agentv_lsp.engine.config import load_config
 from agentv_lsp.engine.files import FileReadError, FileSystem, default_repo_root
-from agentv_lsp.engine.targets import find_targets_file
 from agentv_lsp.formats.runtime import choose_runtime, parse_requested
 from agentv_lsp.formats.v4 import RUNTIME_VERSION as AGENTV4
 from agentv_lsp.hidden_chars import AllowList, directive_allow_list, parse_allow_items
@@ -151,6 +148,9 @@ def _check_one(path: str, named: bool, opts: CheckOptions, split: int = 1) -> Ch
     if report.runtime == AGENTV4:
         return report, uses
     if report.kind == "eval" and not named:
+        from agentv_lsp.engine.config import load_config
+        from agentv_lsp.engine.targets import find_targets_file
+
         config = report.eval_file.config if report.eval_file else load_config(path, opts.repo_root, opts.fs)
         uses.extend(config.skipped)
         if config.path:
@@ -177,6 +177,9 @@ def _check_all(items: list[tuple[str, bool]], opts: CheckOptions, bar: Progress)
             bar.update(index, os.path.relpath(path, opts.cwd))
             results.append(_check_one(path, named, opts, split=workers))
         return results
+    if parse_requested(opts.runtime) != "2":
+        # imported once here rather than once in every process forked below
+        import agentv_lsp.formats.v4.check  # noqa: F401
 
     def check_item(index: int) -> Checked:
         path, named = items[index]
@@ -252,6 +255,10 @@ def _check_path_uncapped(
         return report_v4
     if not named and not any(marker in text for marker in _AGENTV_MARKERS):
         return None  # not an AgentV file: ignored unless named explicitly
+    # v2 machinery is imported when a file needs it: a 4.x tree never loads it
+    from agentv_lsp.checks.document import check_document
+    from agentv_lsp.checks.split import check_split
+
     report = (
         check_split(path, text, opts, functools.partial(fork_map, workers=split), split)
         if split > 1

@@ -26,8 +26,8 @@ from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
 
 from agentv_lsp import __version__
-from agentv_lsp.checks.document import CheckOptions
 from agentv_lsp.checks.model import CHECK_INCOMPLETE, Diagnostic
+from agentv_lsp.checks.options import CheckOptions
 from agentv_lsp.engine.budget import Budget, CheckStopped, run_limited
 from agentv_lsp.engine.files import FileSystem, find_git_root
 from agentv_lsp.formats.runtime import RuntimeChoice, choose_runtime, forget_project_runtimes, parse_requested

@@ -179,9 +179,11 @@ def _json_safe(text: str) -> str:
     """JSON text with lone surrogates (undecodable bytes of a file name, as Python reads them)
     written as JSON escapes: raw, they cannot be encoded as UTF-8 on output. `json.loads`
     gives back the exact string."""
-    if not _SURROGATE.search(text):
-        return text
-    return _SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+    try:
+        text.encode("utf-8")  # C speed; a regex search over a large report is not
+    except UnicodeEncodeError:
+        return _SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+    return text
 
 
 def _count(n: int, noun: str) -> str:

@@ -20,20 +20,24 @@ are checked by `check_v4_cases_file`, in the context of the eval file(s) using t
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import os
 import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from agentv_lsp import hidden_chars
-from agentv_lsp.checks.document import CheckOptions, DocumentReport
 from agentv_lsp.checks.model import Diagnostic, Related, Severity, format_location
+from agentv_lsp.checks.options import CheckOptions, DocumentReport
 from agentv_lsp.engine.budget import checkpoint
 from agentv_lsp.engine.files import FileReadError, FileSystem
 from agentv_lsp.engine.jsrt import js_trim, node_resolve, relative_display
+from agentv_lsp.formats.v4.lint import lint_v4
+from agentv_lsp.formats.v4.loader import load_suite
+from agentv_lsp.formats.v4.losses import cases_file_losses, eval_file_losses
 from agentv_lsp.formats.v4.model import RuntimeMessage, SuiteLoad, YamlPath
 from agentv_lsp.formats.v4.runtime import js_sort_key, node_extname
+from agentv_lsp.formats.v4.schema import FileKind as SchemaFileKind
+from agentv_lsp.formats.v4.schema import schema_diagnostics_v4
 from agentv_lsp.formats.v4.validate import (
     UNKNOWN_FILE_MESSAGE,
     VALIDATOR_ROLES,
@@ -47,29 +51,6 @@ from agentv_lsp.formats.v4.validate import (
 )
 from agentv_lsp.formats.v4.yamlbom import parse_yaml_v4
 from agentv_lsp.yamlpos import Span, YamlDocument, parse_yaml
-
-LoadSuite = Callable[..., SuiteLoad]
-SchemaCheck = Callable[..., list[Diagnostic]]
-LintCheck = Callable[[str, YamlDocument], list[Diagnostic]]
-
-
-def _optional(module: str, name: str) -> Any:
-    """A function of a sibling module that may not be there (or not import) yet."""
-    try:
-        return getattr(importlib.import_module(module), name)
-    except (ImportError, AttributeError):  # pragma: no cover - depends on the sibling module
-        return None
-
-
-_load_suite: LoadSuite | None = _optional("agentv_lsp.formats.v4.loader", "load_suite")
-_schema_diagnostics: SchemaCheck | None = _optional("agentv_lsp.formats.v4.schema", "schema_diagnostics_v4")
-_lint: LintCheck | None = _optional("agentv_lsp.formats.v4.lint", "lint_v4")
-_eval_file_losses: Callable[..., list[Diagnostic]] | None = _optional(
-    "agentv_lsp.formats.v4.losses", "eval_file_losses"
-)
-_cases_file_losses: Callable[..., list[Diagnostic]] | None = _optional(
-    "agentv_lsp.formats.v4.losses", "cases_file_losses"
-)
 
 ZERO = Span(0, 0, 0, 0)
 _KEY_CODES = frozenset({"v4-unknown-field", "v4-deprecated-field", "v4-target-setting-unknown"})
@@ -272,10 +253,9 @@ def _check_eval(
             _duplicate_ids(collector, doc.value[tests_key], (tests_key,))
         _add_schema_and_lint(collector, path, doc, "eval")
         checkpoint()
-        if _eval_file_losses is not None:
-            _add_losses(
-                collector, lambda: _eval_file_losses(path, doc.value, _span_of(collector), opts.fs, text=text)
-            )
+        _add_losses(
+            collector, lambda: eval_file_losses(path, doc.value, _span_of(collector), opts.fs, text=text)
+        )
     values: list[tuple[YamlPath, Any]] = _cases_of(None, text, ".jsonl") if doc is None else [((), doc.value)]
     _add_hidden_characters(collector, text, suite, opts, values)
     report = DocumentReport(path, "eval", doc, _sorted(collector.out))
@@ -310,10 +290,15 @@ def _add_hidden_characters(
         return found
 
     segments: list[tuple[str, str, str]] = []
+    # tests share the suite's input messages (the same objects): each is looked at once
+    seen: set[int] = set()
     for test in suite.tests:
         for message in (*test.input, *test.expected_output):
-            content = message.get("content") if isinstance(message, dict) else None
-            for segment in content if isinstance(content, list) else ():
+            content = message.get("content") if type(message) is dict else None
+            if type(content) is not list or id(content) in seen:
+                continue
+            seen.add(id(content))
+            for segment in content:
                 if not isinstance(segment, dict) or segment.get("type") != "file":
                     continue
                 value, inlined, resolved = (segment.get(k) for k in ("value", "text", "resolvedPath"))
@@ -345,8 +330,12 @@ def _grader_prompt_files(
     template), by their `prompt:` value here."""
     graders: dict[tuple[str, str], None] = {}
     pending: list[Any] = [test.assertions for test in suite.tests if test.assertions]
+    seen: set[int] = set()  # tests share the suite's graders (the same objects): each is walked once
     while pending:
         item = pending.pop()
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
         if isinstance(item, list):
             pending.extend(item)
         elif isinstance(item, dict):
@@ -426,10 +415,8 @@ def _run_loader(
 ) -> SuiteLoad | None:
     """`load_suite`, which never raises by contract; if it does anyway, say so on the file
     instead of failing the whole check."""
-    if _load_suite is None:
-        return None
     try:
-        return _load_suite(eval_path, opts.repo_root, opts.cwd, opts.fs, text=text, doc=doc)
+        return load_suite(eval_path, opts.repo_root, opts.cwd, opts.fs, text=text, doc=doc)
     except Exception as exc:  # a loader bug must not hide the other diagnostics
         collector.add(
             Diagnostic(
@@ -673,11 +660,9 @@ def _shown(path: str, opts: CheckOptions) -> str:
     return relative_display(path, opts.repo_root) if path.startswith(opts.repo_root) else path
 
 
-def _add_schema(collector: _Collector, path: str, doc: YamlDocument, kind: str) -> None:
-    if _schema_diagnostics is None:
-        return
+def _add_schema(collector: _Collector, path: str, doc: YamlDocument, kind: SchemaFileKind) -> None:
     try:
-        found = _schema_diagnostics(path, doc, kind, covered=collector.paths())
+        found = schema_diagnostics_v4(path, doc, kind, covered=collector.paths())
     except Exception:  # a sibling's bug must not hide everything else
         found = []
     for d in found:
@@ -686,19 +671,18 @@ def _add_schema(collector: _Collector, path: str, doc: YamlDocument, kind: str) 
         collector.add(d)
 
 
-def _add_schema_and_lint(collector: _Collector, path: str, doc: YamlDocument, kind: str) -> None:
+def _add_schema_and_lint(collector: _Collector, path: str, doc: YamlDocument, kind: SchemaFileKind) -> None:
     _add_schema(collector, path, doc, kind)
-    if _lint is not None:
-        try:
-            linted = _lint(path, doc)
-        except Exception:
-            linted = []
-        # lint is the least specific source: a place something else reported keeps that alone
-        reported = collector.paths()
-        present = {(d.yaml_path, d.code) for d in collector.out}
-        for d in linted:
-            if (d.yaml_path, d.code) not in present and (not d.yaml_path or d.yaml_path not in reported):
-                collector.add(d)
+    try:
+        linted = lint_v4(path, doc)
+    except Exception:
+        linted = []
+    # lint is the least specific source: a place something else reported keeps that alone
+    reported = collector.paths()
+    present = {(d.yaml_path, d.code) for d in collector.out}
+    for d in linted:
+        if (d.yaml_path, d.code) not in present and (not d.yaml_path or d.yaml_path not in reported):
+            collector.add(d)
 
 
 def _sorted(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
@@ -858,12 +842,9 @@ def check_v4_cases_file(
     doc = collector.doc
     if doc is not None and doc.error is None and (isinstance(doc.value, list) or is_case_file):
         _add_schema(collector, absolute, doc, "cases" if isinstance(doc.value, list) else "case")
-    if _cases_file_losses is not None:
-        tests = _cases_of(collector.doc, text, ext)
-        suite = _suite_value(users[0], opts) if users else None
-        _add_losses(
-            collector, lambda: _cases_file_losses(absolute, tests, _span_of(collector), suite, text=text)
-        )
+    tests = _cases_of(collector.doc, text, ext)
+    suite = _suite_value(users[0], opts) if users else None
+    _add_losses(collector, lambda: cases_file_losses(absolute, tests, _span_of(collector), suite, text=text))
     _add_hidden_characters(collector, text, loaded, opts, _cases_of(collector.doc, text, ext))
     report = DocumentReport(absolute, "eval", collector.doc, _sorted(collector.out))
     return report
@@ -949,8 +930,6 @@ def _add_context(
     collector: _Collector, path: str, text: str, eval_path: str, opts: CheckOptions
 ) -> SuiteLoad | None:
     """Load `eval_path` with this text in place of the file and keep what concerns this file."""
-    if _load_suite is None:
-        return None
     overlays = opts.fs.overlays
     previous = overlays.get(path)
     overlays[path] = text

@@ -27,7 +27,6 @@ from agentv_lsp.formats.v4.runtime import (
     TestRejected,
     as_string,
     coalesce,
-    get,
     interpolate_env,
     is_number,
     is_object,
@@ -134,25 +133,39 @@ def coerce_evaluator(
 # -- entry points ------------------------------------------------------------------------------
 
 
-def _case_list(case: dict[str, Any], base: YamlPath) -> tuple[Any, YamlPath]:
+def _case_list(case: dict[str, Any]) -> tuple[Any, YamlPath]:
     """The test's grader list: the first of `assertions`, `assert`, `execution.evaluators`,
-    `evaluators` that is neither null nor absent (else `evaluators` as it is)."""
-    for key in ("assertions", "assert"):
-        value = case.get(key)
-        if value is not None:
-            return value, (*base, key)
+    `evaluators` that is neither null nor absent (else `evaluators` as it is), and where it
+    is in the test (a constant, joined to the test's path only when needed)."""
+    value = case.get("assertions")
+    if value is not None:
+        return value, ("assertions",)
+    value = case.get("assert")
+    if value is not None:
+        return value, ("assert",)
     execution = case.get("execution")
-    if is_object(execution):
+    if isinstance(execution, dict):
         value = execution.get("evaluators")
         if value is not None:
-            return value, (*base, "execution", "evaluators")
-    return get(case, "evaluators"), (*base, "evaluators")
+            return value, ("execution", "evaluators")
+    return case.get("evaluators", MISSING), ("evaluators",)
 
 
 def _root_list(case: dict[str, Any], global_execution: dict[str, Any] | None) -> tuple[Any, YamlPath]:
-    execution = case.get("execution")
-    if is_object(execution) and execution.get("skip_defaults") is True:
+    """The suite's grader list for this test (absent with `execution.skip_defaults: true`)."""
+    if _skips_defaults(case):
         return MISSING, ()
+    return _suite_list(global_execution)
+
+
+def _skips_defaults(case: dict[str, Any]) -> bool:
+    execution = case.get("execution")
+    return isinstance(execution, dict) and execution.get("skip_defaults") is True
+
+
+def _suite_list(global_execution: dict[str, Any] | None) -> tuple[Any, YamlPath]:
+    """The first of the suite's `assertions`, `assert`, `execution.evaluators` that is neither
+    null nor absent (else `evaluators` as it is), and where it is in the eval file."""
     if global_execution is None:
         return MISSING, ()
     for key, path in (
@@ -160,8 +173,8 @@ def _root_list(case: dict[str, Any], global_execution: dict[str, Any] | None) ->
         ("assert", ("assert",)),
         ("evaluators", ("execution", "evaluators")),
     ):
-        value = global_execution.get(key, MISSING)
-        if value is not MISSING and value is not None:
+        value = global_execution.get(key)
+        if value is not None:
             return value, path
     return global_execution.get("evaluators", MISSING), ("execution", "evaluators")
 
@@ -178,37 +191,117 @@ def parse_graders(
     root_file: str | None = None,
 ) -> list[dict[str, Any]] | None:
     """`parseGraders`; raises TestRejected where the runtime throws."""
+    case_list = _case_list(case)
+    root_value, root_path = _root_list(case, global_execution)
     try:
-        return _parse_graders(
-            ctx, case, global_execution, search_roots, eval_id, default_preprocessors, file, base, root_file
+        parsed_case = _parse_case_list(
+            ctx, case_list, search_roots, eval_id, default_preprocessors, file, base
+        )
+        parsed_root = _parse_suite_list(
+            ctx,
+            root_value,
+            search_roots,
+            eval_id,
+            default_preprocessors,
+            (root_file or ctx.eval_path, root_path),
         )
     except GraderError as exc:
-        raise TestRejected(exc.message, "v4-grader", exc.where[1] if exc.where else None) from exc
+        raise _rejected(exc) from exc
+    return _merged(parsed_case, parsed_root)
 
 
-def _parse_graders(
+def _parse_case_list(
     ctx: LoadContext,
-    case: dict[str, Any],
-    global_execution: dict[str, Any] | None,
-    search_roots: Sequence[str],
+    case_list: tuple[Any, YamlPath],
+    roots: Sequence[str],
     eval_id: str,
     default_preprocessors: list[dict[str, Any]] | None,
     file: str,
     base: YamlPath,
-    root_file: str | None = None,
 ) -> list[dict[str, Any]] | None:
-    case_value, case_path = _case_list(case, base)
-    root_value, root_path = _root_list(case, global_execution)
-    parsed_case = _parse_list(
-        ctx, case_value, search_roots, eval_id, default_preprocessors, (file, case_path)
-    )
-    parsed_root = _parse_suite_list(
-        ctx, root_value, search_roots, eval_id, default_preprocessors, (root_file or ctx.eval_path, root_path)
-    )
-    if parsed_case is None and parsed_root is None:
+    value, at = case_list
+    if value is MISSING:  # absent: nothing to parse (most tests)
         return None
-    merged = [*(parsed_case or []), *(parsed_root or [])]
+    return _parse_list(ctx, value, roots, eval_id, default_preprocessors, (file, (*base, *at)))
+
+
+def _rejected(error: GraderError) -> TestRejected:
+    return TestRejected(error.message, "v4-grader", error.where[1] if error.where else None)
+
+
+def _merged(
+    parsed_case: list[dict[str, Any]] | None, parsed_suite: list[dict[str, Any]] | None
+) -> list[dict[str, Any]] | None:
+    """The test's graders, then the suite's (a new list: the suite's are shared)."""
+    if parsed_case is None and parsed_suite is None:
+        return None
+    merged = [*(parsed_case or []), *(parsed_suite or [])]
     return merged or None
+
+
+class SuiteGraders:
+    """A YAML suite's part in each of its tests' graders, prepared once per suite: its grader
+    list (found once), which the runtime parses again for every test and whose template
+    references it collects again. The same list gives the same graders, so it is parsed once
+    (the graders are shared read-only by the tests), unless that printed something (the
+    messages name the test, so each test prints its own); a throw is never stored. Once its
+    references went through without a throw, they do again (the test's id only shows in the
+    messages of the throws)."""
+
+    def __init__(
+        self,
+        global_execution: dict[str, Any] | None,
+        search_roots: Sequence[str],
+        default_preprocessors: list[dict[str, Any]] | None,
+        eval_path: str,
+    ) -> None:
+        self.value, path = _suite_list(global_execution)
+        self.where: Where = (eval_path, path)
+        self.search_roots = search_roots
+        self.default_preprocessors = default_preprocessors
+        self.parsed: Any = MISSING  # the list's graders, once a parse printed nothing
+        self.references_checked = False
+
+    def parse_test(
+        self, ctx: LoadContext, case: dict[str, Any], eval_id: str, file: str, base: YamlPath
+    ) -> list[dict[str, Any]] | None:
+        """`parseGraders` for one test, then `collectAssertionTemplateSourceReferences` (the
+        runtime's next step): raises TestRejected where the first throws (the test is
+        skipped), LoadFailure where the second does (the whole load fails)."""
+        case_list = _case_list(case)
+        suite_value = MISSING if _skips_defaults(case) else self.value
+        roots = self.search_roots
+        try:
+            parsed_case = _parse_case_list(
+                ctx, case_list, roots, eval_id, self.default_preprocessors, file, base
+            )
+            parsed_suite = None if suite_value is MISSING else self._parse_suite_list(ctx, eval_id)
+        except GraderError as exc:
+            raise _rejected(exc) from exc
+        try:
+            case_value = case_list[0]
+            if isinstance(case_value, list | dict):  # only these can hold an `include`
+                _collect_refs(ctx, case_value, roots, eval_id, 0, ())
+            if isinstance(suite_value, list | dict) and not self.references_checked:
+                _collect_refs(ctx, suite_value, roots, eval_id, 0, ())
+                self.references_checked = True
+        except GraderError as exc:
+            raise LoadFailure(exc.message, "v4-grader", file=ctx.eval_path) from exc
+        except FileReadError as exc:
+            raise LoadFailure(str(exc), "v4-grader", file=ctx.eval_path) from exc
+        return _merged(parsed_case, parsed_suite)
+
+    def _parse_suite_list(self, ctx: LoadContext, eval_id: str) -> list[dict[str, Any]] | None:
+        if self.parsed is not MISSING:
+            parsed: list[dict[str, Any]] | None = self.parsed
+            return parsed
+        printed = len(ctx.messages)
+        parsed = _parse_list(
+            ctx, self.value, self.search_roots, eval_id, self.default_preprocessors, self.where
+        )
+        if len(ctx.messages) == printed and isinstance(self.value, list):
+            self.parsed = parsed
+        return parsed
 
 
 def _parse_suite_list(
@@ -219,7 +312,8 @@ def _parse_suite_list(
     default_preprocessors: list[dict[str, Any]] | None,
     where: Where,
 ) -> list[dict[str, Any]] | None:
-    """The suite's assertions, which the runtime parses again for every test: the same list
+    """The suite's assertions for `parse_graders` (a JSONL suite's; a YAML suite keeps its own
+    in `SuiteGraders`), which the runtime parses again for every test: the same list
     gives the same graders, so they are parsed once per load. Only a parse that printed
     nothing is reused (the runtime's messages name the test, so each test prints its own)
     and a throw is never stored; the graders are shared read-only by the tests."""
@@ -251,29 +345,6 @@ def parse_preprocessors(
         return _parse_preprocessors(ctx, raw, search_roots, evaluator_name, eval_id, (file, path))
     except GraderError as exc:
         raise LoadFailure(exc.message, "v4-grader", file=file, yaml_path=path) from exc
-
-
-def collect_template_references(
-    ctx: LoadContext,
-    case: dict[str, Any],
-    global_execution: dict[str, Any] | None,
-    search_roots: Sequence[str],
-    eval_id: str,
-) -> None:
-    """`collectAssertionTemplateSourceReferences`: only its throws matter here."""
-    try:
-        _collect_refs(ctx, _case_list(case, ())[0], search_roots, eval_id, 0, ())
-        suite_value = _root_list(case, global_execution)[0]
-        # the suite's list is the same for every test: once it went through without a throw,
-        # it does again (the test's id only shows in the messages of the throws)
-        key = ("suite-template-references", id(suite_value), tuple(search_roots))
-        if ctx.memo_get(key, suite_value) is MISSING:
-            _collect_refs(ctx, suite_value, search_roots, eval_id, 0, ())
-            ctx.memo_put(key, suite_value, True)
-    except GraderError as exc:
-        raise LoadFailure(exc.message, "v4-grader", file=ctx.eval_path) from exc
-    except FileReadError as exc:
-        raise LoadFailure(str(exc), "v4-grader", file=ctx.eval_path) from exc
 
 
 def _collect_refs(

@@ -22,7 +22,7 @@ from collections import Counter
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from yaml.nodes import MappingNode, Node, ScalarNode
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from agentv_lsp.checks.model import Diagnostic, Severity
 from agentv_lsp.formats.v4.schema import file_kind
@@ -42,7 +42,6 @@ PROSE_PATTERNS = (
     r"[Ss]hould run",
 )
 _PROSE = [re.compile(p) for p in PROSE_PATTERNS]
-_EVALUATION_KEYS = ("criteria", "expected_output", "assertions")
 
 
 def lint_v4(path: str, doc: YamlDocument) -> list[Diagnostic]:
@@ -60,6 +59,9 @@ class _Linter:
         self.doc = doc
         self.suite: dict[str, Any] = doc.value
         self.found: list[Diagnostic] = []
+        tests_node = doc.node_at(("tests",))
+        # each test's node, by index (what `doc.node_at(("tests", i))` finds, without the walk)
+        self.test_nodes: list[Node] = tests_node.value if isinstance(tests_node, SequenceNode) else []
 
     def add(
         self,
@@ -174,11 +176,10 @@ class _Linter:
         )
 
     # -- one test ------------------------------------------------------------------------
+    # Runs for every test: the label and paths are built only for a finding.
     def test(self, index: int, test: dict[str, Any]) -> list[tuple[str, JsonPath]]:
-        where: JsonPath = ("tests", index)
-        test_id = test.get("id", f"test-{index}")
-        label = f"Test '{test_id}'" if isinstance(test_id, str) else f"The test at tests[{index}]"
         if "id" not in test:
+            where: JsonPath = ("tests", index)
             self.add(
                 "test-id",
                 "warning",
@@ -190,33 +191,32 @@ class _Linter:
             self.add(
                 "test-input",
                 "warning",
-                f"{label} has no 'input' and the suite has none: AgentV skips it.",
-                self.test_anchor(where, test),
+                f"{_label(index, test)} has no 'input' and the suite has none: AgentV skips it.",
+                self.test_anchor(("tests", index), test),
                 key=True,
             )
-        if not any(key in test for key in _EVALUATION_KEYS):
+        if not ("criteria" in test or "expected_output" in test or "assertions" in test):
             self.add(
                 "test-grading",
                 "warning",
-                f"{label} needs at least one of 'criteria', 'expected_output', 'assertions' to be graded "
-                "(AgentV skips it: 'Skipping incomplete test').",
-                self.test_anchor(where, test),
+                f"{_label(index, test)} needs at least one of 'criteria', 'expected_output', 'assertions' "
+                "to be graded (AgentV skips it: 'Skipping incomplete test').",
+                self.test_anchor(("tests", index), test),
                 key=True,
             )
         if "expected_output" in test:
             if "assertions" not in test:
-                self.add(
-                    "no-assertions",
-                    "information",
-                    f"{label} relies on 'expected_output' alone: add deterministic 'assertions' "
-                    "(contains, regex, equals, is-json, ...) where the answer allows it.",
-                    (*where, "expected_output"),
-                    key=True,
-                )
-            self.expected_prose(where, test, label)
-        files = _file_values(test.get("input", []), (*where, "input"))
+                self.no_assertions(index, test)
+            expected = test["expected_output"]
+            # all patterns contain "hould": most string answers need no closer look
+            if not isinstance(expected, str) or "hould" in expected:
+                self.expected_prose(index, test)
+        input_value = test.get("input")
+        if not isinstance(input_value, list):
+            return []  # no message list, no file segments
+        files = _file_values(input_value, ("tests", index, "input"))
         for value, value_path in files:
-            if not value.startswith("/"):
+            if value[0] != "/":  # (values are not empty)
                 # `./x` and `x` resolve alike: suggest `/x`, not `/./x`
                 dot = 2 if value.startswith("./") else 0
                 node = self.doc.node_at(value_path)
@@ -234,19 +234,43 @@ class _Linter:
                 )
         return files
 
-    def expected_prose(self, where: JsonPath, test: Mapping[str, Any], label: str) -> None:
+    def no_assertions(self, index: int, test: Mapping[str, Any]) -> None:
+        # The most frequent finding (thousands in a large suite): its key is found from the
+        # test's node, not from the root, and the diagnostic is made here (`add` without its
+        # keyword handling).
+        where: JsonPath = ("tests", index, "expected_output")
+        nodes = self.test_nodes
+        key_node = _key_node(nodes[index], "expected_output") if index < len(nodes) else None
+        self.found.append(
+            Diagnostic(
+                self.path,
+                self.doc.span_of(where, key=True) if key_node is None else Span.of(key_node),
+                "information",
+                "v4-lint-no-assertions",
+                f"{_label(index, test)} relies on 'expected_output' alone: add deterministic 'assertions' "
+                "(contains, regex, equals, is-json, ...) where the answer allows it.",
+                where,
+                {},
+            )
+        )
+
+    def expected_prose(self, index: int, test: Mapping[str, Any]) -> None:
         expected = test["expected_output"]
-        text = ""
         if isinstance(expected, str):
             text = expected
         elif isinstance(expected, list):
             text = "".join(
-                m.get("content", "")
-                for m in expected
-                if isinstance(m, dict) and isinstance(m.get("content", ""), str)
+                [
+                    m.get("content", "")
+                    for m in expected
+                    if isinstance(m, dict) and isinstance(m.get("content", ""), str)
+                ]
             )
+        else:
+            return
         if "hould" not in text:  # in every pattern: most texts need no pattern run at all
             return
+        where: JsonPath = ("tests", index)
         match = next((m for m in (p.search(text) for p in _PROSE) if m is not None), None)
         if match is None:
             return
@@ -258,7 +282,7 @@ class _Linter:
         self.add(
             "expected-prose",
             "warning",
-            f"{label}: 'expected_output' reads like grading instructions ('{match.group(0)} ...'). "
+            f"{_label(index, test)}: 'expected_output' reads like grading instructions ('{match.group(0)} ...'). "
             "It is given to graders as the reference answer; put instructions in 'criteria' or 'assertions'.",
             (*where, "expected_output"),
             data=data,
@@ -332,6 +356,31 @@ class _Linter:
         return {"kind": "replace", "span": [line, col, line, col + replace], "text": "/"}
 
 
+def _key_node(node: Node, name: str) -> Node | None:
+    """`YamlDocument.key_node_at` from `node`, for a key `name` made of lowercase letters and
+    '_': the last entry whose key reads as `name`. Such a text reads as itself under any tag
+    (it is no null, boolean or number), and no other scalar reads as it, so comparing the key
+    texts finds the same node, several times faster."""
+    if not isinstance(node, MappingNode):
+        return None
+    for key, _value in reversed(node.value):
+        if isinstance(key, ScalarNode) and key.value == name:
+            return key
+    return None
+
+
+def _label(index: int, test: Mapping[str, Any]) -> str:
+    """How messages name a test: by its id (`test-<index>` when it has none), by its place
+    when the id is not a string."""
+    test_id = test.get("id", _NO_ID)
+    if isinstance(test_id, str):
+        return f"Test '{test_id}'"
+    return f"Test 'test-{index}'" if test_id is _NO_ID else f"The test at tests[{index}]"
+
+
+_NO_ID = object()
+
+
 def _file_values(input_value: Any, where: JsonPath) -> list[tuple[str, JsonPath]]:
     """`type: file` values in a message-list input, with their paths (as the shipped linter
     reads them: content lists of messages only, non-empty values)."""
@@ -339,9 +388,11 @@ def _file_values(input_value: Any, where: JsonPath) -> list[tuple[str, JsonPath]
     if not isinstance(input_value, list):
         return out
     for m, message in enumerate(input_value):
-        content = message.get("content", []) if isinstance(message, dict) else None
-        if not isinstance(content, list):
+        if not isinstance(message, dict):
             continue
+        content = message.get("content")
+        if not isinstance(content, list):
+            continue  # most messages: text
         for s, segment in enumerate(content):
             if isinstance(segment, dict) and segment.get("type") == "file":
                 value = segment.get("value", "")

@@ -51,11 +51,10 @@ from agentv_lsp.engine.files import (
     build_directory_chain,
     build_search_roots,
 )
-from agentv_lsp.engine.jsrt import crlf_to_lf, node_resolve
+from agentv_lsp.engine.jsrt import JS_WHITESPACE, crlf_to_lf, node_resolve
 from agentv_lsp.formats.v4 import grader_parser as graders
 from agentv_lsp.formats.v4.jsonparse import JsonParseError, parse_json
 from agentv_lsp.formats.v4.model import (
-    RawTestEntry,
     RuntimeMessage,
     SkippedTest,
     SuiteLoad,
@@ -92,7 +91,7 @@ from agentv_lsp.yamlpos.scalars import js_json_stringify
 
 __all__ = ["RuntimeMessage", "SkippedTest", "SuiteLoad", "V4Test", "load_suite", "parse_yaml_value"]
 
-ROLES = frozenset(("system", "user", "assistant", "tool"))
+ROLES = ("system", "user", "assistant", "tool")  # `x in ROLES` compares: safe for any value
 IMAGE_MEDIA_TYPES = {
     ".png": "image/png",
     ".jpg": "image/jpeg",
@@ -106,6 +105,11 @@ INCOMPLETE = (
     "Missing required fields: id, input, and at least one of criteria/expected_output/assertions/turns"
 )
 INCOMPLETE_JSONL = "Missing required fields: id, input, and at least one of criteria/expected_output/assert"
+
+# A `tests` entry before loading: its value, the file it is written in (the eval file, an
+# external cases file or a directory's case.yaml) and its YAML path there (JSONL: the line
+# index, from 0). A plain tuple: a suite may have 10,000 of them.
+TestEntry = tuple[Any, str, YamlPath]
 
 
 # -- entry point ----------------------------------------------------------------------------
@@ -198,8 +202,10 @@ def parse_yaml_value(text: str, file: str) -> Any:
 
 
 def _document_value(doc: YamlDocument, file: str) -> Any:
-    if doc.error is not None and doc.error.kind == "duplicate-key" and "<<" in doc.text:
+    has_merge_keys = _may_have_merge_keys(doc.text)
+    if doc.error is not None and doc.error.kind == "duplicate-key" and has_merge_keys:
         doc = allow_repeated_merge_keys(doc)
+        has_merge_keys = _may_have_merge_keys(doc.text)  # the text that parsed now
     if doc.error is not None:
         raise LoadFailure(
             runtime_error_text(doc) or doc.error.describe(),
@@ -209,9 +215,15 @@ def _document_value(doc: YamlDocument, file: str) -> Any:
             yaml_path=None,
         )
     value = doc.value
-    if "<<" in doc.text:
+    if has_merge_keys:
         value = apply_merge_keys(doc, value, file)
     return value
+
+
+def _may_have_merge_keys(text: str) -> bool:
+    """`"<<" in text`, sooner: a search for one character is many times faster than for two
+    on text that is not all ASCII, and most files have no '<' at all."""
+    return "<" in text and "<<" in text
 
 
 def _read_text(ctx: LoadContext, path: str) -> str:
@@ -278,20 +290,23 @@ def _load_yaml_suite(ctx: LoadContext, suite: SuiteLoad, text: str | None, doc: 
         metadata=_suite_metadata(parsed),
         suite_input=get(parsed, "input"),
         suite_input_files=get(parsed, "input_files"),
-        global_execution=global_execution,
+        suite_graders=graders.SuiteGraders(global_execution, ctx.search_roots, suite_preprocessors, path),
         global_evaluator=global_evaluator or "llm-grader",
-        preprocessors=suite_preprocessors,
     )
-    for index, entry in enumerate(entries):
-        _load_yaml_test(ctx, suite, shared, index, entry)
+    for index, (raw, source_file, yaml_path) in enumerate(entries):
+        _load_yaml_test(ctx, suite, shared, index, raw, source_file, yaml_path)
 
 
 class _SuiteDefaults:
+    """What every test of a YAML suite starts from, read once per suite."""
+
     __slots__ = (
         "global_evaluator",
-        "global_execution",
+        "has_suite_input",
+        "has_suite_input_files",
         "metadata",
-        "preprocessors",
+        "processed_suite_input",
+        "suite_graders",
         "suite_input",
         "suite_input_files",
     )
@@ -302,16 +317,19 @@ class _SuiteDefaults:
         metadata: dict[str, Any] | None,
         suite_input: Any,
         suite_input_files: Any,
-        global_execution: dict[str, Any] | None,
+        suite_graders: graders.SuiteGraders,
         global_evaluator: str,
-        preprocessors: list[dict[str, Any]] | None,
     ) -> None:
         self.metadata = metadata
         self.suite_input = suite_input
         self.suite_input_files = suite_input_files
-        self.global_execution = global_execution
+        # the runtime applies the suite's `input`/`input_files` only when they are truthy
+        self.has_suite_input = truthy(suite_input)
+        self.has_suite_input_files = truthy(suite_input_files)
+        self.suite_graders = suite_graders
         self.global_evaluator = global_evaluator
-        self.preprocessors = preprocessors
+        # `suite_input` processed once (messages, texts, file paths), see `_suite_input_messages`
+        self.processed_suite_input: tuple[list[dict[str, Any]], list[str], list[str]] | None = None
 
 
 def _resolve_tests_key(ctx: LoadContext, parsed: dict[str, Any], path: str) -> tuple[str, Any]:
@@ -330,96 +348,94 @@ def _resolve_tests_key(ctx: LoadContext, parsed: dict[str, Any], path: str) -> t
 
 
 def _load_yaml_test(
-    ctx: LoadContext, suite: SuiteLoad, shared: _SuiteDefaults, index: int, entry: RawTestEntry
+    ctx: LoadContext,
+    suite: SuiteLoad,
+    shared: _SuiteDefaults,
+    index: int,
+    raw: Any,
+    src: str,
+    base: YamlPath,
 ) -> None:
-    raw = entry.value
-    where_file, where_path = entry.source_file, entry.yaml_path
-    if not is_object(raw):
+    """One `tests` entry, as the runtime's loop body does it. Speed matters here (it runs for
+    every test of suites of 10,000): plain `dict.get` stands for `get` wherever an absent key
+    and a null mean the same, and work is skipped where its result would be thrown away.
+    The order of everything that prints or throws is the runtime's."""
+    if not isinstance(raw, dict):
         ctx.warn(
             "Skipping invalid test entry (expected object)",
             "v4-test-not-object",
-            file=where_file,
-            yaml_path=where_path,
+            file=src,
+            yaml_path=base,
         )
-        suite.skipped.append(
-            SkippedTest(
-                index, None, "expected object", entry.source_file, entry.yaml_path, "v4-test-not-object"
-            )
-        )
+        suite.skipped.append(SkippedTest(index, None, "expected object", src, base, "v4-test-not-object"))
         return
-    test_id = as_string(get(raw, "id"))
+    test_id = raw.get("id")
+    if not isinstance(test_id, str):
+        test_id = None
     variables = raw.get("vars")
-    case_vars: dict[str, Any] | None = variables if is_object(variables) else None
-    case = _render_case(raw, case_vars)
+    case_vars: dict[str, Any] | None = variables if isinstance(variables, dict) else None
+    case = raw if case_vars is None else _render_case(raw, case_vars)
+    read = case.get  # None for an absent key as for null: used where the runtime treats both alike
 
-    conversation_id = as_string(get(case, "conversation_id"))
-    outcome = as_string(get(case, "criteria"))
-    if not outcome and get(case, "expected_outcome") is not MISSING:
+    conversation_id = read("conversation_id")
+    if not isinstance(conversation_id, str):
+        conversation_id = None
+    outcome = read("criteria")
+    if not isinstance(outcome, str):
+        outcome = None
+    if not outcome and "expected_outcome" in case:
         outcome = as_string(case["expected_outcome"])
         if outcome:
             ctx.warn(
                 f"Test '{test_id if test_id is not None else 'unknown'}': 'expected_outcome' is deprecated. "
                 "Use 'criteria' instead.",
                 "v4-deprecated-key",
-                file=entry.source_file,
-                yaml_path=(*entry.yaml_path, "expected_outcome"),
+                file=src,
+                yaml_path=(*base, "expected_outcome"),
             )
-    execution = get(case, "execution")
-    case_execution = execution if is_object(execution) else None
-    skip_defaults = case_execution is not None and case_execution.get("skip_defaults") is True
+    execution = read("execution")
+    skip_defaults = isinstance(execution, dict) and execution.get("skip_defaults") is True
 
     suite_files = shared.suite_input_files
     effective_suite_files = (
-        _template(suite_files, case_vars) if truthy(suite_files) and not skip_defaults else MISSING
+        _template(suite_files, case_vars) if shared.has_suite_input_files and not skip_defaults else MISSING
     )
     input_messages = resolve_input_messages(case, effective_suite_files)
-    expected_messages = expand_expected_output(get(case, "expected_output")) or []
+    expected_value = read("expected_output")
+    expected_messages = expand_expected_output(expected_value) or []
 
-    turns = get(case, "turns")
+    turns = read("turns")
     has_spec = (
         bool(outcome)
         or len(expected_messages) > 0
-        or get(case, "assertions") is not MISSING
-        or get(case, "assert") is not MISSING
+        or "assertions" in case
+        or "assert" in case
         or (isinstance(turns, list) and len(turns) > 0)
     )
     if not test_id or not has_spec or not input_messages:
         shown = test_id if test_id is not None else "unknown"
+        missing = _missing_fields(
+            test_id, has_spec, input_messages, "criteria, expected_output, assertions or turns"
+        )
         ctx.error(
             f"Skipping incomplete test: {shown}. {INCOMPLETE}",
             "v4-skipped-test",
-            file=where_file,
-            yaml_path=where_path,
-            data={
-                "id": test_id,
-                "missing": _missing_fields(
-                    test_id, has_spec, input_messages, "criteria, expected_output, assertions or turns"
-                ),
-            },
+            file=src,
+            yaml_path=base,
+            data={"id": test_id, "missing": missing},
         )
         suite.skipped.append(
-            SkippedTest(
-                index,
-                test_id,
-                _incomplete_reason(
-                    _missing_fields(
-                        test_id, has_spec, input_messages, "criteria, expected_output, assertions or turns"
-                    )
-                ),
-                entry.source_file,
-                entry.yaml_path,
-                "v4-skipped-test",
-            )
+            SkippedTest(index, test_id, _incomplete_reason(missing), src, base, "v4-skipped-test")
         )
         return
 
-    suite_input = shared.suite_input
-    suite_value = _template(suite_input, case_vars) if truthy(suite_input) and not skip_defaults else MISSING
     text_parts: list[str] = []
-    src = entry.source_file
-    resolved_input = _suite_input_messages(
-        ctx, suite_value, suite.eval_path, text_parts, reusable=suite_value is suite_input
-    )
+    file_paths: list[str] = []  # those of the input's file segments, in order
+    if shared.has_suite_input and not skip_defaults:
+        suite_value = shared.suite_input if case_vars is None else _template(shared.suite_input, case_vars)
+        resolved_input = _suite_input_messages(ctx, shared, suite_value, text_parts, file_paths)
+    else:
+        resolved_input = []
     resolved_input.extend(
         process_messages(
             ctx,
@@ -427,28 +443,31 @@ def _load_yaml_test(
             text_parts,
             "input",
             lambda: resolved_input_origins(
-                case, effective_suite_files, src, entry.yaml_path, suite.eval_path, input_messages
+                case, effective_suite_files, src, base, suite.eval_path, input_messages
             ),
+            file_paths,
         )
     )
     output = (
         process_expected_messages(
             ctx,
             expected_messages,
-            expected_origins(get(case, "expected_output"), src, (*entry.yaml_path, "expected_output")),
+            lambda: expected_origins(expected_value, src, (*base, "expected_output")),
         )
         if expected_messages
         else []
     )
     reference = reference_answer(output)
-    question = " ".join(p for p in (js_trim(t) for t in text_parts) if p)
+    question = join_question(text_parts)
 
-    base = entry.yaml_path
-    evaluator_kind = graders.coerce_evaluator(ctx, get(case, "evaluator"), test_id, src, (*base, "evaluator"))
+    evaluator = read("evaluator")
+    evaluator_kind = (  # anything but a string is no grader kind, and says nothing
+        graders.coerce_evaluator(ctx, evaluator, test_id, src, (*base, "evaluator"))
+        if isinstance(evaluator, str)
+        else None
+    )
     try:
-        assertions = graders.parse_graders(
-            ctx, case, shared.global_execution, ctx.search_roots, test_id, shared.preprocessors, src, base
-        )
+        assertions = shared.suite_graders.parse_test(ctx, case, test_id, src, base)
     except TestRejected as rejected:
         ctx.error(
             f"Skipping test '{test_id}': {rejected.message}",
@@ -461,16 +480,16 @@ def _load_yaml_test(
             SkippedTest(index, test_id, rejected.message, src, base, "v4-skipped-test-graders")
         )
         return
-    graders.collect_template_references(ctx, case, shared.global_execution, ctx.search_roots, test_id)
-    rubrics = get(case, "rubrics")
+    rubrics = read("rubrics")
     if isinstance(rubrics, list):
         rubric_grader = graders.parse_inline_rubrics(ctx, rubrics, src, (*base, "rubrics"))
         if rubric_grader is not None:
             assertions = [rubric_grader, *(assertions or [])]
-    workspace = get(case, "workspace")
+    workspace = read("workspace")
     if isinstance(workspace, str | dict):  # anything else means nothing to the runtime
         _resolve_workspace(ctx, workspace, os.path.dirname(suite.eval_path), src, (*base, "workspace"))
-    _check_turns(turns, src, base)
+    if isinstance(turns, list):
+        _check_turns(turns, src, base)
 
     suite.tests.append(
         V4Test(
@@ -484,39 +503,45 @@ def _load_yaml_test(
             input=resolved_input,
             expected_output=output,
             reference_answer=reference,
-            file_paths=collect_file_paths(resolved_input),
+            file_paths=file_paths,
             evaluator=evaluator_kind or shared.global_evaluator,
             assertions=assertions,
-            metadata=_merge_metadata(case.get("metadata"), shared.metadata),
+            metadata=_merge_metadata(read("metadata"), shared.metadata),
             raw=case,
         )
     )
 
 
 def _suite_input_messages(
-    ctx: LoadContext, suite_value: Any, eval_path: str, text_parts: list[str], *, reusable: bool
+    ctx: LoadContext, shared: _SuiteDefaults, suite_value: Any, text_parts: list[str], file_paths: list[str]
 ) -> list[dict[str, Any]]:
-    """The suite's `input` messages a test starts with (their text added to `text_parts`).
+    """The suite's `input` messages a test starts with (their text added to `text_parts`, the
+    paths of their file segments to `file_paths`).
     The runtime processes them again for every test; the same value gives the same
-    messages, so they are processed once per load (`reusable`: not rendered with the
-    test's `vars`), unless that printed something (a missing file is reported for each
-    test). The messages are shared read-only."""
-    key = ("suite-input", id(suite_value), eval_path)
-    found = ctx.memo_get(key, suite_value) if reusable else MISSING
-    if found is not MISSING:
-        messages, texts = found
+    messages, so they are processed once per suite when not rendered with the test's
+    `vars` (the value is then the suite's own object), unless that printed something (a
+    missing file is reported for each test). The messages are shared read-only."""
+    reusable = suite_value is shared.suite_input
+    if reusable and shared.processed_suite_input is not None:
+        messages, texts, paths = shared.processed_suite_input
         text_parts.extend(texts)
+        file_paths.extend(paths)
         return list(messages)
     suite_messages = expand_input_shorthand(suite_value)
     if not suite_messages:
         return []
     printed = len(ctx.messages)
-    start = len(text_parts)
+    texts_start, paths_start = len(text_parts), len(file_paths)
     messages = process_messages(
-        ctx, suite_messages, text_parts, "input", input_origins(suite_value, eval_path, ("input",))
+        ctx,
+        suite_messages,
+        text_parts,
+        "input",
+        input_origins(suite_value, ctx.eval_path, ("input",)),
+        file_paths,
     )
     if reusable and len(ctx.messages) == printed:
-        ctx.memo_put(key, suite_value, (messages, text_parts[start:]))
+        shared.processed_suite_input = (messages, text_parts[texts_start:], file_paths[paths_start:])
     return list(messages)
 
 
@@ -625,16 +650,14 @@ def _check_turns(turns: Any, file: str, base: YamlPath) -> None:
 # -- external tests: file, directory, file:// ----------------------------------------------------
 
 
-def _load_external_tests(
-    ctx: LoadContext, suite: SuiteLoad, target: str, tests_key: str
-) -> list[RawTestEntry]:
+def _load_external_tests(ctx: LoadContext, suite: SuiteLoad, target: str, tests_key: str) -> list[TestEntry]:
     suite.tests_source = target
     if stat_kind(ctx.fs, target) == "dir":
         return _load_cases_from_directory(ctx, target)
     return _load_cases_from_file(ctx, target, (tests_key,))
 
 
-def _load_cases_from_file(ctx: LoadContext, path: str, cause: YamlPath) -> list[RawTestEntry]:
+def _load_cases_from_file(ctx: LoadContext, path: str, cause: YamlPath) -> list[TestEntry]:
     ext = node_extname(path).lower()
     try:
         content = ctx.fs.read_document(path)
@@ -663,7 +686,7 @@ def _load_cases_from_file(ctx: LoadContext, path: str, cause: YamlPath) -> list[
                 file=path,
                 yaml_path=(),
             )
-        entries = []
+        entries: list[TestEntry] = []
         for i, item in enumerate(parsed):
             if not is_object(item):
                 raise LoadFailure(
@@ -672,11 +695,11 @@ def _load_cases_from_file(ctx: LoadContext, path: str, cause: YamlPath) -> list[
                     file=path,
                     yaml_path=(i,),
                 )
-            entries.append(RawTestEntry(item, path, (i,)))
+            entries.append((item, path, (i,)))
         return entries
     if ext == ".jsonl":
         return [
-            RawTestEntry(value, path, (line - 1,), line)
+            (value, path, (line - 1,))
             for line, value in _parse_jsonl(
                 ctx, content, lambda n, m: f"Malformed JSONL at line {n}: {m}\n  File: {path}", path
             )
@@ -711,7 +734,7 @@ def _parse_jsonl(
     return rows
 
 
-def _load_cases_from_directory(ctx: LoadContext, directory: str) -> list[RawTestEntry]:
+def _load_cases_from_directory(ctx: LoadContext, directory: str) -> list[TestEntry]:
     try:
         if not ctx.fs.is_allowed(directory):
             raise PermissionError(13, "permission denied")
@@ -729,7 +752,7 @@ def _load_cases_from_directory(ctx: LoadContext, directory: str) -> list[RawTest
             "v4-cases-file",
             file=ctx.eval_path,
         ) from exc
-    entries: list[RawTestEntry] = []
+    entries: list[TestEntry] = []
     for name in subdirs:
         subdir = os.path.join(directory, name)
         case_file = next(
@@ -770,23 +793,23 @@ def _load_cases_from_directory(ctx: LoadContext, directory: str) -> list[RawTest
             workspace_dir = os.path.join(subdir, "workspace")
             if stat_kind(ctx.fs, workspace_dir) == "dir":
                 case["workspace"] = {"template": workspace_dir}
-        entries.append(RawTestEntry(case, case_file, ()))
+        entries.append((case, case_file, ()))
     return entries
 
 
 def _expand_file_references(
     ctx: LoadContext, tests: list[Any], eval_dir: str, path: str, tests_key: str
-) -> list[RawTestEntry]:
-    entries: list[RawTestEntry] = []
+) -> list[TestEntry]:
+    entries: list[TestEntry] = []
     for i, item in enumerate(tests):
         if isinstance(item, str) and item.startswith("file://"):
             entries.extend(_resolve_case_reference(ctx, item, eval_dir, (tests_key, i)))
         else:
-            entries.append(RawTestEntry(item, path, (tests_key, i)))
+            entries.append((item, path, (tests_key, i)))
     return entries
 
 
-def _resolve_case_reference(ctx: LoadContext, ref: str, eval_dir: str, cause: YamlPath) -> list[RawTestEntry]:
+def _resolve_case_reference(ctx: LoadContext, ref: str, eval_dir: str, cause: YamlPath) -> list[TestEntry]:
     raw_path = ref[len("file://") :]
     pattern = node_resolve(eval_dir, raw_path)
     if any(c in raw_path for c in "*?{"):
@@ -801,7 +824,7 @@ def _resolve_case_reference(ctx: LoadContext, ref: str, eval_dir: str, cause: Ya
                 yaml_path=cause,
             )
             return []
-        entries: list[RawTestEntry] = []
+        entries: list[TestEntry] = []
         for match in matches:
             entries.extend(_load_cases_from_file(ctx, match, cause))
         return entries
@@ -903,7 +926,7 @@ def _load_jsonl_suite(ctx: LoadContext, suite: SuiteLoad, text: str | None) -> N
                 yaml_path=yaml_path,
                 conversation_id=conversation_id,
                 criteria=outcome or "",
-                question=" ".join(p for p in (js_trim(t) for t in text_parts) if p),
+                question=join_question(text_parts),
                 input=resolved_input,
                 expected_output=output,
                 reference_answer=reference_answer(output),
@@ -1140,10 +1163,9 @@ def is_test_message(value: Any) -> bool:
     """`isTestMessage`."""
     if not isinstance(value, dict):
         return False
-    role = value.get("role")
-    if not isinstance(role, str) or role not in ROLES:
+    if value.get("role") not in ROLES:
         return False
-    content = value.get("content", MISSING)
+    content = value.get("content")  # absent or null: neither passes a test below
     if isinstance(content, str):
         return True
     if isinstance(content, list) and all(isinstance(i, str | dict) for i in content):  # strings or objects
@@ -1151,43 +1173,45 @@ def is_test_message(value: Any) -> bool:
     tool_calls = value.get("tool_calls")
     if isinstance(tool_calls, list) and tool_calls:
         return True
-    return is_object(content)
+    return isinstance(content, dict)
 
 
 def expand_input_shorthand(value: Any) -> list[dict[str, Any]] | None:
-    if nullish(value):
-        return None
     if isinstance(value, str):
         return [{"role": "user", "content": value}]
-    if is_object(value):
+    if isinstance(value, list):
+        messages = [
+            m
+            for m in value
+            # the usual message (a role and text) passes without the full test
+            if (isinstance(m, dict) and isinstance(m.get("content"), str) and m.get("role") in ROLES)
+            or is_test_message(m)
+        ]
+        return messages or None
+    if isinstance(value, dict):
         if "role" in value:
             return [value] if is_test_message(value) else None
         return [{"role": "user", "content": value}]
-    if isinstance(value, list):
-        messages = [m for m in value if is_test_message(m)]
-        return messages or None
-    return None
+    return None  # null, absent, a number or a boolean
 
 
 def expand_expected_output(value: Any) -> list[dict[str, Any]] | None:
-    if nullish(value):
-        return None
     if isinstance(value, str):
         return [{"role": "assistant", "content": value}]
     if isinstance(value, list):
-        if value and is_object(value[0]) and "role" in value[0]:
+        if value and isinstance(value[0], dict) and "role" in value[0]:
             messages = [m for m in value if is_test_message(m)]
             return messages or None
         return [{"role": "assistant", "content": value}]
-    if is_object(value):
+    if isinstance(value, dict):
         if "role" in value:
             return [value] if is_test_message(value) else None
         return [{"role": "assistant", "content": value}]
-    return None
+    return None  # null, absent, a number or a boolean
 
 
 def _expand_input_files(input_files: Any, input_text: Any) -> list[dict[str, Any]] | None:
-    if nullish(input_files) or not isinstance(input_files, list):
+    if not isinstance(input_files, list):
         return None
     paths = [f for f in input_files if isinstance(f, str)]
     if not paths or not isinstance(input_text, str):
@@ -1199,10 +1223,16 @@ def _expand_input_files(input_files: Any, input_text: Any) -> list[dict[str, Any
 
 def resolve_input_messages(raw: dict[str, Any], suite_input_files: Any) -> list[dict[str, Any]] | None:
     """`resolveInputMessages`: a test's own `input_files` beat the suite's."""
-    effective = coalesce(get(raw, "input_files"), suite_input_files)
+    own_files = raw.get("input_files")
+    effective = suite_input_files if own_files is None else own_files  # `own ?? suite`
     if effective is not MISSING:
-        return _expand_input_files(effective, get(raw, "input"))
-    return expand_input_shorthand(get(raw, "input"))
+        return _expand_input_files(effective, raw.get("input"))
+    return expand_input_shorthand(raw.get("input"))
+
+
+def join_question(text_parts: list[str]) -> str:
+    """The question: the messages' texts, trimmed, the empty ones left out, joined by spaces."""
+    return " ".join([text for text in [part.strip(JS_WHITESPACE) for part in text_parts] if text])
 
 
 def process_messages(
@@ -1211,32 +1241,35 @@ def process_messages(
     text_parts: list[str] | None,
     message_type: str,
     origins: Sequence[Origin] | Callable[[], Sequence[Origin]],
+    file_paths: list[str] | None = None,
 ) -> list[dict[str, Any]]:
-    """`processMessages`: file and image segments resolved, text collected for the question.
-    `origins[i]` says where message i was written (for the messages' file/YAML paths); a
-    function giving them is called only for a message with a content list (most are text)."""
-    if callable(origins) and any(isinstance(m.get("content", MISSING), list) for m in messages):
-        origins = origins()
+    """`processMessages`: file and image segments resolved, text collected for the question
+    (and the resolved paths of the file segments in `file_paths`, as `collect_file_paths`
+    would find them). `origins[i]` says where message i was written (for the messages'
+    file/YAML paths); a function giving them is called only once a message has a content
+    list (most are text)."""
     placed = None if callable(origins) else origins
-    if placed is not None and len(placed) != len(messages):  # one origin per message, by construction
-        relation = "shorter" if len(placed) < len(messages) else "longer"
-        raise ValueError(f"zip() argument 2 is {relation} than argument 1")
+    if placed is not None:
+        _check_one_origin_each(placed, messages)
     processed: list[dict[str, Any]] = []
     for index, message in enumerate(messages):
-        content = message.get("content", MISSING)
+        content = message.get("content")
         if isinstance(content, str):
             if text_parts is not None:
                 text_parts.append(content)
             processed.append(message)
             continue
-        if is_object(content):
+        if isinstance(content, dict):
             if text_parts is not None:
                 text_parts.append(js_json_stringify(content, 2))
             processed.append({**message, "content": content})
             continue
         if not isinstance(content, list):
             continue
-        assert placed is not None  # a content list made the origins known
+        if placed is None:
+            assert callable(origins)
+            placed = origins()
+            _check_one_origin_each(placed, messages)
         origin = placed[index]
         segments: list[dict[str, Any]] = []
         for seg_index, raw_segment in enumerate(content):
@@ -1246,7 +1279,7 @@ def process_messages(
                     if text_parts is not None:
                         text_parts.append(raw_segment)
                 continue
-            if not is_object(raw_segment):
+            if not isinstance(raw_segment, dict):
                 continue
             kind = raw_segment.get("type")
             if kind == "file":
@@ -1258,6 +1291,8 @@ def process_messages(
                 )
                 if segment is not None:
                     segments.append(segment)
+                    if file_paths is not None:
+                        file_paths.append(segment["resolvedPath"])
                 continue
             if kind == "image":
                 value = as_string(raw_segment.get("value"))
@@ -1273,6 +1308,13 @@ def process_messages(
                 text_parts.append(inline)
         processed.append({**message, "content": segments})
     return processed
+
+
+def _check_one_origin_each(origins: Sequence[Origin], messages: Sequence[dict[str, Any]]) -> None:
+    """One origin per message, by construction (a `zip(strict=True)` that fails early)."""
+    if len(origins) != len(messages):
+        relation = "shorter" if len(origins) < len(messages) else "longer"
+        raise ValueError(f"zip() argument 2 is {relation} than argument 1")
 
 
 def _not_found_details(attempted: Sequence[str]) -> list[str]:
@@ -1357,32 +1399,43 @@ def _image_segment(
 
 
 def process_expected_messages(
-    ctx: LoadContext, messages: Sequence[dict[str, Any]], origins: Sequence[Origin]
+    ctx: LoadContext,
+    messages: Sequence[dict[str, Any]],
+    origins: Sequence[Origin] | Callable[[], Sequence[Origin]],
 ) -> list[dict[str, Any]]:
-    """`processExpectedMessages`: role, name, content (files resolved), tool_calls."""
+    """`processExpectedMessages`: role, name, content (files resolved), tool_calls.
+    `origins` as for `process_messages` (a function is called only for a content list)."""
+    placed = None if callable(origins) else origins
+    if placed is not None:
+        _check_one_origin_each(placed, messages)
     out: list[dict[str, Any]] = []
-    for message, origin in zip(messages, origins, strict=True):
+    for index, message in enumerate(messages):
         segment: dict[str, Any] = {"role": message["role"]}
-        if truthy(message.get("name", MISSING)):
+        if truthy(message.get("name")):
             segment["name"] = message["name"]
-        content = message.get("content", MISSING)
+        content = message.get("content")
         if isinstance(content, str):
             segment["content"] = content
         elif isinstance(content, list):
+            if placed is None:
+                assert callable(origins)
+                placed = origins()
+                _check_one_origin_each(placed, messages)
+            origin = placed[index]
             processed: list[dict[str, Any]] = []
             for seg_index, raw_segment in enumerate(content):
-                value_at = origin.value_path(seg_index)
                 if isinstance(raw_segment, str):
                     if raw_segment:
                         processed.append({"type": "text", "value": raw_segment})
                     continue
-                if not is_object(raw_segment):
+                if not isinstance(raw_segment, dict):
                     continue
                 kind = raw_segment.get("type")
                 if kind in ("file", "image"):
                     value = as_string(raw_segment.get("value"))
                     if not value:
                         continue
+                    value_at = origin.value_path(seg_index)
                     made = (
                         _file_segment(ctx, value, "output", value_at, keep=None)
                         if kind == "file"
@@ -1393,7 +1446,7 @@ def process_expected_messages(
                     continue
                 processed.append(raw_segment)
             segment["content"] = processed
-        elif is_object(content):
+        elif isinstance(content, dict):
             segment["content"] = content
         tool_calls = message.get("tool_calls")
         if isinstance(tool_calls, list):
@@ -1407,13 +1460,13 @@ def reference_answer(output: Sequence[dict[str, Any]]) -> str:
     if not output:
         return ""
     last = output[-1]
-    content = last.get("content", MISSING)
+    content = last.get("content")
     if isinstance(content, str):
         return content
-    if not nullish(content):
+    if content is not None:
         return js_json_stringify(content, 2)
-    tool_calls = last.get("tool_calls", MISSING)
-    if not nullish(tool_calls):
+    tool_calls = last.get("tool_calls")
+    if tool_calls is not None:
         return js_json_stringify(tool_calls, 2)
     return ""
 
@@ -1422,7 +1475,7 @@ def collect_file_paths(messages: Sequence[dict[str, Any]]) -> list[str]:
     paths: list[str] = []
     for message in messages:
         content = message.get("content")
-        if not isinstance(content, list):
+        if not isinstance(content, list):  # most messages are text
             continue
         for segment in content:
             if isinstance(segment, dict) and segment.get("type") == "file":

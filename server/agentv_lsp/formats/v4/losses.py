@@ -31,6 +31,8 @@ RENDERED_SEGMENTS = ("text", "file", "image")
 INPUT_MESSAGE_KEYS = frozenset({"role", "content", "tool_calls"})
 EXPECTED_MESSAGE_KEYS = frozenset({"role", "content", "tool_calls", "name"})
 TEST_LIST_KEYS = ("tests", "eval_cases", "evalcases")
+# a test with none of these (nor `execution.evaluators`) has no assertion list of its own
+_ASSERTION_LIST_KEYS = frozenset({"assertions", "assert", "evaluators"})
 # the fields `vars` are substituted in (`interpolateRawEvalCase`)
 VARS_FIELDS = ("criteria", "expected_outcome", "input", "input_files", "expected_output")
 _ENV_REF = re.compile(r"\$\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
@@ -83,6 +85,9 @@ class _Finder:
         self.found: list[Diagnostic] = []
         self.seen: set[tuple[str, YamlPath]] = set()
         self.suite_started: dict[int, bool] = {}
+        # the previous test's suite and its `suite_input` answer (a file's tests share one suite)
+        self.last_suite: Mapping[str, Any] | None = None
+        self.last_started = False
         self.defaults: dict[int, list[Any]] = {}
 
     def add(
@@ -113,15 +118,24 @@ class _Finder:
         )
 
     # -- a test ------------------------------------------------------------------------------
+    # Runs for every test: each check returns early in the usual case (no assertions of its
+    # own, string content) and builds paths only for a finding.
     def test(self, test: dict[str, Any], where: YamlPath, suite: Mapping[str, Any] | None) -> None:
         suite = suite or {}
         execution = test.get("execution")
         skip_defaults = isinstance(execution, dict) and execution.get("skip_defaults") is True
-        self.assertion_lists(test, where, suite, skip_defaults)
-        self.defaults_skipped(test, where, suite, skip_defaults)
-        self.input_files_override(test, where, suite, skip_defaults)
+        if not _ASSERTION_LIST_KEYS.isdisjoint(test) or (
+            isinstance(execution, dict) and "evaluators" in execution
+        ):
+            self.assertion_lists(test, where, suite, skip_defaults)
+        if skip_defaults:
+            self.defaults_skipped(test, where, suite, skip_defaults)
+        if "input_files" in test:
+            self.input_files_override(test, where, suite, skip_defaults)
         self.input(test, where, suite, skip_defaults)
-        self.expected(test.get("expected_output"), (*where, "expected_output"))
+        expected = test.get("expected_output")
+        if isinstance(expected, (dict, list)):  # `expected` has nothing to say about other values
+            self.expected(expected, (*where, "expected_output"))
         if isinstance(test.get("vars"), dict):
             self.variables(test, where)
 
@@ -141,7 +155,10 @@ class _Finder:
                 ]
             )
         else:
-            used = None if test.get("assertions") is None else ((*where, "assertions"), test["assertions"])
+            own_list = test.get("assertions")
+            if own_list is None:
+                return  # nothing of its own to compare with the suite's defaults
+            used = ((*where, "assertions"), own_list)
         if skip_defaults:
             defaults: list[Any] = []
         else:
@@ -243,23 +260,57 @@ class _Finder:
     def input(
         self, test: dict[str, Any], where: YamlPath, suite: Mapping[str, Any], skip_defaults: bool
     ) -> None:
-        started = False if skip_defaults else self.suite_input(suite)
-        if _given(test, "input_files") or (not skip_defaults and _given(suite, "input_files")):
+        if skip_defaults:
+            started = False
+        elif suite is self.last_suite:  # as for the previous test (a file's tests share a suite)
+            started = self.last_started
+        else:
+            started = self.last_started = self.suite_input(suite)
+            self.last_suite = suite
+        # `_given`, inline: this runs for every test
+        if test.get("input_files") is not None:
             return  # a string input becomes one user message of file and text blocks
+        if not skip_defaults and suite.get("input_files") is not None:
+            return  # (with the suite's files, likewise)
         value = test.get("input")
-        if not isinstance(value, (list, dict)):
-            return  # a string: one user message, nothing to lose
-        self.messages(_messages(value, (*where, "input")), started)
+        if isinstance(value, list):
+            self.input_list(value, (*where, "input"), started)
+        elif isinstance(value, dict):
+            self.messages(_messages(value, (*where, "input")), started)
+        # else a string: one user message, nothing to lose
+
+    def input_list(self, value: list[Any], base: YamlPath, started: bool) -> None:
+        """`messages(_messages(value, base), started)` for a written list of messages, with
+        the usual message (only a role and string content) passed over without a call."""
+        for index, message in enumerate(value):
+            if not isinstance(message, dict):
+                continue
+            role = message.get("role")
+            if role not in ROLES:  # `_is_message`'s first test (an unhashable role raises there too)
+                continue
+            content = message.get("content")
+            if isinstance(content, str) and len(message) == 2:  # a role and text, nothing else
+                if role != "system":
+                    started = True
+                elif started:
+                    self.input_message(message, (*base, index), started)
+                continue
+            if not _is_message(message):
+                continue
+            self.input_message(message, (*base, index), started)
+            if role != "system" and isinstance(content, (str, list, dict)):
+                started = True
 
     def suite_input(self, suite: Mapping[str, Any]) -> bool:
         """Report the suite's input messages (once) and say whether they start the conversation."""
         key = id(suite)
-        if key not in self.suite_started:
+        started = self.suite_started.get(key)
+        if started is None:
             written = _messages(suite.get("input"), ("input",)) if _given(suite, "input") else []
             if not self.report_suite:
                 written = [(None, m) for _p, m in written]
-            self.suite_started[key] = self.messages(written, False)
-        return self.suite_started[key]
+            started = self.suite_started[key] = self.messages(written, False)
+        return started
 
     def messages(self, written: list[tuple[YamlPath | None, dict[str, Any]]], started: bool) -> bool:
         """Each message in order; True once a non-system message has been seen."""
@@ -271,9 +322,10 @@ class _Finder:
         return started
 
     def input_message(self, message: dict[str, Any], place: YamlPath, conversation_started: bool) -> None:
-        for key in message:
-            if key not in INPUT_MESSAGE_KEYS:
-                self.unknown_message_key(key, place, "sent to the target (only `role` and `content` are)")
+        if not INPUT_MESSAGE_KEYS.issuperset(message):
+            for key in message:
+                if key not in INPUT_MESSAGE_KEYS:
+                    self.unknown_message_key(key, place, "sent to the target (only `role` and `content` are)")
         if _given(message, "tool_calls"):
             has_content = isinstance(message.get("content"), (str, list, dict))
             self.add(
@@ -302,7 +354,7 @@ class _Finder:
         if isinstance(content, list):
             for index, segment in enumerate(content):
                 if isinstance(segment, dict):
-                    self.input_segment(segment, (*place, "content", index))
+                    self.input_segment(segment, place, index)
 
     def unknown_message_key(self, key: str, place: YamlPath, what: str) -> None:
         hint = difflib.get_close_matches(key, ["content", "role", "tool_calls", "name"], n=1)
@@ -317,12 +369,13 @@ class _Finder:
             data={"key": key},
         )
 
-    def input_segment(self, segment: dict[str, Any], place: YamlPath) -> None:
+    def input_segment(self, segment: dict[str, Any], message: YamlPath, index: int) -> None:
+        """Segment `index` of the content of the input message at `message`."""
         kind = segment.get("type")
-        if not isinstance(kind, str):
-            return  # `agentv validate` reports a segment without a type
-        if kind == "file":
-            return  # `agentv validate` reports a file segment without `value`
+        if kind == "text" or kind == "file" or not isinstance(kind, str):
+            # a file segment without `value`, a segment without a type: `agentv validate` reports them
+            return
+        place: YamlPath = (*message, "content", index)
         if kind == "image":
             self.segment_value(segment, place)
             if _nonempty(segment.get("value")):
@@ -370,9 +423,10 @@ class _Finder:
         else:
             return  # a string, or structured content: the reference answer as written / as JSON
         for where, message in messages:
-            for key in message:
-                if key not in EXPECTED_MESSAGE_KEYS:
-                    self.unknown_message_key(key, where, "given to graders")
+            if not EXPECTED_MESSAGE_KEYS.issuperset(message):
+                for key in message:
+                    if key not in EXPECTED_MESSAGE_KEYS:
+                        self.unknown_message_key(key, where, "given to graders")
             content = message.get("content")
             if isinstance(content, list):
                 for index, segment in enumerate(content):
@@ -471,6 +525,12 @@ class _Finder:
                 )
 
 
+def _may_have_env_refs(text: str) -> bool:
+    """`"${{" in text`, with a search for one character first: on non-ASCII text that is
+    several times faster than one for three."""
+    return "$" in text and "${{" in text
+
+
 def _same(a: Any, b: Any) -> bool:
     """Equal parsed values (False for self-containing ones, which cannot be compared)."""
     try:
@@ -554,13 +614,14 @@ def eval_file_losses(
             defaults, ("assertions" if _given(suite, "assertions") else "assert",), []
         )
     if isinstance(tests, list):
+        key = str(tests_key)
         for index, test in enumerate(tests):
             if isinstance(test, dict):
-                finder.test(test, (str(tests_key), index), suite)
-        _files_loaded_twice(finder, tests, str(tests_key), fs)
+                finder.test(test, (key, index), suite)
+        _files_loaded_twice(finder, tests, key, fs)
     elif isinstance(tests, str) and tests_key:
         _tests_folder_files(finder, node_resolve(os.path.dirname(path), tests), (tests_key,), fs)
-    if text is None or "${{" in text:
+    if text is None or _may_have_env_refs(text):
         finder.environment(suite, ())
     return finder.found
 
@@ -577,7 +638,7 @@ def cases_file_losses(
     the suite that loads it (`suite`: the eval file's parsed value, None when unknown)."""
     finder = _Finder(path, span_of, os.environ if env is None else env, report_suite=False)
     context = suite if isinstance(suite, dict) else None
-    placeholders = text is None or "${{" in text  # once, not once per test
+    placeholders = text is None or _may_have_env_refs(text)  # once, not once per test
     for where, test in tests:
         if isinstance(test, dict):
             finder.test(test, where, context)

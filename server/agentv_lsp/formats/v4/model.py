@@ -35,16 +35,6 @@ class RuntimeMessage:
     data: dict[str, Any] = field(default_factory=dict, compare=False)
 
 
-@dataclass(frozen=True, slots=True)
-class RawTestEntry:
-    """A `tests` entry before loading, with where it was written."""
-
-    value: Any
-    source_file: str  # the eval file, an external cases YAML/JSONL or a directory's case.yaml
-    yaml_path: YamlPath  # inside source_file; JSONL: (line index,) counted from 0
-    line: int | None = None  # JSONL: 1-based line number
-
-
 @dataclass(slots=True)
 class V4Test:
     """A test as `loadTests` returns it (the fields the preview and checks use)."""

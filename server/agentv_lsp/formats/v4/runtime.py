@@ -192,15 +192,17 @@ def may_reference_env(text: str) -> bool:
     return _has_dollar_escape(text)
 
 
-# Past this many backslashes the pattern's own scan beats stepping from one to the next.
-_BACKSLASH_STEPS = 64
+# Stepping from one backslash to the next costs about half what the pattern's scan of a
+# kilobyte does: step over up to one backslash per kilobyte (at least 64), then let the
+# pattern scan the rest. A text with few backslashes is never scanned by the pattern.
+_MIN_BACKSLASH_STEPS = 64
 
 
 def _has_dollar_escape(text: str) -> bool:
     """`_DOLLAR_ESCAPE.search(text)`, found by stepping over the (usually few) backslashes:
     several times faster on a file of megabytes (the loader and validate both ask)."""
     at = text.find("\\")
-    for _ in range(_BACKSLASH_STEPS):
+    for _ in range(max(_MIN_BACKSLASH_STEPS, len(text) >> 10)):
         if at == -1:
             return False
         if text.startswith(("x24", "u0024", "U00000024"), at + 1):

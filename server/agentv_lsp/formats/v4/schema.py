@@ -102,7 +102,7 @@ def validate_v4(value: Any, kind: FileKind = "eval", *, shared: bool = True) -> 
             *_deprecations(value, (), test=True),
         ]
         return _one_per_place(found, value)
-    found = [*_issues(_validator("suite"), value, ()), *_deprecations(value, (), test=False)]
+    found = [*_suite_issues(value, shared=shared), *_deprecations(value, (), test=False)]
     tests = value.get("tests") if isinstance(value, dict) else None
     if isinstance(tests, list):
         for index, item in enumerate(tests):
@@ -181,29 +181,60 @@ def _item_issues(part: Part, item: Any, base: JsonPath, *, shared: bool = True) 
     shape = (part, _shape(item, _text_keys(), False))
     failures = _SHARED.get(shape)
     if failures is None:
-        failures = schemas._failures(_validator(part), item)
-        if len(_SHARED) >= _SHARED_LIMIT:
-            del _SHARED[next(iter(_SHARED))]
-        _SHARED[shape] = failures
+        failures = _remember(shape, schemas._failures(_validator(part), item))
     return _graded(failures, item, base)
+
+
+def _suite_issues(suite: Any, *, shared: bool = True) -> Iterator[SchemaIssue]:
+    """The suite's own issues (its `tests` items are validated one by one). Suites of the same
+    shape share their validation, as tests do: a folder of eval files repeats a few layouts.
+    The suite schema only checks that a `tests` list is a list, so its items are left out of
+    the shape."""
+    if not shared or type(suite) is not dict:
+        return _issues(_validator("suite"), suite, ())
+    tests = suite.get("tests")
+    outline = {**suite, "tests": []} if type(tests) is list else suite
+    shape = ("suite", _shape(outline, _text_keys(), False))
+    failures = _SHARED.get(shape)
+    if failures is None:
+        failures = _remember(shape, schemas._failures(_validator("suite"), outline))
+    return _graded(failures, suite, ())
+
+
+def _remember(shape: Any, failures: list[Any]) -> list[Any]:
+    if len(_SHARED) >= _SHARED_LIMIT:
+        del _SHARED[next(iter(_SHARED))]
+    _SHARED[shape] = failures
+    return failures
 
 
 def _shape(value: Any, text_keys: frozenset[str], reads_text: bool) -> Any:
     """A hashable stand-in for a value that this schema cannot tell apart from it: keys, list
     lengths and non-string values as they are; a string's text where its key's schema reads
     it (`_text_keys`), elsewhere only whether it is empty, blank or not (all that `type`,
-    `minLength: 1` and `pattern: \\S` can see)."""
+    `minLength: 1` and `pattern: \\S` can see). Strings, most of a test's leaves, are
+    handled inline (this runs for every test)."""
     kind = type(value)
     if kind is str:
-        if reads_text:
-            return value
-        # blank: what `strip()` would leave empty, without copying a long text to find out
-        return 0 if not value else (1 if value.isspace() else 2)
+        return value if reads_text else _blankness(value)
     if kind is dict:
-        return (dict, *[(k, _shape(v, text_keys, k in text_keys)) for k, v in value.items()])
+        items: list[Any] = [dict]
+        for k, v in value.items():
+            if type(v) is str:
+                items.append((k, v if k in text_keys else 0 if not v else 1 if v.isspace() else 2))
+            else:
+                items.append((k, _shape(v, text_keys, k in text_keys)))
+        return tuple(items)
     if kind is list:
-        return (list, *[_shape(v, text_keys, reads_text) for v in value])
+        if reads_text:
+            return (list, *[v if type(v) is str else _shape(v, text_keys, True) for v in value])
+        return (list, *[_shape(v, text_keys, False) for v in value])
     return (kind, value)
+
+
+def _blankness(text: str) -> int:
+    """Empty, blank or not: what `strip()` would tell, without copying a long text."""
+    return 0 if not text else (1 if text.isspace() else 2)
 
 
 _BLIND_KEYWORDS = frozenset(("type", "description", "markdownDescription", "title", "examples", "format"))
@@ -313,11 +344,12 @@ def _deprecations(value: Any, base: JsonPath, *, test: bool) -> Iterator[SchemaI
     validate` warns about them."""
     if not isinstance(value, dict):
         return
-    schema = load_v4_schema()
-    properties: Mapping[str, Any] = (schema["$defs"]["testFields"] if test else schema)["properties"]
+    properties = _deprecated_properties(test)
+    if properties.keys().isdisjoint(value):
+        return
     for key in value:
         declared = properties.get(key)
-        if not isinstance(declared, dict) or not isinstance(declared.get("deprecationMessage"), str):
+        if declared is None:
             continue
         rename = declared.get("x-rename")
         data: dict[str, Any] = {"key": key}
@@ -340,6 +372,18 @@ def _one_per_place(issues: list[SchemaIssue], root: Any) -> list[SchemaIssue]:
         if kept is None or _RANK[issue.severity] < _RANK[kept.severity]:
             best[place] = issue
     return schemas._finish(list(best.values()), root)
+
+
+@functools.cache
+def _deprecated_properties(test: bool) -> dict[str, Mapping[str, Any]]:
+    """The deprecated keys of a test (`test`) or a suite, with their schemas."""
+    schema = load_v4_schema()
+    properties: Mapping[str, Any] = (schema["$defs"]["testFields"] if test else schema)["properties"]
+    return {
+        key: declared
+        for key, declared in properties.items()
+        if isinstance(declared, dict) and isinstance(declared.get("deprecationMessage"), str)
+    }
 
 
 # ---------------------------------------------------------------------------- custom assertion types

@@ -33,7 +33,6 @@ from typing import Any
 
 from yaml.nodes import SequenceNode
 
-from agentv_lsp.checks.document import CheckOptions, DocumentReport
 from agentv_lsp.checks.layout import (
     COLUMN_ZERO,
     CONTENT,
@@ -44,6 +43,7 @@ from agentv_lsp.checks.layout import (
     item_start,
 )
 from agentv_lsp.checks.model import Diagnostic, Related
+from agentv_lsp.checks.options import CheckOptions, DocumentReport
 from agentv_lsp.checks.parallel import ParallelMap
 
 # Below this size one process is faster than forking and checking the head in every part.

@@ -26,7 +26,7 @@ from agentv_lsp.engine.files import (
     find_git_root,
     resolve_reference,
 )
-from agentv_lsp.engine.jsrt import is_blank, js_trim, node_normalize, node_resolve
+from agentv_lsp.engine.jsrt import JS_WHITESPACE, is_blank, js_trim, node_normalize, node_resolve
 from agentv_lsp.formats.v4.grader_parser import GRADER_KINDS  # the types the runtime knows: one list
 from agentv_lsp.formats.v4.jsonparse import JsonParseError, parse_json
 from agentv_lsp.formats.v4.model import YamlPath
@@ -109,6 +109,10 @@ KNOWN_TEST_FIELDS = frozenset(
     }
 )
 DEPRECATED_TEST_FIELDS = {"evaluator": "assertions", "assert": "assertions", "expected_outcome": "criteria"}
+# a test without any of these has no conversation-mode issue
+_CONVERSATION_FIELDS = frozenset({"mode", "turns", "aggregation", "on_turn_failure", "window_size"})
+# known test fields that need no check beyond the id, criteria, input and expected_output ones
+_PLAIN_TEST_FIELDS = KNOWN_TEST_FIELDS - _CONVERSATION_FIELDS - {"assertions", "workspace"}
 
 ASSERTION_TYPES_WITH_STRING_VALUE = frozenset(
     {"contains", "icontains", "starts-with", "ends-with", "equals", "regex"}
@@ -714,19 +718,83 @@ class _EvalValidator:
             )
 
     # one test ---------------------------------------------------------------------------
+    # Runs for every test: the checks most tests need come first, paths are built for issues.
     def test(self, test: Any, i: int) -> None:
-        base: YamlPath = ("tests", i)
         if isinstance(test, str):
             if test.startswith("file://"):
-                self.extension(test, node=base)
+                self.extension(test, node=("tests", i))
             else:
                 self.add(
-                    "error", base, "Test case string must be a file reference (file://...)", "v4-test-string"
+                    "error",
+                    ("tests", i),
+                    "Test case string must be a file reference (file://...)",
+                    "v4-test-string",
                 )
             return
         if not isinstance(test, dict):
-            self.add("error", base, "Eval case must be an object", "v4-test-not-object")
+            self.add("error", ("tests", i), "Eval case must be an object", "v4-test-not-object")
             return
+        # Most tests hold only fields that the checks below cover: one set test then stands
+        # for the unknown-field, assertion, conversation and workspace checks.
+        plain = _PLAIN_TEST_FIELDS.issuperset(test)
+        if not plain:
+            self.test_fields(test, ("tests", i))
+        test_id = test.get("id")
+        if not (isinstance(test_id, str) and test_id.strip(JS_WHITESPACE)):  # `_non_empty_string`, inline
+            self.add(
+                "error",
+                ("tests", i, "id"),
+                "Missing or invalid 'id' field (must be a non-empty string)",
+                "v4-invalid-id",
+            )
+        criteria = test.get("criteria", _MISSING)
+        if criteria is not _MISSING and not (isinstance(criteria, str) and criteria.strip(JS_WHITESPACE)):
+            self.add(
+                "error",
+                ("tests", i, "criteria"),
+                "Invalid 'criteria' field (must be a non-empty string if provided)",
+                "v4-invalid-criteria",
+            )
+        test_input = test.get("input", _MISSING)
+        if isinstance(test_input, list):
+            self.messages(test_input, ("tests", i, "input"))
+        elif test_input is _MISSING:
+            self.add(
+                "error",
+                ("tests", i, "input"),
+                "Missing 'input' field (must be a string or array of messages)",
+                "v4-input-missing",
+            )
+        elif not isinstance(test_input, str):
+            self.add(
+                "error",
+                ("tests", i, "input"),
+                "Invalid 'input' field (must be a string or array of messages)",
+                "v4-input-invalid",
+            )
+        expected = test.get("expected_output", _MISSING)
+        if isinstance(expected, list):
+            if expected and isinstance(expected[0], dict) and "role" in expected[0]:
+                self.messages(expected, ("tests", i, "expected_output"))
+        elif expected is not _MISSING and not isinstance(expected, (str, dict)):
+            self.add(
+                "error",
+                ("tests", i, "expected_output"),
+                "Invalid 'expected_output' field (must be a string, object, or array)",
+                "v4-expected-output-invalid",
+            )
+        if plain:
+            return
+        base: YamlPath = ("tests", i)
+        if "assertions" in test:
+            self.assertions(test["assertions"], base)
+        if not _CONVERSATION_FIELDS.isdisjoint(test):  # without them there is nothing to check
+            self.conversation(test, base)
+        if "workspace" in test:
+            self.workspace_config(test, (*base, "workspace"), (*base, "workspace"), True)
+
+    def test_fields(self, test: dict[str, Any], base: YamlPath) -> None:
+        """Deprecated and unknown test fields, in the test's order."""
         for key in test:
             replacement = DEPRECATED_TEST_FIELDS.get(key)
             if replacement is not None:
@@ -746,113 +814,74 @@ class _EvalValidator:
                     "v4-unknown-field",
                     field=key,
                 )
-        if not _non_empty_string(test.get("id")):
-            self.add(
-                "error",
-                (*base, "id"),
-                "Missing or invalid 'id' field (must be a non-empty string)",
-                "v4-invalid-id",
-            )
-        if "criteria" in test and not _non_empty_string(test["criteria"]):
-            self.add(
-                "error",
-                (*base, "criteria"),
-                "Invalid 'criteria' field (must be a non-empty string if provided)",
-                "v4-invalid-criteria",
-            )
-        if "input" in test:
-            test_input = test["input"]
-            if isinstance(test_input, list):
-                self.messages(test_input, (*base, "input"))
-            elif not isinstance(test_input, str):
-                self.add(
-                    "error",
-                    (*base, "input"),
-                    "Invalid 'input' field (must be a string or array of messages)",
-                    "v4-input-invalid",
-                )
-        else:
-            self.add(
-                "error",
-                (*base, "input"),
-                "Missing 'input' field (must be a string or array of messages)",
-                "v4-input-missing",
-            )
-        if "expected_output" in test:
-            expected = test["expected_output"]
-            if isinstance(expected, list):
-                if expected and isinstance(expected[0], dict) and "role" in expected[0]:
-                    self.messages(expected, (*base, "expected_output"))
-            elif not isinstance(expected, (str, dict)):
-                self.add(
-                    "error",
-                    (*base, "expected_output"),
-                    "Invalid 'expected_output' field (must be a string, object, or array)",
-                    "v4-expected-output-invalid",
-                )
-        if "assertions" in test:
-            self.assertions(test["assertions"], base)
-        self.conversation(test, base)
-        self.workspace_config(test, (*base, "workspace"), (*base, "workspace"), True)
 
     # messages ---------------------------------------------------------------------------
+    # These run for every message of every test: paths are built only for an issue.
     def messages(self, messages: list[Any], base: YamlPath) -> None:
         for i, message in enumerate(messages):
-            path = (*base, i)
             if not isinstance(message, dict):
-                self.add("error", path, "Message must be an object", "v4-message-not-object")
+                self.add("error", (*base, i), "Message must be an object", "v4-message-not-object")
                 continue
             role = message.get("role")
-            if not (isinstance(role, str) and role in VALIDATOR_ROLES):
+            if role not in VALIDATOR_ROLES:  # a parsed value equals one of them only if it is that string
                 shown = js_string(role, missing="role" not in message)
                 self.add(
                     "error",
-                    (*path, "role"),
+                    (*base, i, "role"),
                     f"Invalid role '{shown}'. Must be one of: {', '.join(VALIDATOR_ROLES)}",
                     "v4-role-tool" if role == "tool" else "v4-invalid-role",
                     role=role,
                 )
-            if "content" not in message and "tool_calls" in message:
-                continue
             content = message.get("content")
-            if isinstance(content, str):
-                self.role_markers(content, (*path, "content"))
-            elif isinstance(content, list):
-                for j, item in enumerate(content):
-                    self.content_item(item, (*path, "content", j))
+            if isinstance(content, str):  # the usual message
+                if "@[" in content:
+                    self.role_markers(content, (*base, i, "content"))
+                continue
+            if content is None and "content" not in message and "tool_calls" in message:
+                continue
+            if isinstance(content, list):
+                self.content_items(content, base, i)
             elif not isinstance(content, dict):
                 self.add(
                     "error",
-                    (*path, "content"),
+                    (*base, i, "content"),
                     "Missing or invalid 'content' field (must be a string, array, or object)",
                     "v4-content-invalid",
                 )
 
-    def content_item(self, item: Any, path: YamlPath) -> None:
-        if isinstance(item, str):
-            self.role_markers(item, path)
-            return
-        if not isinstance(item, dict):
-            self.add(
-                "error", path, "Content array items must be strings or objects", "v4-content-item-invalid"
-            )
-            return
-        kind = item.get("type")
-        if not isinstance(kind, str):
-            self.add(
-                "error", (*path, "type"), "Content object must have a 'type' field", "v4-content-type-missing"
-            )
-        if kind == "text":
-            text = item.get("value")
-            if not isinstance(text, str):
+    def content_items(self, content: list[Any], base: YamlPath, message: int) -> None:
+        """The content list of message `message` of the list at `base`."""
+        for index, item in enumerate(content):
+            if isinstance(item, dict):
+                kind = item.get("type")
+                if kind == "text":
+                    text = item.get("value")
+                    if not isinstance(text, str):
+                        self.add(
+                            "error",
+                            (*base, message, "content", index, "value"),
+                            "Content with type 'text' must have a 'value' field",
+                            "v4-text-value-missing",
+                        )
+                    elif "@[" in text:
+                        self.role_markers(text, (*base, message, "content", index, "value"))
+                elif not isinstance(kind, str):
+                    self.add(
+                        "error",
+                        (*base, message, "content", index, "type"),
+                        "Content object must have a 'type' field",
+                        "v4-content-type-missing",
+                    )
+            elif isinstance(item, str):
+                if "@[" in item:
+                    self.role_markers(item, (*base, message, "content", index))
+            else:
                 self.add(
                     "error",
-                    (*path, "value"),
-                    "Content with type 'text' must have a 'value' field",
-                    "v4-text-value-missing",
+                    (*base, message, "content", index),
+                    "Content array items must be strings or objects",
+                    "v4-content-item-invalid",
                 )
-            else:
-                self.role_markers(text, (*path, "value"))
 
     def role_markers(self, text: str, path: YamlPath) -> None:
         if "@[" not in text:
@@ -1203,7 +1232,8 @@ def _interpolated(value: Any, text: str | None, env: Mapping[str, str]) -> Any:
 
 def merged_value(doc: YamlDocument, path: str) -> Any:
     """The value AgentV's `parseYamlValue` gives (`<<` merge keys applied)."""
-    if "<<" not in doc.text:
+    # "<" first: on non-ASCII text a one-character search is much faster than a two-character one
+    if "<" not in doc.text or "<<" not in doc.text:
         return doc.value
     try:
         from agentv_lsp.formats.v4.yamlmerge import apply_merge_keys

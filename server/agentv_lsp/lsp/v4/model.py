@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from yaml.nodes import Node
 
-from agentv_lsp.checks.document import CheckOptions, DocumentReport
+from agentv_lsp.checks.options import CheckOptions, DocumentReport
 from agentv_lsp.formats.runtime import RuntimeChoice
 from agentv_lsp.formats.v4.model import SkippedTest, SuiteLoad, V4Test, YamlPath
 from agentv_lsp.yamlpos import Span, YamlDocument, parse_yaml

@@ -14,7 +14,7 @@ import threading
 from collections import OrderedDict
 from typing import NamedTuple
 
-from agentv_lsp.checks.document import CheckOptions
+from agentv_lsp.checks.options import CheckOptions
 from agentv_lsp.formats.v4.model import YamlPath
 from agentv_lsp.lsp.v4.model import v4_kind_from_path
 from agentv_lsp.yamlpos import YamlDocument, parse_yaml
