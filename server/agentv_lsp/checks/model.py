@@ -7,7 +7,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
-from agentv_lsp.engine.model import YamlPath
+from agentv_lsp.yamlpos import Path as YamlPath
 from agentv_lsp.yamlpos import Span
 
 Severity = Literal["error", "warning", "information", "hint"]

@@ -14,9 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from agentv_lsp.engine.files import FileReadError, FileSystem, build_search_roots, resolve_reference
-from agentv_lsp.engine.jsrt import is_blank
+from agentv_lsp.engine.jsrt import is_blank, js_number, js_string
 from agentv_lsp.engine.model import YamlPath
-from agentv_lsp.yamlpos.scalars import js_json_stringify
 
 SCHEMA_EVAL = "agentv-eval-v2"
 SCHEMA_TARGETS = "agentv-targets-v2.2"
@@ -173,27 +172,6 @@ def detect_file_type(value: Any) -> Literal["eval", "targets", "config"] | None:
     if schema == SCHEMA_CONFIG:
         return "config"
     return None
-
-
-def js_string(value: Any, missing: bool = False) -> str:
-    """`${value}` in a JavaScript template string."""
-    if missing:
-        return "undefined"
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        if isinstance(value, float) and math.isnan(value):
-            return "NaN"
-        if isinstance(value, float) and math.isinf(value):
-            return "Infinity" if value > 0 else "-Infinity"
-        return js_json_stringify(value)
-    if isinstance(value, str):
-        return value
-    if isinstance(value, list):
-        return ",".join("" if v is None else js_string(v) for v in value)
-    return "[object Object]"
 
 
 # -- eval files ----------------------------------------------------------------------------
@@ -512,39 +490,6 @@ def validate_config(value: Any) -> list[ValidatorFinding]:
 
 
 # -- .agentv/targets.yaml ------------------------------------------------------------------
-
-
-def js_number(value: Any) -> float:
-    """`Number(value)` for JSON-like values."""
-    if value is None:
-        return 0.0
-    if isinstance(value, bool):
-        return 1.0 if value else 0.0
-    if isinstance(value, (int, float)):
-        return float(value)
-    if isinstance(value, str):
-        text = value.strip()
-        if not text:
-            return 0.0
-        try:
-            if text.lower().startswith(("0x", "0o", "0b")):
-                return float(int(text, 0))
-            if text in ("Infinity", "+Infinity", "-Infinity"):
-                return float(text.replace("Infinity", "inf"))
-            if "inf" in text.lower() or "nan" in text.lower() or "_" in text:
-                return math.nan
-            return float(text)
-        except ValueError:
-            return math.nan
-    if isinstance(value, list):
-        return (
-            0.0
-            if not value
-            else js_number(value[0])
-            if len(value) == 1 and not isinstance(value[0], list)
-            else math.nan
-        )
-    return math.nan
 
 
 def _coalesce(obj: dict[str, Any], *keys: str) -> tuple[bool, Any]:

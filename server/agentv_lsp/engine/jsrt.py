@@ -7,8 +7,12 @@ U+FEFF and Unicode spaces; Python also strips U+001C-U+001F and U+0085), and Nod
 
 from __future__ import annotations
 
+import math
 import os
 import posixpath
+from typing import Any
+
+from agentv_lsp.yamlpos.scalars import js_json_stringify
 
 # ECMAScript WhiteSpace + LineTerminator code points, the set String.prototype.trim removes.
 JS_WHITESPACE = (
@@ -70,3 +74,57 @@ def relative_display(path: str, root: str) -> str:
     """A path relative to `root` with '/' separators ('../x' when outside)."""
     rel = node_relative(root, path)
     return rel.replace(os.sep, "/") if rel else "."
+
+
+def js_string(value: Any, missing: bool = False) -> str:
+    """`${value}` in a JavaScript template string."""
+    if missing:
+        return "undefined"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        if isinstance(value, float) and math.isnan(value):
+            return "NaN"
+        if isinstance(value, float) and math.isinf(value):
+            return "Infinity" if value > 0 else "-Infinity"
+        return js_json_stringify(value)
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return ",".join("" if v is None else js_string(v) for v in value)
+    return "[object Object]"
+
+
+def js_number(value: Any) -> float:
+    """`Number(value)` for JSON-like values."""
+    if value is None:
+        return 0.0
+    if isinstance(value, bool):
+        return 1.0 if value else 0.0
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str):
+        text = value.strip()
+        if not text:
+            return 0.0
+        try:
+            if text.lower().startswith(("0x", "0o", "0b")):
+                return float(int(text, 0))
+            if text in ("Infinity", "+Infinity", "-Infinity"):
+                return float(text.replace("Infinity", "inf"))
+            if "inf" in text.lower() or "nan" in text.lower() or "_" in text:
+                return math.nan
+            return float(text)
+        except ValueError:
+            return math.nan
+    if isinstance(value, list):
+        return (
+            0.0
+            if not value
+            else js_number(value[0])
+            if len(value) == 1 and not isinstance(value[0], list)
+            else math.nan
+        )
+    return math.nan

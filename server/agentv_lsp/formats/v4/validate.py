@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from agentv_lsp.checks.model import format_location
-from agentv_lsp.checks.validate import js_number, js_string
 from agentv_lsp.engine.files import (
     FileReadError,
     FileSystem,
@@ -26,7 +25,15 @@ from agentv_lsp.engine.files import (
     find_git_root,
     resolve_reference,
 )
-from agentv_lsp.engine.jsrt import JS_WHITESPACE, is_blank, js_trim, node_normalize, node_resolve
+from agentv_lsp.engine.jsrt import (
+    JS_WHITESPACE,
+    is_blank,
+    js_number,
+    js_string,
+    js_trim,
+    node_normalize,
+    node_resolve,
+)
 from agentv_lsp.formats.v4.grader_parser import GRADER_KINDS  # the types the runtime knows: one list
 from agentv_lsp.formats.v4.jsonparse import JsonParseError, parse_json
 from agentv_lsp.formats.v4.model import YamlPath
