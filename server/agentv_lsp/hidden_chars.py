@@ -243,6 +243,11 @@ def _lines_holding(text: str, offsets: Iterable[int]) -> list[tuple[int, int]]:
     return sorted(found.items())
 
 
+# Past this length `may_hide` drops the ASCII bytes before searching.
+_LONG_TEXT = 16_384
+_ASCII_BYTES = bytes(range(0x80))
+
+
 def may_hide(text: str) -> bool:
     """False when `text` has no character `find_hidden_runs` could report (C-speed scans)."""
     if text.isascii():
@@ -258,10 +263,6 @@ def may_hide(text: str) -> bool:
             .decode("utf-8", "surrogatepass")
         )
     return _CANDIDATE.search(text) is not None
-
-
-_LONG_TEXT = 16_384
-_ASCII_BYTES = bytes(range(0x80))
 
 
 def _candidate_offsets(text: str) -> list[int]:

@@ -162,9 +162,12 @@ def test_env_precheck_past_its_steps() -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.sampled_from(["a", "é", "<", "<<", "< <", ":"]), max_size=30).map("".join))
-def test_merge_key_precheck_is_a_substring_test(text: str) -> None:
-    assert loader._may_have_merge_keys(text) == ("<<" in text)
+@given(
+    st.lists(st.sampled_from(["a", "é", "<", "<<", "< <", ":", "$", "${{", "${ {"]), max_size=30).map("".join),
+    st.sampled_from(["<<", "${{", "<", "é<"]),
+)
+def test_quick_contains_is_a_substring_test(text: str, needle: str) -> None:
+    assert runtime.quick_contains(text, needle) == (needle in text)
 
 
 # -- file segments ---------------------------------------------------------------------------------

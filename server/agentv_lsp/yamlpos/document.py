@@ -223,6 +223,15 @@ def _entry(node: MappingNode, key: str) -> tuple[Node, Node] | None:
 
 def _key_string(node: Node) -> str | None:
     if isinstance(node, ScalarNode):
+        text: str = node.value
+        tag = node.tag
+        # most keys are words: a quoted key, or a plain one no YAML 1.2 rule turns into
+        # anything but a string (the test `plain` in `_convert_without_aliases` makes), reads
+        # as its text
+        if tag == _STR or (
+            tag == _PLAIN and text and text[0] not in _NOT_PLAIN_STRING and text not in _KEYWORDS
+        ):
+            return text
         return _js_key(_scalar_value(node))
     return None
 

@@ -845,7 +845,7 @@ def check_v4_cases_file(
     tests = _cases_of(collector.doc, text, ext)
     suite = _suite_value(users[0], opts) if users else None
     _add_losses(collector, lambda: cases_file_losses(absolute, tests, _span_of(collector), suite, text=text))
-    _add_hidden_characters(collector, text, loaded, opts, _cases_of(collector.doc, text, ext))
+    _add_hidden_characters(collector, text, loaded, opts, tests)
     report = DocumentReport(absolute, "eval", collector.doc, _sorted(collector.out))
     return report
 

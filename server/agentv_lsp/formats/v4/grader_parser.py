@@ -191,23 +191,38 @@ def parse_graders(
     root_file: str | None = None,
 ) -> list[dict[str, Any]] | None:
     """`parseGraders`; raises TestRejected where the runtime throws."""
-    case_list = _case_list(case)
     root_value, root_path = _root_list(case, global_execution)
+    return _parse_graders(
+        ctx,
+        _case_list(case),
+        root_value,
+        (root_file or ctx.eval_path, root_path),
+        search_roots,
+        eval_id,
+        default_preprocessors,
+        file,
+        base,
+    )
+
+
+def _parse_graders(
+    ctx: LoadContext,
+    case_list: tuple[Any, YamlPath],
+    suite_value: Any,
+    suite_where: Where,
+    roots: Sequence[str],
+    eval_id: str,
+    default_preprocessors: list[dict[str, Any]] | None,
+    file: str,
+    base: YamlPath,
+) -> list[dict[str, Any]] | None:
+    """The test's graders, then the suite's (`suite_value`, written at `suite_where`)."""
     try:
-        parsed_case = _parse_case_list(
-            ctx, case_list, search_roots, eval_id, default_preprocessors, file, base
-        )
-        parsed_root = _parse_suite_list(
-            ctx,
-            root_value,
-            search_roots,
-            eval_id,
-            default_preprocessors,
-            (root_file or ctx.eval_path, root_path),
-        )
+        parsed_case = _parse_case_list(ctx, case_list, roots, eval_id, default_preprocessors, file, base)
+        parsed_suite = _parse_suite_list(ctx, suite_value, roots, eval_id, default_preprocessors, suite_where)
     except GraderError as exc:
         raise _rejected(exc) from exc
-    return _merged(parsed_case, parsed_root)
+    return _merged(parsed_case, parsed_suite)
 
 
 def _parse_case_list(
@@ -240,13 +255,10 @@ def _merged(
 
 
 class SuiteGraders:
-    """A YAML suite's part in each of its tests' graders, prepared once per suite: its grader
-    list (found once), which the runtime parses again for every test and whose template
-    references it collects again. The same list gives the same graders, so it is parsed once
-    (the graders are shared read-only by the tests), unless that printed something (the
-    messages name the test, so each test prints its own); a throw is never stored. Once its
-    references went through without a throw, they do again (the test's id only shows in the
-    messages of the throws)."""
+    """A YAML suite's part in each of its tests' graders: its grader list, found once, which
+    the runtime parses again for every test (`_parse_suite_list` does it once per load) and
+    whose template references it collects again: once they went through without a throw,
+    they do again (the test's id only shows in the messages of the throws)."""
 
     def __init__(
         self,
@@ -259,7 +271,6 @@ class SuiteGraders:
         self.where: Where = (eval_path, path)
         self.search_roots = search_roots
         self.default_preprocessors = default_preprocessors
-        self.parsed: Any = MISSING  # the list's graders, once a parse printed nothing
         self.references_checked = False
 
     def parse_test(
@@ -271,13 +282,9 @@ class SuiteGraders:
         case_list = _case_list(case)
         suite_value = MISSING if _skips_defaults(case) else self.value
         roots = self.search_roots
-        try:
-            parsed_case = _parse_case_list(
-                ctx, case_list, roots, eval_id, self.default_preprocessors, file, base
-            )
-            parsed_suite = None if suite_value is MISSING else self._parse_suite_list(ctx, eval_id)
-        except GraderError as exc:
-            raise _rejected(exc) from exc
+        parsed = _parse_graders(
+            ctx, case_list, suite_value, self.where, roots, eval_id, self.default_preprocessors, file, base
+        )
         try:
             case_value = case_list[0]
             if isinstance(case_value, list | dict):  # only these can hold an `include`
@@ -289,18 +296,6 @@ class SuiteGraders:
             raise LoadFailure(exc.message, "v4-grader", file=ctx.eval_path) from exc
         except FileReadError as exc:
             raise LoadFailure(str(exc), "v4-grader", file=ctx.eval_path) from exc
-        return _merged(parsed_case, parsed_suite)
-
-    def _parse_suite_list(self, ctx: LoadContext, eval_id: str) -> list[dict[str, Any]] | None:
-        if self.parsed is not MISSING:
-            parsed: list[dict[str, Any]] | None = self.parsed
-            return parsed
-        printed = len(ctx.messages)
-        parsed = _parse_list(
-            ctx, self.value, self.search_roots, eval_id, self.default_preprocessors, self.where
-        )
-        if len(ctx.messages) == printed and isinstance(self.value, list):
-            self.parsed = parsed
         return parsed
 
 
@@ -312,8 +307,7 @@ def _parse_suite_list(
     default_preprocessors: list[dict[str, Any]] | None,
     where: Where,
 ) -> list[dict[str, Any]] | None:
-    """The suite's assertions for `parse_graders` (a JSONL suite's; a YAML suite keeps its own
-    in `SuiteGraders`), which the runtime parses again for every test: the same list
+    """The suite's assertions, which the runtime parses again for every test: the same list
     gives the same graders, so they are parsed once per load. Only a parse that printed
     nothing is reused (the runtime's messages name the test, so each test prints its own)
     and a throw is never stored; the graders are shared read-only by the tests."""

@@ -22,7 +22,7 @@ from collections import Counter
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from yaml.nodes import MappingNode, Node, ScalarNode
 
 from agentv_lsp.checks.model import Diagnostic, Severity
 from agentv_lsp.formats.v4.schema import file_kind
@@ -59,9 +59,6 @@ class _Linter:
         self.doc = doc
         self.suite: dict[str, Any] = doc.value
         self.found: list[Diagnostic] = []
-        tests_node = doc.node_at(("tests",))
-        # each test's node, by index (what `doc.node_at(("tests", i))` finds, without the walk)
-        self.test_nodes: list[Node] = tests_node.value if isinstance(tests_node, SequenceNode) else []
 
     def add(
         self,
@@ -235,23 +232,13 @@ class _Linter:
         return files
 
     def no_assertions(self, index: int, test: Mapping[str, Any]) -> None:
-        # The most frequent finding (thousands in a large suite): its key is found from the
-        # test's node, not from the root, and the diagnostic is made here (`add` without its
-        # keyword handling).
-        where: JsonPath = ("tests", index, "expected_output")
-        nodes = self.test_nodes
-        key_node = _key_node(nodes[index], "expected_output") if index < len(nodes) else None
-        self.found.append(
-            Diagnostic(
-                self.path,
-                self.doc.span_of(where, key=True) if key_node is None else Span.of(key_node),
-                "information",
-                "v4-lint-no-assertions",
-                f"{_label(index, test)} relies on 'expected_output' alone: add deterministic 'assertions' "
-                "(contains, regex, equals, is-json, ...) where the answer allows it.",
-                where,
-                {},
-            )
+        self.add(
+            "no-assertions",
+            "information",
+            f"{_label(index, test)} relies on 'expected_output' alone: add deterministic 'assertions' "
+            "(contains, regex, equals, is-json, ...) where the answer allows it.",
+            ("tests", index, "expected_output"),
+            key=True,
         )
 
     def expected_prose(self, index: int, test: Mapping[str, Any]) -> None:
@@ -354,19 +341,6 @@ class _Linter:
         plain = not node.style
         line, col = node.start_mark.line, node.start_mark.column + (0 if plain else 1)
         return {"kind": "replace", "span": [line, col, line, col + replace], "text": "/"}
-
-
-def _key_node(node: Node, name: str) -> Node | None:
-    """`YamlDocument.key_node_at` from `node`, for a key `name` made of lowercase letters and
-    '_': the last entry whose key reads as `name`. Such a text reads as itself under any tag
-    (it is no null, boolean or number), and no other scalar reads as it, so comparing the key
-    texts finds the same node, several times faster."""
-    if not isinstance(node, MappingNode):
-        return None
-    for key, _value in reversed(node.value):
-        if isinstance(key, ScalarNode) and key.value == name:
-            return key
-    return None
 
 
 def _label(index: int, test: Mapping[str, Any]) -> str:

@@ -22,6 +22,7 @@ from agentv_lsp.engine.files import FileSystem
 from agentv_lsp.engine.jsrt import node_resolve
 from agentv_lsp.formats.v4.fastglob import glob_files
 from agentv_lsp.formats.v4.model import YamlPath
+from agentv_lsp.formats.v4.runtime import quick_contains
 from agentv_lsp.yamlpos import Span
 
 SpanOf = Callable[[YamlPath, bool], Span]  # (path, key?) -> range
@@ -85,9 +86,6 @@ class _Finder:
         self.found: list[Diagnostic] = []
         self.seen: set[tuple[str, YamlPath]] = set()
         self.suite_started: dict[int, bool] = {}
-        # the previous test's suite and its `suite_input` answer (a file's tests share one suite)
-        self.last_suite: Mapping[str, Any] | None = None
-        self.last_started = False
         self.defaults: dict[int, list[Any]] = {}
 
     def add(
@@ -260,18 +258,9 @@ class _Finder:
     def input(
         self, test: dict[str, Any], where: YamlPath, suite: Mapping[str, Any], skip_defaults: bool
     ) -> None:
-        if skip_defaults:
-            started = False
-        elif suite is self.last_suite:  # as for the previous test (a file's tests share a suite)
-            started = self.last_started
-        else:
-            started = self.last_started = self.suite_input(suite)
-            self.last_suite = suite
-        # `_given`, inline: this runs for every test
-        if test.get("input_files") is not None:
+        started = False if skip_defaults else self.suite_input(suite)
+        if _given(test, "input_files") or (not skip_defaults and _given(suite, "input_files")):
             return  # a string input becomes one user message of file and text blocks
-        if not skip_defaults and suite.get("input_files") is not None:
-            return  # (with the suite's files, likewise)
         value = test.get("input")
         if isinstance(value, list):
             self.input_list(value, (*where, "input"), started)
@@ -525,12 +514,6 @@ class _Finder:
                 )
 
 
-def _may_have_env_refs(text: str) -> bool:
-    """`"${{" in text`, with a search for one character first: on non-ASCII text that is
-    several times faster than one for three."""
-    return "$" in text and "${{" in text
-
-
 def _same(a: Any, b: Any) -> bool:
     """Equal parsed values (False for self-containing ones, which cannot be compared)."""
     try:
@@ -621,7 +604,7 @@ def eval_file_losses(
         _files_loaded_twice(finder, tests, key, fs)
     elif isinstance(tests, str) and tests_key:
         _tests_folder_files(finder, node_resolve(os.path.dirname(path), tests), (tests_key,), fs)
-    if text is None or _may_have_env_refs(text):
+    if text is None or quick_contains(text, "${{"):
         finder.environment(suite, ())
     return finder.found
 
@@ -638,7 +621,7 @@ def cases_file_losses(
     the suite that loads it (`suite`: the eval file's parsed value, None when unknown)."""
     finder = _Finder(path, span_of, os.environ if env is None else env, report_suite=False)
     context = suite if isinstance(suite, dict) else None
-    placeholders = text is None or _may_have_env_refs(text)  # once, not once per test
+    placeholders = text is None or quick_contains(text, "${{")  # once, not once per test
     for where, test in tests:
         if isinstance(test, dict):
             finder.test(test, where, context)

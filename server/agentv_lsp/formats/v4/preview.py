@@ -12,13 +12,13 @@
 from __future__ import annotations
 
 import gc
-import importlib
 from decimal import Decimal
 from typing import Any
 
 from agentv_lsp.engine.files import FileSystem
 from agentv_lsp.engine.jsrt import relative_display
 from agentv_lsp.formats.v4 import RUNTIME_VERSION
+from agentv_lsp.formats.v4.judge import grader_prompt_for_test
 from agentv_lsp.formats.v4.loader import load_suite
 from agentv_lsp.formats.v4.model import PromptInputs, RuntimeMessage, SuiteLoad, V4Test
 from agentv_lsp.formats.v4.prompt import build_both_modes
@@ -101,17 +101,9 @@ def js_numbers(value: Any) -> Any:
 
 
 def _judge_prompt(test: V4Test, lm: PromptInputs, fs: FileSystem, messages: list[RuntimeMessage]) -> Any:
-    """The grader request from formats.v4.judge when that module is present (built by
-    another part of the project), else None."""
+    """The grader request (`formats.v4.judge`)."""
     try:
-        judge = importlib.import_module("agentv_lsp.formats.v4.judge")
-    except ImportError:
-        return None
-    build = getattr(judge, "grader_prompt_for_test", None)
-    if build is None:
-        return None
-    try:
-        return build(test, lm, fs, messages=messages)
+        return grader_prompt_for_test(test, lm, fs, messages=messages)
     except Exception as exc:  # the preview of the other parts stays useful
         messages.append(
             RuntimeMessage("error", f"agentv-lsp could not build the grader prompt: {exc}", "v4-internal")

@@ -178,11 +178,7 @@ def _item_issues(part: Part, item: Any, base: JsonPath, *, shared: bool = True) 
     same paths, so their validation is shared; messages are built from this test's values."""
     if not shared or type(item) is not dict:
         return _issues(_validator(part), item, base)
-    shape = (part, _shape(item, _text_keys(), False))
-    failures = _SHARED.get(shape)
-    if failures is None:
-        failures = _remember(shape, schemas._failures(_validator(part), item))
-    return _graded(failures, item, base)
+    return _graded(_shared_failures(part, item), item, base)
 
 
 def _suite_issues(suite: Any, *, shared: bool = True) -> Iterator[SchemaIssue]:
@@ -194,17 +190,18 @@ def _suite_issues(suite: Any, *, shared: bool = True) -> Iterator[SchemaIssue]:
         return _issues(_validator("suite"), suite, ())
     tests = suite.get("tests")
     outline = {**suite, "tests": []} if type(tests) is list else suite
-    shape = ("suite", _shape(outline, _text_keys(), False))
+    return _graded(_shared_failures("suite", outline), suite, ())
+
+
+def _shared_failures(part: Part, value: dict[str, Any]) -> list[Any]:
+    """The failing keywords of `value`, validated once per shape (`_shape`)."""
+    shape = (part, _shape(value, _text_keys(), False))
     failures = _SHARED.get(shape)
     if failures is None:
-        failures = _remember(shape, schemas._failures(_validator("suite"), outline))
-    return _graded(failures, suite, ())
-
-
-def _remember(shape: Any, failures: list[Any]) -> list[Any]:
-    if len(_SHARED) >= _SHARED_LIMIT:
-        del _SHARED[next(iter(_SHARED))]
-    _SHARED[shape] = failures
+        failures = schemas._failures(_validator(part), value)
+        if len(_SHARED) >= _SHARED_LIMIT:
+            del _SHARED[next(iter(_SHARED))]
+        _SHARED[shape] = failures
     return failures
 
 
@@ -213,7 +210,7 @@ def _shape(value: Any, text_keys: frozenset[str], reads_text: bool) -> Any:
     lengths and non-string values as they are; a string's text where its key's schema reads
     it (`_text_keys`), elsewhere only whether it is empty, blank or not (all that `type`,
     `minLength: 1` and `pattern: \\S` can see). Strings, most of a test's leaves, are
-    handled inline (this runs for every test)."""
+    shaped without a call of this function (it runs for every test)."""
     kind = type(value)
     if kind is str:
         return value if reads_text else _blankness(value)
@@ -221,7 +218,7 @@ def _shape(value: Any, text_keys: frozenset[str], reads_text: bool) -> Any:
         items: list[Any] = [dict]
         for k, v in value.items():
             if type(v) is str:
-                items.append((k, v if k in text_keys else 0 if not v else 1 if v.isspace() else 2))
+                items.append((k, v if k in text_keys else _blankness(v)))
             else:
                 items.append((k, _shape(v, text_keys, k in text_keys)))
         return tuple(items)

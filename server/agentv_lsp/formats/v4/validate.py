@@ -26,7 +26,6 @@ from agentv_lsp.engine.files import (
     resolve_reference,
 )
 from agentv_lsp.engine.jsrt import (
-    JS_WHITESPACE,
     is_blank,
     js_number,
     js_string,
@@ -43,9 +42,11 @@ from agentv_lsp.formats.v4.runtime import (
     js_typeof,
     may_reference_env,
     node_extname,
+    quick_contains,
     truthy,
 )
 from agentv_lsp.formats.v4.yamlbom import BOM, parse_yaml_v4
+from agentv_lsp.formats.v4.yamlmerge import apply_merge_keys
 from agentv_lsp.yamlpos import YamlDocument
 
 FileType = Literal["eval", "cases", "targets", "config", "unknown"]
@@ -747,7 +748,7 @@ class _EvalValidator:
         if not plain:
             self.test_fields(test, ("tests", i))
         test_id = test.get("id")
-        if not (isinstance(test_id, str) and test_id.strip(JS_WHITESPACE)):  # `_non_empty_string`, inline
+        if not _non_empty_string(test_id):
             self.add(
                 "error",
                 ("tests", i, "id"),
@@ -755,7 +756,7 @@ class _EvalValidator:
                 "v4-invalid-id",
             )
         criteria = test.get("criteria", _MISSING)
-        if criteria is not _MISSING and not (isinstance(criteria, str) and criteria.strip(JS_WHITESPACE)):
+        if criteria is not _MISSING and not _non_empty_string(criteria):
             self.add(
                 "error",
                 ("tests", i, "criteria"),
@@ -823,7 +824,7 @@ class _EvalValidator:
                 )
 
     # messages ---------------------------------------------------------------------------
-    # These run for every message of every test: paths are built only for an issue.
+    # These run for every message of every test: paths are built for issues and text content.
     def messages(self, messages: list[Any], base: YamlPath) -> None:
         for i, message in enumerate(messages):
             if not isinstance(message, dict):
@@ -841,8 +842,7 @@ class _EvalValidator:
                 )
             content = message.get("content")
             if isinstance(content, str):  # the usual message
-                if "@[" in content:
-                    self.role_markers(content, (*base, i, "content"))
+                self.role_markers(content, (*base, i, "content"))
                 continue
             if content is None and "content" not in message and "tool_calls" in message:
                 continue
@@ -870,7 +870,7 @@ class _EvalValidator:
                             "Content with type 'text' must have a 'value' field",
                             "v4-text-value-missing",
                         )
-                    elif "@[" in text:
+                    else:
                         self.role_markers(text, (*base, message, "content", index, "value"))
                 elif not isinstance(kind, str):
                     self.add(
@@ -880,8 +880,7 @@ class _EvalValidator:
                         "v4-content-type-missing",
                     )
             elif isinstance(item, str):
-                if "@[" in item:
-                    self.role_markers(item, (*base, message, "content", index))
+                self.role_markers(item, (*base, message, "content", index))
             else:
                 self.add(
                     "error",
@@ -1239,12 +1238,7 @@ def _interpolated(value: Any, text: str | None, env: Mapping[str, str]) -> Any:
 
 def merged_value(doc: YamlDocument, path: str) -> Any:
     """The value AgentV's `parseYamlValue` gives (`<<` merge keys applied)."""
-    # "<" first: on non-ASCII text a one-character search is much faster than a two-character one
-    if "<" not in doc.text or "<<" not in doc.text:
-        return doc.value
-    try:
-        from agentv_lsp.formats.v4.yamlmerge import apply_merge_keys
-    except ImportError:  # pragma: no cover - the loader's helper is not there
+    if not quick_contains(doc.text, "<<"):
         return doc.value
     try:
         return apply_merge_keys(doc, doc.value, path)
