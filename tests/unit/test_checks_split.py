@@ -279,6 +279,32 @@ def test_fork_map_runs_a_failed_childs_job_here() -> None:
     assert fork_map(fails_in_a_child, [1, 2, 3, 4], 2) == [2, 3, 4, 5]
 
 
+_PARENT = os.getpid()
+
+
+def _rebuilt_only_in_a_child() -> object:
+    if os.getpid() == _PARENT:
+        raise ValueError("cannot be read back here")
+    return object()
+
+
+class ReadBackFails:
+    """A result the parent cannot unpickle (as a corrupt or truncated payload would be)."""
+
+    def __reduce__(self) -> tuple[object, tuple[()]]:
+        return _rebuilt_only_in_a_child, ()
+
+
+def test_fork_map_runs_here_what_a_child_sent_back_unreadable() -> None:
+    def job(n: int) -> tuple[int, object]:
+        time.sleep(0.2)  # every process takes a job
+        return n, ReadBackFails()
+
+    results = fork_map(job, [1, 2, 3, 4], 2)
+    assert [n for n, _ in results] == [1, 2, 3, 4]
+    assert all(isinstance(r, ReadBackFails) for _, r in results)  # all made here, none read back
+
+
 def test_fork_map_without_fork_runs_everything_here(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(parallel, "can_fork", lambda: False)
     assert fork_map(lambda n: os.getpid(), [1, 2], 2) == [os.getpid()] * 2

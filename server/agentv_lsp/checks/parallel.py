@@ -133,8 +133,10 @@ def _collect(child: tuple[int, int] | None) -> dict[int, Any] | None:
     pid, read_end = child
     with os.fdopen(read_end, "rb") as pipe:
         payload = pipe.read()
+    # unpickled while the child is still exiting (giving its memory back takes a while)
+    try:
+        result: dict[int, Any] | None = pickle.loads(payload) if payload else None
+    except Exception:
+        result = None
     _, status = os.waitpid(pid, 0)
-    if status != 0 or not payload:
-        return None
-    result: dict[int, Any] = pickle.loads(payload)
-    return result
+    return result if status == 0 else None
