@@ -24,7 +24,7 @@ from agentv_lsp.checks.document import CheckOptions, DocumentReport
 from agentv_lsp.checks.model import Diagnostic
 from agentv_lsp.engine.files import FileSystem
 from agentv_lsp.formats.v4.check import check_v4_document
-from agentv_lsp.formats.v4.split import check_split_v4, cut_tests
+from agentv_lsp.formats.v4.split import bounds, check_split_v4, cut_tests, part_weights
 
 REPO = Path(__file__).resolve().parents[2]
 SHARED = Path(os.environ.get("AGENTV_SHARED") or REPO.parent / "shared") / "golden-v4" / "cases"
@@ -54,13 +54,21 @@ def _same(whole: DocumentReport, split: DocumentReport) -> None:
     assert split.uses == whole.uses
 
 
-def _compare(path: Path, root: Path, text: str, counts: Sequence[int] = (2, 3, 4, 7)) -> int:
-    """How many of `counts` were split; each split report equals the whole one."""
+def _compare(
+    path: Path,
+    root: Path,
+    text: str,
+    counts: Sequence[tuple[int, int]] = ((2, 1), (3, 1), (4, 1), (7, 1), (2, 3)),
+) -> int:
+    """How many of `counts` (processes, parts per process) were split; each split report
+    equals the whole one."""
     opts = CheckOptions(str(root), str(root), FileSystem())
     whole = check_v4_document(str(path), text, opts)
     done = 0
-    for count in counts:
-        split = check_split_v4(str(path), text, opts, _serial, count, min_bytes=0, parts_per_process=1)
+    for processes, per_process in counts:
+        split = check_split_v4(
+            str(path), text, opts, _serial, processes, min_bytes=0, parts_per_process=per_process
+        )
         if split is not None:
             _same(whole, split)
             done += 1
@@ -104,7 +112,29 @@ def test_workload_is_split_and_equals_whole(workload: Path) -> None:
     # `tool` turns are validate errors in some parts only: those parts skip the file-reference
     # checks the others run, so some cuts must give up
     _compare(path, workload, text)
-    assert _compare(path, workload, _without_tool_turns(text)) == 4  # file references checked
+    assert _compare(path, workload, _without_tool_turns(text)) == 5  # file references checked
+
+
+@pytest.mark.parametrize(("processes", "per_process"), [(2, 1), (2, 2), (2, 3), (3, 2), (4, 3)])
+def test_parts_cover_every_test_once_largest_first(workload: Path, processes: int, per_process: int) -> None:
+    layout = cut_tests((workload / "evals" / "big.eval.yaml").read_text())
+    assert layout is not None
+    weights = part_weights(processes, per_process)
+    assert len(weights) == processes * per_process and weights == sorted(weights, reverse=True)
+    ranges = bounds(layout, weights)
+    assert [a for a, _ in ranges] == [0] + [b for _, b in ranges[:-1]]  # contiguous, no test twice
+    assert ranges[-1][1] == len(layout.offsets)
+    sizes = [
+        layout.offsets[b] - layout.offsets[a]
+        if b < len(layout.offsets)
+        else layout.tail_offset - layout.offsets[a]
+        for a, b in ranges
+    ]
+    total = sum(sizes)
+    largest_test = max(layout.offsets[i + 1] - layout.offsets[i] for i in range(len(layout.offsets) - 1))
+    for size, weight in zip(sizes, weights, strict=True):
+        # each part is its share of the characters, give or take the tests at its ends
+        assert abs(size - total * weight / sum(weights)) <= 2 * largest_test
 
 
 def _without_tool_turns(text: str) -> str:
@@ -229,7 +259,7 @@ def test_random_edits_split_equals_whole(workload: Path) -> None:
         lines = list(base)
         for _ in range(rng.randint(1, 3)):
             rng.choice(EDITS)(lines, rng)
-        split_at_least_once += _compare(path, workload, "\n".join(lines), counts=(2, 5)) > 0
+        split_at_least_once += _compare(path, workload, "\n".join(lines), counts=((2, 1), (5, 1), (2, 3))) > 0
     assert split_at_least_once >= 15
 
 
@@ -242,8 +272,8 @@ def test_layout_variants_split_equal_whole(workload: Path) -> None:
         + "\ntests:\n"
         + "\n".join(line[2:] if line.startswith("  ") else line for line in rest.split("\n"))
     )
-    assert _compare(path, workload, flush) == 4  # items at column 0
-    assert _compare(path, workload, text.rstrip("\n")) == 4  # no final line break
-    assert _compare(path, workload, text + "# end\n") == 4
-    assert _compare(path, workload, text.replace("content: |\n", "content: |+\n")) == 4  # keep chomping
+    assert _compare(path, workload, flush) == 5  # items at column 0
+    assert _compare(path, workload, text.rstrip("\n")) == 5  # no final line break
+    assert _compare(path, workload, text + "# end\n") == 5
+    assert _compare(path, workload, text.replace("content: |\n", "content: |+\n")) == 5  # keep chomping
     assert _compare(path, workload, text + "name: x\n") == 0  # a key after the tests: whole

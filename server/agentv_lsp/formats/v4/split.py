@@ -64,35 +64,38 @@ CROSS_TEST_CODES = frozenset(
 )
 
 _TESTS_KEY = re.compile(r"[\"']?(?:tests|eval_cases|evalcases)[\"']?[ \t]*:")
-_TESTS_LINE = re.compile(r"\ntests[ \t]*:[ \t]*(?:#[^\n]*)?\n")
+_TESTS_LINE = re.compile(r"tests[ \t]*:[ \t]*(?:#[^\n]*)?\n")
 _TEST_INDEX = re.compile(r"(?<![\w.\[])tests\[(\d+)\]")
 _CANNOT_LOAD = "cannot load this eval file"
 
 
 def cut_tests(text: str) -> Layout | None:
-    """The tests of a block-style top-level `tests:` sequence that ends the file, or None."""
+    """The tests of a block-style top-level `tests:` sequence that ends the file, or None.
+    (The `checks.layout` patterns start with the line break before a line: they are matched
+    one character before a line's start, which every line after the first has.)"""
     if "\r" in text:
         return None
-    padded = "\n" + text
-    lines_at = [m.start() for m in COLUMN_ZERO.finditer(padded)]
-    if any(padded.startswith(("---", "...", "%"), at + 1) for at in lines_at):
+    lines_at = [m.start() + 1 for m in COLUMN_ZERO.finditer(text)]
+    if text[:1] not in ("", " ", "\t", "\n"):
+        lines_at.insert(0, 0)
+    if any(text.startswith(("---", "...", "%"), at) for at in lines_at):
         return None  # a document marker or a directive
-    keys = [at for at in lines_at if _TESTS_KEY.match(padded, at + 1)]
-    found = _TESTS_LINE.match(padded, keys[0]) if len(keys) == 1 else None
+    keys = [at for at in lines_at if _TESTS_KEY.match(text, at)]
+    found = _TESTS_LINE.match(text, keys[0]) if len(keys) == 1 else None
     if found is None:
         return None  # no `tests:` line, several, or `eval_cases`/`evalcases` as well
-    first = CONTENT.search(padded, found.end() - 1)
+    first = CONTENT.search(text, found.end() - 1)
     if first is None:
         return None
-    start = first.start()
-    indent = first.end() - 1 - first.start() - 1
+    start = first.start() + 1
+    indent = first.end() - 1 - start
     if text[start + indent : start + indent + 2] not in ("- ", "-\n", "-"):
         return None
     end_pattern = TOP_LEVEL_NOT_ITEM if indent == 0 else TOP_LEVEL
     for at in lines_at[bisect.bisect_left(lines_at, start + 1) :]:
-        if end_pattern.match(padded, at):
+        if end_pattern.match(text, at - 1):
             return None  # top-level content after the tests: its lines would move
-    offsets = [m.start() for m in item_start(indent).finditer(padded, start, len(text) + 1)]
+    offsets = [m.start() + 1 for m in item_start(indent).finditer(text, start - 1)]
     if not offsets or offsets[0] != start:
         return None
     lines: list[int] = []
