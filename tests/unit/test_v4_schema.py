@@ -723,3 +723,11 @@ def test_directory_case_and_external_list_grading(tmp_path: Path) -> None:
     assert [(d.severity, d.path) for d in found] == [("warning", "[0].input"), ("error", "[1]")]
     # VS Code: the combined schema sends an id-less case to the directory case schema
     assert _vscode_problems("./schema/agentv-eval.schema.json", {"criteria": "Greets", "input": "hi"}) == []
+
+
+def test_schema_keeps_verdicts_context_free_as_shared_validation_assumes() -> None:
+    """Validation shares a definition's verdict between mappings of one shape: keywords that
+    look beyond the mapping (annotations of siblings, dynamic scopes) would break that."""
+    text = json.dumps(load_v4_schema())
+    for keyword in ("unevaluatedProperties", "unevaluatedItems", "$dynamicRef", "dependentSchemas"):
+        assert f'"{keyword}"' not in text, keyword

@@ -20,6 +20,7 @@ import threading
 import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from sys import intern
 from typing import Any, Literal, cast
 
 import yaml
@@ -666,7 +667,9 @@ def _convert_without_aliases(root: Node, suspects: list[_Suspect]) -> Any:
         for k_node, v_node in node.value:
             if type(k_node) is ScalarNode:
                 raw_key = plain(k_node)
-                key = raw_key if type(raw_key) is str else _js_key(raw_key)
+                # interned: a few keys repeat thousands of times, and every `.get("role")`
+                # then finds its key by identity instead of comparing the text
+                key = intern(raw_key) if type(raw_key) is str else _js_key(raw_key)
             else:
                 found = len(suspects)
                 raw_key = convert(k_node, depth + 1)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from agentv_lsp import hidden_chars
@@ -281,31 +281,7 @@ def _add_hidden_characters(
         return
     # Most referenced files hide nothing: the YAML is walked for the places that name a file
     # only when one of them does (a 10,000-test suite names thousands).
-    hiding: dict[str, bool] = {}
-
-    def hides(file: str, content: str) -> bool:
-        found = hiding.get(file)
-        if found is None:
-            found = hiding[file] = hidden_chars.may_hide(content)
-        return found
-
-    segments: list[tuple[str, str, str]] = []
-    # tests share the suite's input messages (the same objects): each is looked at once
-    seen: set[int] = set()
-    for test in suite.tests:
-        for message in (*test.input, *test.expected_output):
-            content = message.get("content") if type(message) is dict else None
-            if type(content) is not list or id(content) in seen:
-                continue
-            seen.add(id(content))
-            for segment in content:
-                if not isinstance(segment, dict) or segment.get("type") != "file":
-                    continue
-                value, inlined, resolved = (segment.get(k) for k in ("value", "text", "resolvedPath"))
-                if not (isinstance(value, str) and isinstance(inlined, str) and isinstance(resolved, str)):
-                    continue
-                if hides(resolved, inlined):
-                    segments.append((value, resolved, inlined))
+    segments = _hiding_file_segments(suite)
     references: list[tuple[YamlPath, str, str, str]] = []
     if segments:
         written: dict[str, list[YamlPath]] = {}
@@ -323,14 +299,54 @@ def _add_hidden_characters(
         )
 
 
+def _hiding_file_segments(suite: SuiteLoad) -> list[tuple[str, str, str]]:
+    """The file segments of the tests' messages whose inlined text may hide characters:
+    (value as written, resolved file, inlined text)."""
+    hiding: dict[str, bool] = {}  # resolved file -> whether its text may hide characters
+    innocent: set[str] = set()  # the files judged to hide nothing
+    segments: list[tuple[str, str, str]] = []
+    seen: set[int] = set()  # tests share the suite's input messages (the same objects)
+    for test in suite.tests:
+        # An input holds file segments only where it names files (`file_paths`), and most
+        # tests name only files already judged: their input needs no look.
+        files = test.file_paths
+        judged = not files or innocent.issuperset(files)
+        for messages in (test.expected_output,) if judged else (test.input, test.expected_output):
+            for message in messages:
+                content = message.get("content") if type(message) is dict else None
+                if type(content) is not list or id(content) in seen:
+                    continue
+                seen.add(id(content))
+                for value, resolved, inlined in _file_segments(content):
+                    hides = hiding.get(resolved)
+                    if hides is None:
+                        hides = hiding[resolved] = hidden_chars.may_hide(inlined)
+                        if not hides:
+                            innocent.add(resolved)
+                    if hides:
+                        segments.append((value, resolved, inlined))
+    return segments
+
+
+def _file_segments(content: list[Any]) -> Iterator[tuple[str, str, str]]:
+    """The file segments of a processed content list: (value as written, resolved file, inlined text)."""
+    for segment in content:
+        if isinstance(segment, dict) and segment.get("type") == "file":
+            value, inlined, resolved = segment.get("value"), segment.get("text"), segment.get("resolvedPath")
+            if isinstance(value, str) and isinstance(inlined, str) and isinstance(resolved, str):
+                yield value, resolved, inlined
+
+
 def _grader_prompt_files(
     values: list[tuple[YamlPath, Any]], suite: SuiteLoad, fs: FileSystem
 ) -> list[tuple[YamlPath, str, str, str]]:
     """llm-grader prompt files that hide characters (`prompt: file://grader.md`, the grader's
     template), by their `prompt:` value here."""
     graders: dict[tuple[str, str], None] = {}
-    pending: list[Any] = [test.assertions for test in suite.tests if test.assertions]
-    seen: set[int] = set()  # tests share the suite's graders (the same objects): each is walked once
+    # Every test's graders, in the order a stack of the tests' lists would give them; tests
+    # share the suite's graders (the same objects): each is walked once.
+    pending: list[Any] = [grader for test in suite.tests if test.assertions for grader in test.assertions]
+    seen: set[int] = set()
     while pending:
         item = pending.pop()
         if id(item) in seen:
@@ -382,9 +398,12 @@ def _duplicate_ids(collector: _Collector, tests: Any, base: YamlPath) -> None:
     """Tests sharing an id: neither `agentv validate` nor the runtime objects (both load)."""
     if not isinstance(tests, list):
         return
+    ids = [test.get("id") if isinstance(test, dict) else None for test in tests]
+    named = [test_id for test_id in ids if isinstance(test_id, str)]
+    if len(set(named)) == len(named):
+        return  # the usual case: no id is used twice
     first: dict[str, int] = {}
-    for i, test in enumerate(tests):
-        test_id = test.get("id") if isinstance(test, dict) else None
+    for i, test_id in enumerate(ids):
         if not isinstance(test_id, str) or not js_trim(test_id):
             continue
         earlier = first.setdefault(test_id, i)
@@ -451,8 +470,9 @@ def _issue_diagnostic(
     """A validate finding as a diagnostic at the finding's exact key or value."""
     message = _one_line(issue.message)
     data: dict[str, Any] = {**issue.data, "validate": True}
-    if issue.location is not None:
-        data["location"] = issue.location
+    location = issue.location
+    if location is not None:
+        data["location"] = location
     severity: Severity = issue.severity
     code = issue.code
     if code == "v4-role-tool":

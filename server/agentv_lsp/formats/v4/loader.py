@@ -43,6 +43,7 @@ import base64
 import gc
 import os
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from agentv_lsp.engine.files import (
@@ -51,7 +52,7 @@ from agentv_lsp.engine.files import (
     build_directory_chain,
     build_search_roots,
 )
-from agentv_lsp.engine.jsrt import crlf_to_lf, node_resolve
+from agentv_lsp.engine.jsrt import JS_WHITESPACE, crlf_to_lf, node_resolve
 from agentv_lsp.formats.v4 import grader_parser as graders
 from agentv_lsp.formats.v4.jsonparse import JsonParseError, parse_json
 from agentv_lsp.formats.v4.model import (
@@ -437,8 +438,14 @@ def _load_yaml_test(
             input_messages,
             text_parts,
             "input",
-            lambda: resolved_input_origins(
-                case, effective_suite_files, src, base, suite.eval_path, input_messages
+            partial(
+                resolved_input_origins,
+                case,
+                effective_suite_files,
+                src,
+                base,
+                suite.eval_path,
+                input_messages,
             ),
             file_paths,
         )
@@ -447,7 +454,7 @@ def _load_yaml_test(
         process_expected_messages(
             ctx,
             expected_messages,
-            lambda: expected_origins(expected_value, src, (*base, "expected_output")),
+            partial(expected_origins, expected_value, src, (*base, "expected_output")),
         )
         if expected_messages
         else []
@@ -462,7 +469,7 @@ def _load_yaml_test(
         else None
     )
     try:
-        assertions = shared.suite_graders.parse_test(ctx, case, test_id, src, base)
+        assertions = shared.suite_graders.parse_test(ctx, case, test_id, src, base, skip_defaults)
     except TestRejected as rejected:
         ctx.error(
             f"Skipping test '{test_id}': {rejected.message}",
@@ -481,11 +488,18 @@ def _load_yaml_test(
         if rubric_grader is not None:
             assertions = [rubric_grader, *(assertions or [])]
     workspace = read("workspace")
-    if isinstance(workspace, str | dict):  # anything else means nothing to the runtime
+    # anything but a string or an object means nothing to the runtime (most tests have none)
+    if workspace is not None and isinstance(workspace, str | dict):
         _resolve_workspace(ctx, workspace, os.path.dirname(suite.eval_path), src, (*base, "workspace"))
     if isinstance(turns, list):
         _check_turns(turns, src, base)
 
+    own_metadata = read("metadata")
+    metadata = (  # most tests have no metadata to merge
+        None
+        if own_metadata is None and shared.metadata is None
+        else _merge_metadata(own_metadata, shared.metadata)
+    )
     suite.tests.append(
         V4Test(
             index=index,
@@ -501,7 +515,7 @@ def _load_yaml_test(
             file_paths=file_paths,
             evaluator=evaluator_kind or shared.global_evaluator,
             assertions=assertions,
-            metadata=_merge_metadata(read("metadata"), shared.metadata),
+            metadata=metadata,
             raw=case,
         )
     )
@@ -1220,8 +1234,9 @@ def resolve_input_messages(raw: dict[str, Any], suite_input_files: Any) -> list[
 
 
 def join_question(text_parts: list[str]) -> str:
-    """The question: the messages' texts, trimmed, the empty ones left out, joined by spaces."""
-    return " ".join([text for text in map(js_trim, text_parts) if text])
+    """The question: the messages' texts, trimmed, the empty ones left out, joined by spaces.
+    (`js_trim` written out: a call per text of every test costs a third of the join.)"""
+    return " ".join([text for part in text_parts if (text := part.strip(JS_WHITESPACE))])
 
 
 def process_messages(
@@ -1235,11 +1250,11 @@ def process_messages(
     """`processMessages`: file and image segments resolved, text collected for the question
     (and the resolved paths of the file segments in `file_paths`, as `collect_file_paths`
     would find them). `origins[i]` says where message i was written (for the messages'
-    file/YAML paths); a function giving them is called only once a message has a content
-    list (most are text)."""
-    placed = None if callable(origins) else origins
-    if placed is not None:
-        _check_one_origin_each(placed, messages)
+    file/YAML paths); a function giving them is called only once a segment must be located
+    (a warning about it: most segments resolve)."""
+    if not callable(origins):
+        _check_one_origin_each(origins, messages)
+    locator: _SegmentLocator | None = None
     processed: list[dict[str, Any]] = []
     for index, message in enumerate(messages):
         content = message.get("content")
@@ -1255,11 +1270,8 @@ def process_messages(
             continue
         if not isinstance(content, list):
             continue
-        if placed is None:
-            assert callable(origins)
-            placed = origins()
-            _check_one_origin_each(placed, messages)
-        origin = placed[index]
+        if locator is None:
+            locator = _SegmentLocator(origins, messages)
         segments: list[dict[str, Any]] = []
         for seg_index, raw_segment in enumerate(content):
             if isinstance(raw_segment, str):
@@ -1276,7 +1288,7 @@ def process_messages(
                 if not value:
                     continue
                 segment = _file_segment(
-                    ctx, value, message_type, origin.value_path(seg_index), keep=raw_segment
+                    ctx, value, message_type, (locator, index, seg_index), keep=raw_segment
                 )
                 if segment is not None:
                     segments.append(segment)
@@ -1287,7 +1299,7 @@ def process_messages(
                 value = as_string(raw_segment.get("value"))
                 if not value:
                     continue
-                image = _image_segment(ctx, value, message_type, origin.value_path(seg_index))
+                image = _image_segment(ctx, value, message_type, (locator, index, seg_index))
                 if image is not None:
                     segments.append(image)
                 continue
@@ -1297,6 +1309,37 @@ def process_messages(
                 text_parts.append(inline)
         processed.append({**message, "content": segments})
     return processed
+
+
+class _SegmentLocator:
+    """Where the segments of the messages being processed were written. The messages'
+    origins are built when a segment is first located, which only a warning about it does:
+    building them for every test would cost more than resolving its segments."""
+
+    __slots__ = ("_messages", "_origins")
+
+    def __init__(
+        self, origins: Sequence[Origin] | Callable[[], Sequence[Origin]], messages: Sequence[dict[str, Any]]
+    ) -> None:
+        self._origins = origins
+        self._messages = messages
+
+    def value_path(self, index: int, seg_index: int) -> tuple[str, YamlPath]:
+        """The file and YAML path of the value of segment `seg_index` of message `index`."""
+        origins = self._origins
+        if callable(origins):
+            origins = self._origins = origins()
+            _check_one_origin_each(origins, self._messages)
+        return origins[index].value_path(seg_index)
+
+
+# A segment to locate if a warning must name it: the locator, the message's index, the segment's.
+_SegmentAt = tuple[_SegmentLocator, int, int]
+
+
+def _locate(segment_at: _SegmentAt) -> tuple[str, YamlPath]:
+    locator, index, seg_index = segment_at
+    return locator.value_path(index, seg_index)
 
 
 def _check_one_origin_each(origins: Sequence[Origin], messages: Sequence[dict[str, Any]]) -> None:
@@ -1314,12 +1357,12 @@ def _file_segment(
     ctx: LoadContext,
     value: str,
     message_type: str,
-    value_at: tuple[str, YamlPath],
+    segment_at: _SegmentAt,
     keep: dict[str, Any] | None,
 ) -> dict[str, Any] | None:
     res = ctx.resolve(value)
-    where_file, where_path = value_at
     if res.resolved_path is None:
+        where_file, where_path = _locate(segment_at)
         context = "" if message_type == "input" else " in expected_output"
         ctx.warn(
             f"File not found{context}: {res.display_path}",
@@ -1333,6 +1376,7 @@ def _file_segment(
     try:
         text = crlf_to_lf(ctx.fs.read_text(res.resolved_path))
     except FileReadError as exc:
+        where_file, where_path = _locate(segment_at)
         context = "" if message_type == "input" else " expected output"
         ctx.warn(
             f"Could not read{context} file {res.resolved_path}: {exc}",
@@ -1348,11 +1392,11 @@ def _file_segment(
 
 
 def _image_segment(
-    ctx: LoadContext, value: str, message_type: str, value_at: tuple[str, YamlPath]
+    ctx: LoadContext, value: str, message_type: str, segment_at: _SegmentAt
 ) -> dict[str, Any] | None:
     res = ctx.resolve(value)
-    where_file, where_path = value_at
     if res.resolved_path is None:
+        where_file, where_path = _locate(segment_at)
         context = "" if message_type == "input" else " in expected_output"
         ctx.warn(
             f"Image file not found{context}: {res.display_path}",
@@ -1365,6 +1409,7 @@ def _image_segment(
         return None
     media_type = IMAGE_MEDIA_TYPES.get(node_extname(res.resolved_path).lower())
     if media_type is None:
+        where_file, where_path = _locate(segment_at)
         ctx.warn(
             f"Unsupported image extension for {res.display_path}. Supported: {', '.join(IMAGE_MEDIA_TYPES)}",
             "v4-image-extension",
@@ -1375,6 +1420,7 @@ def _image_segment(
     try:
         data = read_bytes(ctx.fs, res.resolved_path)
     except FileReadError as exc:
+        where_file, where_path = _locate(segment_at)
         context = "" if message_type == "input" else " expected output"
         ctx.warn(
             f"Could not read{context} image {res.resolved_path}: {exc}",
@@ -1393,10 +1439,10 @@ def process_expected_messages(
     origins: Sequence[Origin] | Callable[[], Sequence[Origin]],
 ) -> list[dict[str, Any]]:
     """`processExpectedMessages`: role, name, content (files resolved), tool_calls.
-    `origins` as for `process_messages` (a function is called only for a content list)."""
-    placed = None if callable(origins) else origins
-    if placed is not None:
-        _check_one_origin_each(placed, messages)
+    `origins` as for `process_messages` (a function is called only to locate a segment)."""
+    if not callable(origins):
+        _check_one_origin_each(origins, messages)
+    locator: _SegmentLocator | None = None
     out: list[dict[str, Any]] = []
     for index, message in enumerate(messages):
         segment: dict[str, Any] = {"role": message["role"]}
@@ -1406,11 +1452,8 @@ def process_expected_messages(
         if isinstance(content, str):
             segment["content"] = content
         elif isinstance(content, list):
-            if placed is None:
-                assert callable(origins)
-                placed = origins()
-                _check_one_origin_each(placed, messages)
-            origin = placed[index]
+            if locator is None:
+                locator = _SegmentLocator(origins, messages)
             processed: list[dict[str, Any]] = []
             for seg_index, raw_segment in enumerate(content):
                 if isinstance(raw_segment, str):
@@ -1424,11 +1467,11 @@ def process_expected_messages(
                     value = as_string(raw_segment.get("value"))
                     if not value:
                         continue
-                    value_at = origin.value_path(seg_index)
+                    segment_at = (locator, index, seg_index)
                     made = (
-                        _file_segment(ctx, value, "output", value_at, keep=None)
+                        _file_segment(ctx, value, "output", segment_at, keep=None)
                         if kind == "file"
-                        else _image_segment(ctx, value, "output", value_at)
+                        else _image_segment(ctx, value, "output", segment_at)
                     )
                     if made is not None:
                         processed.append(made)

@@ -34,11 +34,15 @@ EXPECTED_MESSAGE_KEYS = frozenset({"role", "content", "tool_calls", "name"})
 TEST_LIST_KEYS = ("tests", "eval_cases", "evalcases")
 # a test with none of these (nor `execution.evaluators`) has no assertion list of its own
 _ASSERTION_LIST_KEYS = frozenset({"assertions", "assert", "evaluators"})
+# the test keys `_Finder.test` checks besides `input` and `expected_output`
+_SETTING_KEYS = _ASSERTION_LIST_KEYS | {"execution", "input_files", "vars"}
 # the fields `vars` are substituted in (`interpolateRawEvalCase`)
 VARS_FIELDS = ("criteria", "expected_outcome", "input", "input_files", "expected_output")
 _ENV_REF = re.compile(r"\$\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 _TEMPLATE_REF = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_.]*)\s*\}\}")
 _CASES_EXTENSIONS = (".yaml", ".yml", ".jsonl")
+# segment types whose problems (a file or text without `value`) `agentv validate` reports
+_VALIDATED_SEGMENTS = ("text", "file")
 
 
 def _given(mapping: Mapping[str, Any], key: str) -> bool:
@@ -61,6 +65,16 @@ def _is_message(value: Any) -> bool:
         return True
     calls = value.get("tool_calls")
     return isinstance(calls, list) and bool(calls)
+
+
+def _is_text_message(value: Any) -> bool:
+    """A message of only a known role and string content (`_is_message`, the usual case)."""
+    return (
+        isinstance(value, dict)
+        and len(value) == 2
+        and value.get("role") in ROLES
+        and isinstance(value.get("content"), str)
+    )
 
 
 def _messages(value: Any, base: YamlPath) -> list[tuple[YamlPath | None, dict[str, Any]]]:
@@ -120,21 +134,26 @@ class _Finder:
     # own, string content) and builds paths only for a finding.
     def test(self, test: dict[str, Any], where: YamlPath, suite: Mapping[str, Any] | None) -> None:
         suite = suite or {}
-        execution = test.get("execution")
-        skip_defaults = isinstance(execution, dict) and execution.get("skip_defaults") is True
-        if not _ASSERTION_LIST_KEYS.isdisjoint(test) or (
-            isinstance(execution, dict) and "evaluators" in execution
-        ):
-            self.assertion_lists(test, where, suite, skip_defaults)
-        if skip_defaults:
-            self.defaults_skipped(test, where, suite, skip_defaults)
-        if "input_files" in test:
-            self.input_files_override(test, where, suite, skip_defaults)
+        # Most tests have none of these keys: one pass over the test's keys stands for the
+        # checks of its settings (a dictionary lookup each costs more).
+        settings = not _SETTING_KEYS.isdisjoint(test)
+        skip_defaults = False
+        if settings:
+            execution = test.get("execution")
+            skip_defaults = isinstance(execution, dict) and execution.get("skip_defaults") is True
+            if not _ASSERTION_LIST_KEYS.isdisjoint(test) or (
+                isinstance(execution, dict) and "evaluators" in execution
+            ):
+                self.assertion_lists(test, where, suite, skip_defaults)
+            if skip_defaults:
+                self.defaults_skipped(test, where, suite, skip_defaults)
+            if "input_files" in test:
+                self.input_files_override(test, where, suite, skip_defaults)
         self.input(test, where, suite, skip_defaults)
         expected = test.get("expected_output")
         if isinstance(expected, (dict, list)):  # `expected` has nothing to say about other values
             self.expected(expected, (*where, "expected_output"))
-        if isinstance(test.get("vars"), dict):
+        if settings and isinstance(test.get("vars"), dict):
             self.variables(test, where)
 
     def assertion_lists(
@@ -258,9 +277,16 @@ class _Finder:
     def input(
         self, test: dict[str, Any], where: YamlPath, suite: Mapping[str, Any], skip_defaults: bool
     ) -> None:
-        started = False if skip_defaults else self.suite_input(suite)
-        if _given(test, "input_files") or (not skip_defaults and _given(suite, "input_files")):
-            return  # a string input becomes one user message of file and text blocks
+        # `input_files` (the test's, else the suite's unless skipped) make a string input one
+        # user message of file and text blocks: nothing to lose. (`_given` inlined: every test.)
+        if skip_defaults:
+            started = False
+        else:
+            started = self.suite_input(suite)
+            if suite.get("input_files") is not None:
+                return
+        if test.get("input_files") is not None:
+            return
         value = test.get("input")
         if isinstance(value, list):
             self.input_list(value, (*where, "input"), started)
@@ -342,7 +368,8 @@ class _Finder:
         content = message.get("content")
         if isinstance(content, list):
             for index, segment in enumerate(content):
-                if isinstance(segment, dict):
+                # text and file segments (most of them) have nothing to check: no call for them
+                if isinstance(segment, dict) and segment.get("type") not in _VALIDATED_SEGMENTS:
                     self.input_segment(segment, place, index)
 
     def unknown_message_key(self, key: str, place: YamlPath, what: str) -> None:
@@ -361,8 +388,7 @@ class _Finder:
     def input_segment(self, segment: dict[str, Any], message: YamlPath, index: int) -> None:
         """Segment `index` of the content of the input message at `message`."""
         kind = segment.get("type")
-        if kind == "text" or kind == "file" or not isinstance(kind, str):
-            # a file segment without `value`, a segment without a type: `agentv validate` reports them
+        if kind in _VALIDATED_SEGMENTS or not isinstance(kind, str):  # `agentv validate` speaks of these
             return
         place: YamlPath = (*message, "content", index)
         if kind == "image":
@@ -405,6 +431,8 @@ class _Finder:
 
     # -- expected_output ---------------------------------------------------------------------
     def expected(self, value: Any, place: YamlPath) -> None:
+        if isinstance(value, list) and len(value) == 1 and _is_text_message(value[0]):
+            return  # the usual answer: one message of text, nothing to lose
         if isinstance(value, dict) and "role" in value:
             messages = [(place, value)] if _is_message(value) else []
         elif isinstance(value, list) and value and isinstance(value[0], dict) and "role" in value[0]:
@@ -634,9 +662,11 @@ def _files_loaded_twice(finder: _Finder, tests: list[Any], key: str, fs: FileSys
     """Two `file://` entries naming the same file: AgentV loads its tests twice."""
     base = os.path.dirname(finder.path)
     first: dict[str, int] = {}
-    for index, entry in enumerate(tests):
-        if not isinstance(entry, str) or not entry.startswith("file://"):
-            continue
+    # most entries are inline tests: the `file://` ones are picked out in one comprehension
+    references = [
+        (i, entry) for i, entry in enumerate(tests) if isinstance(entry, str) and entry.startswith("file://")
+    ]
+    for index, entry in references:
         raw = entry[len("file://") :]
         target = node_resolve(base, raw)
         if any(c in raw for c in "*?{"):

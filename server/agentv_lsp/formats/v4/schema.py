@@ -25,7 +25,7 @@ from collections.abc import Iterable, Iterator, Mapping, Set
 from dataclasses import replace
 from typing import Any, Literal
 
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, validators
 
 from agentv_lsp import schemas
 from agentv_lsp.checks.model import Diagnostic
@@ -50,12 +50,19 @@ def load_v4_schema() -> dict[str, Any]:
 
 @functools.cache
 def _validator(part: Part) -> Draft202012Validator:
+    """The plain validator of a part, which walks every value in full (`shared=False`, and
+    values checked once per file anyway)."""
+    return Draft202012Validator(_part_schema(part))
+
+
+@functools.cache
+def _part_schema(part: Part) -> dict[str, Any]:
     schema = load_v4_schema()
     if part == "suite":
-        # `tests` items are validated one by one (see `_item_issues`)
+        # `tests` items are validated one by one (see `_tests_to_report`)
         properties = dict(schema["properties"])
         properties["tests"] = {k: v for k, v in properties["tests"].items() if k != "items"}
-        return Draft202012Validator({**schema, "properties": properties})
+        return {**schema, "properties": properties}
     defs = schema["$defs"]
     name = {
         "tests-item": "testsItem",
@@ -65,7 +72,84 @@ def _validator(part: Part) -> Draft202012Validator:
     }[part]
     if part == "cases-file":
         defs = {**defs, "casesFile": {k: v for k, v in defs["casesFile"].items() if k != "items"}}
-    return Draft202012Validator({"$schema": schema["$schema"], "$defs": defs, "$ref": f"#/$defs/{name}"})
+    return {"$schema": schema["$schema"], "$defs": defs, "$ref": f"#/$defs/{name}"}
+
+
+_LOCAL_REF = "#/$defs/"
+# (definition's id, shape of a mapping) found valid against that definition: shared by every
+# validation in this process, as `_SHARED` is; bounded, cleared when full.
+_VALID_BY_SHAPE: set[tuple[int, Any]] = set()
+_VALID_LIMIT = 16384
+
+
+@functools.cache
+def _sharing_validator(part: Part) -> Draft202012Validator:
+    """The validator of a part for `_shared_failures`. Each new test shape is validated, and
+    its messages, segments and other parts mostly repeat ones seen in other shapes, so:
+    - a `$ref` to the schema's own `$defs` goes straight to the definition (the object the
+      registry lookup would find; that lookup was a fifth of a validation);
+    - a mapping found valid against a definition makes every mapping of its shape (`_shape`:
+      the schema cannot tell them apart) valid there without a walk. Not for definitions that
+      nest in themselves (composite graders): a shape per level of a deep nesting would cost
+      its depth times its size.
+    Other references resolve as usual. Sound while a definition's verdict depends on the
+    mapping alone: the schema has no `unevaluated*`, `$dynamicRef` or `dependentSchemas`
+    (tests/unit/test_v4_schema.py checks)."""
+    schema = _part_schema(part)
+    defs: Mapping[str, Any] = schema.get("$defs", {})
+    nesting = _self_nesting(defs)
+    resolve_ref = Draft202012Validator.VALIDATORS["$ref"]
+
+    def local_ref(validator: Any, ref: str, instance: Any, subschema: Any) -> Iterator[Any]:
+        name = ref[len(_LOCAL_REF) :] if ref.startswith(_LOCAL_REF) else ""
+        definition = defs.get(name)
+        if definition is None:
+            yield from resolve_ref(validator, ref, instance, subschema)
+        elif type(instance) is dict and name not in nesting:
+            known = (id(definition), _shape(instance, _text_keys(), False))
+            if known in _VALID_BY_SHAPE:
+                return
+            errors = list(validator.descend(instance, definition))
+            if not errors:
+                if len(_VALID_BY_SHAPE) >= _VALID_LIMIT:
+                    _VALID_BY_SHAPE.clear()
+                _VALID_BY_SHAPE.add(known)
+            yield from errors
+        else:
+            yield from validator.descend(instance, definition)
+
+    validator_class = validators.extend(Draft202012Validator, {"$ref": local_ref})  # type: ignore[no-untyped-call]
+    validator: Draft202012Validator = validator_class(schema)
+    return validator
+
+
+def _self_nesting(defs: Mapping[str, Any]) -> frozenset[str]:
+    """The definitions that can hold themselves through `$ref`s."""
+    refers: dict[str, set[str]] = {}
+    for name, definition in defs.items():
+        found = refers[name] = set()
+        stack: list[Any] = [definition]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, dict):
+                ref = node.get("$ref")
+                if isinstance(ref, str) and ref.startswith(_LOCAL_REF):
+                    found.add(ref[len(_LOCAL_REF) :])
+                stack.extend(node.values())
+            elif isinstance(node, list):
+                stack.extend(node)
+    nesting: set[str] = set()
+    for name in defs:
+        reached: set[str] = set()
+        pending = list(refers[name])
+        while pending:
+            other = pending.pop()
+            if other not in reached:
+                reached.add(other)
+                pending.extend(refers.get(other, ()))
+        if name in reached:
+            nesting.add(name)
+    return frozenset(nesting)
 
 
 def file_kind(path: str, value: Any) -> FileKind:
@@ -91,9 +175,10 @@ def validate_v4(value: Any, kind: FileKind = "eval", *, shared: bool = True) -> 
         # fails it); what is wrong inside a test is found at run time: warnings here
         found = list(_issues(_validator("cases-file"), value, ()))
         if isinstance(value, list):
-            for index, item in enumerate(value):
-                found.extend(_as_warnings(_item_issues("test", item, (index,), shared=shared), (index,)))
-                found.extend(_deprecations(item, (index,), test=True))
+            for index, item, failures in _tests_to_report("test", value, shared=shared):
+                base: JsonPath = (index,)
+                found.extend(_as_warnings(_graded(failures, item, base), base))
+                found.extend(_deprecations(item, base, test=True))
         return _one_per_place(found, value)
     if kind == "case":
         # a directory case: no `id` needed (the folder names it); validate does not read it
@@ -105,9 +190,10 @@ def validate_v4(value: Any, kind: FileKind = "eval", *, shared: bool = True) -> 
     found = [*_suite_issues(value, shared=shared), *_deprecations(value, (), test=False)]
     tests = value.get("tests") if isinstance(value, dict) else None
     if isinstance(tests, list):
-        for index, item in enumerate(tests):
-            found.extend(_item_issues("tests-item", item, ("tests", index), shared=shared))
-            found.extend(_deprecations(item, ("tests", index), test=True))
+        for index, item, failures in _tests_to_report("tests-item", tests, shared=shared):
+            base = ("tests", index)
+            found.extend(_graded(failures, item, base))
+            found.extend(_deprecations(item, base, test=True))
     return _one_per_place(found, value)
 
 
@@ -123,6 +209,7 @@ def schema_diagnostics_v4(
         return []
     issues = validate_v4(doc.value, kind or file_kind(path, doc.value))
     custom = _custom_assertion_types(path) if any(_is_assertion_type(i) for i in issues) else frozenset()
+    file = os.path.abspath(path)
     out: list[Diagnostic] = []
     for issue in issues:
         if issue.path in covered or (_is_assertion_type(issue) and _type_name(issue) in custom):
@@ -134,7 +221,7 @@ def schema_diagnostics_v4(
             data["fix"] = fix
         out.append(
             Diagnostic(
-                os.path.abspath(path),
+                file,
                 span,
                 issue.severity,
                 issue.code,
@@ -171,14 +258,25 @@ _SHARED_LIMIT = 4096
 def clear_cache() -> None:
     """Forget the shared per-shape results (benchmarks and tests)."""
     _SHARED.clear()
+    _VALID_BY_SHAPE.clear()
 
 
-def _item_issues(part: Part, item: Any, base: JsonPath, *, shared: bool = True) -> Iterator[SchemaIssue]:
-    """One test's issues. Tests with the same shape (`_shape`) fail the same keywords at the
-    same paths, so their validation is shared; messages are built from this test's values."""
-    if not shared or type(item) is not dict:
-        return _issues(_validator(part), item, base)
-    return _graded(_shared_failures(part, item), item, base)
+def _tests_to_report(
+    part: Part, tests: list[Any], *, shared: bool = True
+) -> Iterator[tuple[int, Any, list[Any]]]:
+    """(index, test, failing keywords) of each test that fails a keyword or has a deprecated
+    key. Tests with the same shape (`_shape`) fail the same keywords at the same paths, so
+    their validation is shared (messages are built from each test's values). This loop runs
+    for every test and most have nothing to report: they cost their shape and no more."""
+    validator = _validator(part)
+    deprecated_keys = _deprecated_properties(True).keys()
+    for index, item in enumerate(tests):
+        if shared and type(item) is dict:
+            failures = _shared_failures(part, item)
+        else:
+            failures = schemas._failures(validator, item)
+        if failures or (isinstance(item, dict) and not deprecated_keys.isdisjoint(item)):
+            yield index, item, failures
 
 
 def _suite_issues(suite: Any, *, shared: bool = True) -> Iterator[SchemaIssue]:
@@ -198,7 +296,7 @@ def _shared_failures(part: Part, value: dict[str, Any]) -> list[Any]:
     shape = (part, _shape(value, _text_keys(), False))
     failures = _SHARED.get(shape)
     if failures is None:
-        failures = schemas._failures(_validator(part), value)
+        failures = schemas._failures(_sharing_validator(part), value)
         if len(_SHARED) >= _SHARED_LIMIT:
             del _SHARED[next(iter(_SHARED))]
         _SHARED[shape] = failures
@@ -208,30 +306,30 @@ def _shared_failures(part: Part, value: dict[str, Any]) -> list[Any]:
 def _shape(value: Any, text_keys: frozenset[str], reads_text: bool) -> Any:
     """A hashable stand-in for a value that this schema cannot tell apart from it: keys, list
     lengths and non-string values as they are; a string's text where its key's schema reads
-    it (`_text_keys`), elsewhere only whether it is empty, blank or not (all that `type`,
-    `minLength: 1` and `pattern: \\S` can see). Strings, most of a test's leaves, are
-    shaped without a call of this function (it runs for every test)."""
+    it (`_text_keys`), elsewhere only whether it is empty (0), blank (1) or not (2): all that
+    `type`, `minLength: 1` and `pattern: \\S` can see, and what `strip()` would tell without
+    copying a long text. A mapping is `(dict, *keys, *shapes of its values)`, a list
+    `(list, *shapes of its items)`: flat tuples, cheaper to build, hash and compare than a
+    tuple per entry. This runs for every test: strings, most of a test's leaves, are shaped
+    inline, without a call."""
     kind = type(value)
-    if kind is str:
-        return value if reads_text else _blankness(value)
     if kind is dict:
-        items: list[Any] = [dict]
+        items: list[Any] = [dict, *value]
         for k, v in value.items():
             if type(v) is str:
-                items.append((k, v if k in text_keys else _blankness(v)))
+                items.append(v if k in text_keys else 0 if not v else 1 if v.isspace() else 2)
             else:
-                items.append((k, _shape(v, text_keys, k in text_keys)))
+                items.append(_shape(v, text_keys, k in text_keys))
         return tuple(items)
     if kind is list:
-        if reads_text:
-            return (list, *[v if type(v) is str else _shape(v, text_keys, True) for v in value])
-        return (list, *[_shape(v, text_keys, False) for v in value])
-    return (kind, value)
-
-
-def _blankness(text: str) -> int:
-    """Empty, blank or not: what `strip()` would tell, without copying a long text."""
-    return 0 if not text else (1 if text.isspace() else 2)
+        items = [list]
+        for v in value:
+            if type(v) is str:
+                items.append(v if reads_text else 0 if not v else 1 if v.isspace() else 2)
+            else:
+                items.append(_shape(v, text_keys, reads_text))
+        return tuple(items)
+    return (kind, value)  # other scalars (and a string given as the whole value) as they are
 
 
 _BLIND_KEYWORDS = frozenset(("type", "description", "markdownDescription", "title", "examples", "format"))
@@ -290,7 +388,7 @@ def _graded(failures: list[Any], instance: Any, base: JsonPath) -> Iterator[Sche
             elif code == "v4-schema-unknown-key":
                 issue = _suggest_current_key(issue, failure.schema)
                 message = issue.message
-            elif code == "v4-schema-enum" and _is_assertion_type(replace(issue, code=code)):
+            elif code == "v4-schema-enum" and _is_assertion_type_path(issue.path):
                 message = _unknown_assertion_type_message(issue)
             elif failure.validator in _BOUNDS:
                 code = f"v4-schema-{_BOUNDS[failure.validator][0]}"
@@ -387,12 +485,15 @@ def _deprecated_properties(test: bool) -> dict[str, Mapping[str, Any]]:
 
 
 def _is_assertion_type(issue: SchemaIssue) -> bool:
+    return issue.code == "v4-schema-enum" and _is_assertion_type_path(issue.path)
+
+
+def _is_assertion_type_path(path: JsonPath) -> bool:
     return (
-        issue.code == "v4-schema-enum"
-        and len(issue.path) >= 3
-        and issue.path[-1] == "type"
-        and isinstance(issue.path[-2], int)
-        and issue.path[-3] in ("assertions", "evaluators", "assert")
+        len(path) >= 3
+        and path[-1] == "type"
+        and isinstance(path[-2], int)
+        and path[-3] in ("assertions", "evaluators", "assert")
     )
 
 

@@ -21,11 +21,13 @@ from agentv_lsp.checks.model import format_location
 from agentv_lsp.engine.files import (
     FileReadError,
     FileSystem,
+    Resolution,
     build_search_roots,
     find_git_root,
     resolve_reference,
 )
 from agentv_lsp.engine.jsrt import (
+    JS_WHITESPACE,
     is_blank,
     js_number,
     js_string,
@@ -747,8 +749,9 @@ class _EvalValidator:
         plain = _PLAIN_TEST_FIELDS.issuperset(test)
         if not plain:
             self.test_fields(test, ("tests", i))
+        # `_non_empty_string` inlined here and for `criteria`: this runs for every test
         test_id = test.get("id")
-        if not _non_empty_string(test_id):
+        if not (isinstance(test_id, str) and test_id.strip(JS_WHITESPACE)):
             self.add(
                 "error",
                 ("tests", i, "id"),
@@ -756,7 +759,7 @@ class _EvalValidator:
                 "v4-invalid-id",
             )
         criteria = test.get("criteria", _MISSING)
-        if criteria is not _MISSING and not _non_empty_string(criteria):
+        if criteria is not _MISSING and not (isinstance(criteria, str) and criteria.strip(JS_WHITESPACE)):
             self.add(
                 "error",
                 ("tests", i, "criteria"),
@@ -842,7 +845,10 @@ class _EvalValidator:
                 )
             content = message.get("content")
             if isinstance(content, str):  # the usual message
-                self.role_markers(content, (*base, i, "content"))
+                # `role_markers`' own first test, without a call or a path; one character is
+                # looked for first (`quick_contains`: many times faster, and usually absent)
+                if "@" in content and "@[" in content:
+                    self.role_markers(content, (*base, i, "content"))
                 continue
             if content is None and "content" not in message and "tool_calls" in message:
                 continue
@@ -1275,13 +1281,15 @@ def validate_file_references(
         return []
     roots = build_search_roots(eval_path, root, cwd)
     out: list[ValidationIssue] = []
+    # thousands of tests name the same few files: each value is resolved and read once
+    checked: dict[str, _ReferenceCheck] = {}
     for i, case in enumerate(cases):
         if not isinstance(case, dict):
             continue
         for key in ("input", "expected_output"):
             messages = case.get(key)
             if isinstance(messages, list):
-                _message_file_refs(messages, ("tests", i, key), roots, fs, out)
+                _message_file_refs(messages, ("tests", i, key), roots, fs, out, checked)
     return out
 
 
@@ -1289,8 +1297,33 @@ def _git_marker(fs: FileSystem) -> Any:
     return lambda folder: fs.exists(os.path.join(folder, ".git"))
 
 
+@dataclass(frozen=True, slots=True)
+class _ReferenceCheck:
+    """What `validateFileReferences` finds for a file item's value: the same for every item."""
+
+    resolution: Resolution
+    read_error: str | None = None  # the file resolved but could not be read
+    empty: bool = False
+
+
+def _check_reference(raw: str, roots: tuple[str, ...], fs: FileSystem) -> _ReferenceCheck:
+    resolution = resolve_reference(raw, roots, fs)
+    if resolution.resolved_path is None:
+        return _ReferenceCheck(resolution)
+    try:
+        text = fs.read_text(resolution.resolved_path)
+    except FileReadError as exc:
+        return _ReferenceCheck(resolution, read_error=str(exc))
+    return _ReferenceCheck(resolution, empty=is_blank(text))
+
+
 def _message_file_refs(
-    messages: list[Any], base: YamlPath, roots: tuple[str, ...], fs: FileSystem, out: list[ValidationIssue]
+    messages: list[Any],
+    base: YamlPath,
+    roots: tuple[str, ...],
+    fs: FileSystem,
+    out: list[ValidationIssue],
+    checked: dict[str, _ReferenceCheck],
 ) -> None:
     for i, message in enumerate(messages):
         content = message.get("content") if isinstance(message, dict) else None
@@ -1311,8 +1344,11 @@ def _message_file_refs(
                     )
                 )
                 continue
-            resolution = resolve_reference(raw, roots, fs)
-            if resolution.resolved_path is None:
+            check = checked.get(raw)
+            if check is None:
+                check = checked[raw] = _check_reference(raw, roots, fs)
+            resolved = check.resolution.resolved_path
+            if resolved is None:
                 out.append(
                     ValidationIssue(
                         "error",
@@ -1320,25 +1356,21 @@ def _message_file_refs(
                         f"Referenced file not found: {raw}",
                         "v4-file-not-found",
                         node=(*path, "value"),
-                        data={"attempted": list(resolution.attempted)},
+                        data={"attempted": list(check.resolution.attempted)},
                     )
                 )
-                continue
-            try:
-                text = fs.read_text(resolution.resolved_path)
-            except FileReadError as exc:
+            elif check.read_error is not None:
                 out.append(
                     ValidationIssue(
                         "error",
                         path,
-                        f"Cannot read referenced file: {raw} ({exc})",
+                        f"Cannot read referenced file: {raw} ({check.read_error})",
                         "v4-file-unreadable",
                         node=(*path, "value"),
-                        data={"resolved": resolution.resolved_path},
+                        data={"resolved": resolved},
                     )
                 )
-                continue
-            if is_blank(text):
+            elif check.empty:
                 out.append(
                     ValidationIssue(
                         "warning",
@@ -1346,7 +1378,7 @@ def _message_file_refs(
                         f"Referenced file is empty: {raw}",
                         "v4-file-empty",
                         node=(*path, "value"),
-                        data={"resolved": resolution.resolved_path},
+                        data={"resolved": resolved},
                     )
                 )
 
