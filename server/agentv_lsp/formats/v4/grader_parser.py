@@ -248,9 +248,9 @@ def _merged(
     parsed_case: list[dict[str, Any]] | None, parsed_suite: list[dict[str, Any]] | None
 ) -> list[dict[str, Any]] | None:
     """The test's graders, then the suite's (a new list: the suite's are shared)."""
-    if parsed_case is None:  # most tests have no graders of their own
-        return list(parsed_suite) if parsed_suite else None
-    merged = [*parsed_case, *(parsed_suite or [])]
+    if parsed_case is None and parsed_suite is None:
+        return None
+    merged = [*(parsed_case or []), *(parsed_suite or [])]
     return merged or None
 
 
@@ -272,7 +272,6 @@ class SuiteGraders:
         self.search_roots = search_roots
         self.default_preprocessors = default_preprocessors
         self.references_checked = False
-        self.shared_graders: Any = MISSING  # the suite's graders, once a parse printed nothing
 
     def parse_test(
         self,
@@ -289,25 +288,13 @@ class SuiteGraders:
         does (the whole load fails)."""
         case_list = _case_list(case)
         roots = self.search_roots
-        try:
-            parsed_case = (  # most tests have no graders of their own: no call for them
-                None
-                if case_list[0] is MISSING
-                else _parse_case_list(ctx, case_list, roots, eval_id, self.default_preprocessors, file, base)
-            )
-            if skip_defaults:
-                parsed_suite = None
-            elif self.shared_graders is not MISSING:
-                parsed_suite = self.shared_graders
-            else:
-                parsed_suite = self._parse_suite_graders(ctx, eval_id)
-        except GraderError as exc:
-            raise _rejected(exc) from exc
-        parsed = _merged(parsed_case, parsed_suite)
+        suite_value = MISSING if skip_defaults else self.value
+        parsed = _parse_graders(
+            ctx, case_list, suite_value, self.where, roots, eval_id, self.default_preprocessors, file, base
+        )
         try:
             case_value = case_list[0]
-            # only a list or an object can hold an `include` (most tests have neither)
-            if case_value is not MISSING and isinstance(case_value, list | dict):
+            if isinstance(case_value, list | dict):  # only these can hold an `include`
                 _collect_refs(ctx, case_value, roots, eval_id, 0, ())
             if not (skip_defaults or self.references_checked) and isinstance(self.value, list | dict):
                 _collect_refs(ctx, self.value, roots, eval_id, 0, ())
@@ -316,17 +303,6 @@ class SuiteGraders:
             raise LoadFailure(exc.message, "v4-grader", file=ctx.eval_path) from exc
         except FileReadError as exc:
             raise LoadFailure(str(exc), "v4-grader", file=ctx.eval_path) from exc
-        return parsed
-
-    def _parse_suite_graders(self, ctx: LoadContext, eval_id: str) -> list[dict[str, Any]] | None:
-        """The suite's graders, kept for the next tests when parsing them printed nothing
-        (as `_parse_suite_list` keeps them)."""
-        printed = len(ctx.messages)
-        parsed = _parse_suite_list(
-            ctx, self.value, self.search_roots, eval_id, self.default_preprocessors, self.where
-        )
-        if len(ctx.messages) == printed:
-            self.shared_graders = parsed
         return parsed
 
 

@@ -22,12 +22,11 @@ from collections import Counter
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from yaml.nodes import MappingNode, Node, ScalarNode
 
 from agentv_lsp.checks.model import Diagnostic, Severity
 from agentv_lsp.formats.v4.schema import file_kind
 from agentv_lsp.yamlpos import Span, YamlDocument
-from agentv_lsp.yamlpos.document import _entry  # the key lookup `span_of` uses
 
 JsonPath = tuple[str | int, ...]
 
@@ -60,7 +59,6 @@ class _Linter:
         self.doc = doc
         self.suite: dict[str, Any] = doc.value
         self.found: list[Diagnostic] = []
-        self.test_nodes: list[Node] = []  # the nodes of the `tests` items, once they are linted
 
     def add(
         self,
@@ -116,9 +114,6 @@ class _Linter:
                 "no-tests", "warning", "The suite defines no tests.", ("tests",), key="tests" in self.suite
             )
             return
-        tests_node = self.doc.node_at(("tests",))
-        if isinstance(tests_node, SequenceNode):
-            self.test_nodes = tests_node.value
         files_per_test: list[list[tuple[str, JsonPath]]] = []
         for index, test in enumerate(tests):
             if isinstance(test, dict):
@@ -237,14 +232,13 @@ class _Linter:
         return files
 
     def no_assertions(self, index: int, test: Mapping[str, Any]) -> None:
-        where: JsonPath = ("tests", index, "expected_output")
         self.add(
             "no-assertions",
             "information",
             f"{_label(index, test)} relies on 'expected_output' alone: add deterministic 'assertions' "
             "(contains, regex, equals, is-json, ...) where the answer allows it.",
-            where,
-            span=self.test_key_span(index, "expected_output") or self.doc.span_of(where, key=True),
+            ("tests", index, "expected_output"),
+            key=True,
         )
 
     def expected_prose(self, index: int, test: Mapping[str, Any]) -> None:
@@ -301,14 +295,6 @@ class _Linter:
             )
 
     # -- places and edits ----------------------------------------------------------------
-    def test_key_span(self, index: int, key: str) -> Span | None:
-        """The range of a key of `tests[index]` as `span_of(..., key=True)` finds it, looked up
-        from the tests sequence rather than from the root (thousands of tests can each get a
-        diagnostic). None where the key is not found: `span_of`'s fallbacks apply then."""
-        test = self.test_nodes[index] if index < len(self.test_nodes) else None
-        pair = _entry(test, key) if isinstance(test, MappingNode) else None
-        return Span.of(pair[0]) if pair is not None else None
-
     def first_key_span(self) -> Span:
         root = self.doc.root
         if isinstance(root, MappingNode) and root.value:

@@ -52,7 +52,7 @@ from agentv_lsp.engine.files import (
     build_directory_chain,
     build_search_roots,
 )
-from agentv_lsp.engine.jsrt import JS_WHITESPACE, crlf_to_lf, node_resolve
+from agentv_lsp.engine.jsrt import crlf_to_lf, node_resolve
 from agentv_lsp.formats.v4 import grader_parser as graders
 from agentv_lsp.formats.v4.jsonparse import JsonParseError, parse_json
 from agentv_lsp.formats.v4.model import (
@@ -488,18 +488,11 @@ def _load_yaml_test(
         if rubric_grader is not None:
             assertions = [rubric_grader, *(assertions or [])]
     workspace = read("workspace")
-    # anything but a string or an object means nothing to the runtime (most tests have none)
-    if workspace is not None and isinstance(workspace, str | dict):
+    if isinstance(workspace, str | dict):  # anything else means nothing to the runtime
         _resolve_workspace(ctx, workspace, os.path.dirname(suite.eval_path), src, (*base, "workspace"))
     if isinstance(turns, list):
         _check_turns(turns, src, base)
 
-    own_metadata = read("metadata")
-    metadata = (  # most tests have no metadata to merge
-        None
-        if own_metadata is None and shared.metadata is None
-        else _merge_metadata(own_metadata, shared.metadata)
-    )
     suite.tests.append(
         V4Test(
             index=index,
@@ -515,7 +508,7 @@ def _load_yaml_test(
             file_paths=file_paths,
             evaluator=evaluator_kind or shared.global_evaluator,
             assertions=assertions,
-            metadata=metadata,
+            metadata=_merge_metadata(read("metadata"), shared.metadata),
             raw=case,
         )
     )
@@ -1234,9 +1227,8 @@ def resolve_input_messages(raw: dict[str, Any], suite_input_files: Any) -> list[
 
 
 def join_question(text_parts: list[str]) -> str:
-    """The question: the messages' texts, trimmed, the empty ones left out, joined by spaces.
-    (`js_trim` written out: a call per text of every test costs a third of the join.)"""
-    return " ".join([text for part in text_parts if (text := part.strip(JS_WHITESPACE))])
+    """The question: the messages' texts, trimmed, the empty ones left out, joined by spaces."""
+    return " ".join([text for text in map(js_trim, text_parts) if text])
 
 
 def process_messages(

@@ -277,16 +277,9 @@ class _Finder:
     def input(
         self, test: dict[str, Any], where: YamlPath, suite: Mapping[str, Any], skip_defaults: bool
     ) -> None:
-        # `input_files` (the test's, else the suite's unless skipped) make a string input one
-        # user message of file and text blocks: nothing to lose. (`_given` inlined: every test.)
-        if skip_defaults:
-            started = False
-        else:
-            started = self.suite_input(suite)
-            if suite.get("input_files") is not None:
-                return
-        if test.get("input_files") is not None:
-            return
+        started = False if skip_defaults else self.suite_input(suite)
+        if _given(test, "input_files") or (not skip_defaults and _given(suite, "input_files")):
+            return  # a string input becomes one user message of file and text blocks
         value = test.get("input")
         if isinstance(value, list):
             self.input_list(value, (*where, "input"), started)

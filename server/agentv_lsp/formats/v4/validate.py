@@ -27,7 +27,6 @@ from agentv_lsp.engine.files import (
     resolve_reference,
 )
 from agentv_lsp.engine.jsrt import (
-    JS_WHITESPACE,
     is_blank,
     js_number,
     js_string,
@@ -749,17 +748,14 @@ class _EvalValidator:
         plain = _PLAIN_TEST_FIELDS.issuperset(test)
         if not plain:
             self.test_fields(test, ("tests", i))
-        # `_non_empty_string` inlined here and for `criteria`: this runs for every test
-        test_id = test.get("id")
-        if not (isinstance(test_id, str) and test_id.strip(JS_WHITESPACE)):
+        if not _non_empty_string(test.get("id")):
             self.add(
                 "error",
                 ("tests", i, "id"),
                 "Missing or invalid 'id' field (must be a non-empty string)",
                 "v4-invalid-id",
             )
-        criteria = test.get("criteria", _MISSING)
-        if criteria is not _MISSING and not (isinstance(criteria, str) and criteria.strip(JS_WHITESPACE)):
+        if "criteria" in test and not _non_empty_string(test["criteria"]):
             self.add(
                 "error",
                 ("tests", i, "criteria"),
