@@ -14,7 +14,7 @@ from typing import Any, NoReturn, TextIO
 
 from agentv_lsp import __version__
 from agentv_lsp.checks.model import DEFAULT_MAX_DIAGNOSTICS
-from agentv_lsp.engine.files import FileSystem, default_repo_root
+from agentv_lsp.engine.files import FileReadError, FileSystem, default_repo_root
 from agentv_lsp.formats.runtime import REQUESTS, RuntimeChoice, choose_runtime
 from agentv_lsp.report import MESSAGE_LIMIT, is_hidden, one_line, shown_path, use_color, visible
 
@@ -72,6 +72,12 @@ def build_parser() -> argparse.ArgumentParser:
             "(default: the installed or declared agentv package, else the file's format)"
         ),
     )
+    preview.add_argument(
+        "--untrusted",
+        action="store_true",
+        help="apply the untrusted-workspace rules (for pull requests from forks): read no file outside the "
+        "repo root, whether a reference uses ../, an absolute path or a symlink",
+    )
 
     check = sub.add_parser(
         "check",
@@ -120,6 +126,12 @@ def build_parser() -> argparse.ArgumentParser:
             "(default: the installed or declared agentv package, else the file's format)"
         ),
     )
+    check.add_argument(
+        "--untrusted",
+        action="store_true",
+        help="apply the untrusted-workspace rules (for pull requests from forks): read no file outside the "
+        "repo root, whether a reference uses ../, an absolute path or a symlink",
+    )
 
     migrate = sub.add_parser(
         "migrate",
@@ -140,6 +152,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     migrate.add_argument(
         "--agentv-target", choices=("4",), default="4", help="the AgentV major to migrate to (only 4 today)"
+    )
+    migrate.add_argument(
+        "--untrusted",
+        action="store_true",
+        help="apply the untrusted-workspace rules (for pull requests from forks): read no file outside the "
+        "repo root, whether a reference uses ../, an absolute path or a symlink",
     )
 
     serve = sub.add_parser(
@@ -201,18 +219,32 @@ def _dispatch(argv: Sequence[str] | None) -> int:
     if args.command == "migrate":
         from agentv_lsp.migrate import run_migrate
 
-        return run_migrate(args.paths, args.write, args.format, args.repo_root, os.getcwd(), sys.stdout)
+        return run_migrate(
+            args.paths,
+            args.write,
+            args.format,
+            args.repo_root,
+            os.getcwd(),
+            sys.stdout,
+            untrusted=args.untrusted,
+        )
     from agentv_lsp.lsp.server import run_server
 
     return run_server(args.tcp)
+
+
+def file_system_for(repo_root: str, untrusted: bool) -> FileSystem:
+    """The reads of a command: `--untrusted` applies the language server's rules for an
+    untrusted workspace (`FileSystem.allowed_roots`), with the repo root as the one folder."""
+    return FileSystem(allowed_roots=(os.path.realpath(repo_root),) if untrusted else None)
 
 
 def run_preview(args: argparse.Namespace) -> int:
     gc.disable()  # a short-lived process: the collector only costs time while parsing
     cwd = os.getcwd()
     repo_root = os.path.abspath(args.repo_root) if args.repo_root else default_repo_root(cwd)
-    fs = FileSystem()
-    runtime = choose_runtime(args.eval_file, _head_text(args.eval_file), repo_root, args.agentv)
+    fs = file_system_for(repo_root, args.untrusted)
+    runtime = choose_runtime(args.eval_file, _head_text(args.eval_file, fs), repo_root, args.agentv, fs)
     if runtime.major == 4:
         return _run_preview_v4(args, runtime, repo_root, cwd, fs)
     # v2 machinery is imported when a v2 file needs it (`check` and 4.x previews never do)
@@ -225,6 +257,7 @@ def run_preview(args: argparse.Namespace) -> int:
         "runtime_reason": runtime.reason,
         **preview_file(ef, case_id=args.case),
     }
+    result["warnings"] = [*_runtime_warnings(runtime), *result["warnings"]]
     missing_case = args.case is not None and ef.loaded and not result["cases"]
     if args.json:
         sys.stdout.write(json.dumps(result, ensure_ascii=False, indent=2) + "\n")
@@ -241,13 +274,19 @@ def run_preview(args: argparse.Namespace) -> int:
     return EXIT_OK if ef.loaded else EXIT_FINDINGS
 
 
-def _head_text(path: str) -> str | None:
-    """Enough of the file to tell its format (None when it cannot be read: the loader says why)."""
+def _head_text(path: str, fs: FileSystem) -> str | None:
+    """Enough of the file to tell its format (None when it cannot be read: the loader says why),
+    read with the command's rules (a FIFO or a device is refused, not waited on)."""
+    head = FileSystem(max_bytes=1 << 20, allowed_roots=fs.allowed_roots, cache=False)
     try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            return handle.read(1 << 20)
-    except (OSError, ValueError):
+        return head.read(os.path.abspath(path)).text
+    except FileReadError:
         return None
+
+
+def _runtime_warnings(runtime: RuntimeChoice) -> list[str]:
+    """The package.json files `auto` passed over (`formats.runtime`), as preview warnings."""
+    return [f"agentv-lsp: {problem}." for problem in runtime.problems]
 
 
 def _run_preview_v4(
@@ -257,6 +296,7 @@ def _run_preview_v4(
 
     result = preview_v4(args.eval_file, repo_root, cwd, fs, case_id=args.case)
     result["runtime_reason"] = runtime.reason
+    result["warnings"] = [*_runtime_warnings(runtime), *result["warnings"]]
     loaded = result["load_error"] is None
     if args.json:
         sys.stdout.write(json.dumps(result, ensure_ascii=False, indent=2) + "\n")

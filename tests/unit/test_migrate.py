@@ -310,22 +310,27 @@ def test_flow_case_and_valueless_text_part(make_repo: Any) -> None:
     assert [p.verdict for p in m.cases] == ["unchanged", "unchanged"]
 
 
-def test_references_to_a_renamed_file_are_updated(tmp_path: Path) -> None:
-    (tmp_path / ".git").mkdir()
-    (tmp_path / "evals").mkdir()
-    (tmp_path / "evals" / "smoke.yaml").write_text(
+def _tree_with_mentions(root: Path) -> tuple[Path, Path]:
+    (root / ".git").mkdir(parents=True)
+    (root / "evals").mkdir()
+    (root / "evals" / "smoke.yaml").write_text(
         "$schema: agentv-eval-v2\nevalcases:\n  - id: a\n    outcome: o\n    input_messages:\n"
         "      - role: user\n        content: q\n"
     )
-    ci = tmp_path / "ci.sh"
+    ci = root / "ci.sh"
     ci.write_text("agentv eval evals/smoke.yaml ./evals/smoke.yaml\ncp evals/smoke.yaml.bak x\n")
-    notes = tmp_path / "evals" / "NOTES.md"
+    notes = root / "evals" / "NOTES.md"
     notes.write_text("Edit smoke.yaml, not other/evals/smoke.yaml.\n")
+    return ci, notes
+
+
+def test_references_to_a_renamed_file_are_updated(tmp_path: Path) -> None:
+    ci, notes = _tree_with_mentions(tmp_path)
     out = io.StringIO()
-    assert run_migrate(["evals"], False, "text", None, str(tmp_path), out) == 0
+    assert run_migrate(["evals", "ci.sh"], False, "text", None, str(tmp_path), out) == 0
     assert "+agentv eval evals/smoke.eval.yaml ./evals/smoke.eval.yaml" in out.getvalue()
     assert ci.read_text().startswith("agentv eval evals/smoke.yaml ")  # dry run: nothing written
-    assert run_migrate(["evals"], True, "text", None, str(tmp_path), io.StringIO()) == 0
+    assert run_migrate(["evals", "ci.sh"], True, "text", None, str(tmp_path), io.StringIO()) == 0
     assert (
         ci.read_text()
         == "agentv eval evals/smoke.eval.yaml ./evals/smoke.eval.yaml\ncp evals/smoke.yaml.bak x\n"
@@ -334,6 +339,17 @@ def test_references_to_a_renamed_file_are_updated(tmp_path: Path) -> None:
     assert (tmp_path / "evals" / "smoke.eval.yaml").exists() and not (
         tmp_path / "evals" / "smoke.yaml"
     ).exists()
+
+
+def test_a_mention_outside_the_paths_given_is_reported_not_written(tmp_path: Path) -> None:
+    ci, notes = _tree_with_mentions(tmp_path)
+    before = ci.read_text()
+    out = io.StringIO()
+    assert run_migrate(["evals"], True, "text", None, str(tmp_path), out) == 1
+    assert ci.read_text() == before
+    assert "would change ci.sh, outside the paths given; not written" in out.getvalue()
+    assert "ci.sh: not written" in out.getvalue()
+    assert notes.read_text() == "Edit smoke.eval.yaml, not other/evals/smoke.yaml.\n"  # inside: written
 
 
 def test_write_never_leaves_a_half_written_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from agentv_lsp.checks.model import Diagnostic, cap_diagnostics
 from agentv_lsp.checks.options import CheckOptions, DocumentReport
 from agentv_lsp.checks.parallel import can_fork, fork_map
-from agentv_lsp.engine.files import FileReadError, FileSystem, default_repo_root
+from agentv_lsp.engine.files import FileReadError, default_repo_root
 from agentv_lsp.formats.runtime import choose_runtime, parse_requested
 from agentv_lsp.formats.v4 import RUNTIME_VERSION as AGENTV4
 from agentv_lsp.hidden_chars import AllowList, directive_allow_list, parse_allow_items
@@ -245,13 +245,14 @@ def _check_path_uncapped(
     requested = parse_requested(opts.runtime)
     if requested == "auto" and inherit is not None:
         requested = parse_requested(inherit)
-    runtime = choose_runtime(path, text, opts.repo_root, requested)
+    runtime = choose_runtime(path, text, opts.repo_root, requested, opts.fs)
     if requested != parse_requested(opts.runtime):
         runtime = dataclasses.replace(runtime, reason="an eval file judged by this runtime uses it")
     if runtime.major == 4:
         report_v4 = _check_path_v4(path, text, named, opts, split)
         if report_v4 is not None:
             report_v4.runtime, report_v4.runtime_reason = AGENTV4, runtime.reason
+            report_v4.diagnostics.extend(_runtime_problems(path, runtime.problems))
         return report_v4
     if not named and not any(marker in text for marker in _AGENTV_MARKERS):
         return None  # not an AgentV file: ignored unless named explicitly
@@ -269,7 +270,16 @@ def _check_path_uncapped(
     if report.kind is None and not named and not _AGENTV_LINE.search(text):
         return None
     report.runtime, report.runtime_reason = runtime.version, runtime.reason
+    report.diagnostics.extend(_runtime_problems(path, runtime.problems))
     return report
+
+
+def _runtime_problems(path: str, problems: tuple[str, ...]) -> list[Diagnostic]:
+    """A package.json that `auto` could not use (`formats.runtime`), on the file it concerns."""
+    return [
+        Diagnostic(path, Span(0, 0, 0, 0), "warning", "runtime-manifest-unusable", f"{problem}.")
+        for problem in problems
+    ]
 
 
 _EVAL_NAME = re.compile(r"\.eval\.ya?ml$", re.I)
@@ -310,6 +320,7 @@ def available_workers() -> int:
 
 
 def run_check_command(args: argparse.Namespace) -> int:
+    from agentv_lsp.cli import file_system_for
     from agentv_lsp.report import RENDERERS, use_color
 
     gc.disable()  # a short-lived process: the collector only costs time here
@@ -321,7 +332,7 @@ def run_check_command(args: argparse.Namespace) -> int:
     opts = CheckOptions(
         repo_root=repo_root,
         cwd=cwd,
-        fs=FileSystem(),
+        fs=file_system_for(repo_root, getattr(args, "untrusted", False)),
         workers=available_workers(),
         runtime=args.agentv,
         max_diagnostics=args.max_diagnostics,

@@ -3,6 +3,11 @@
 `auto` asks the project first (an installed `node_modules/agentv`, else an `agentv` dependency
 in a `package.json`, walking up from the file's folder to the repo root), then the file itself
 (`$schema: agentv-eval-v2` or an `evalcases:` key means v2, anything else 4.x).
+
+Those manifests are untrusted input like the eval files, and are read the same way, through
+`engine.files.FileSystem` (regular files only, opened non-blocking, a size cap, nothing outside
+the allowed folders of an untrusted workspace). One that cannot be used is passed over and
+named in `RuntimeChoice.problems`; the choice then goes on as if it were absent.
 """
 
 from __future__ import annotations
@@ -11,8 +16,9 @@ import json
 import os
 import re
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
+from agentv_lsp.engine.files import FileReadError, FileSystem
 from agentv_lsp.formats.v4 import RUNTIME_VERSION as V4_VERSION
 
 Requested = Literal["auto", "2", "4"]
@@ -29,12 +35,19 @@ _V2_LINE = re.compile(
 )
 # `^4.42.4`, `~4`, `>=4.0.0 <5`, `4.x`, `npm:agentv@4.1.0`, `workspace:^4.2.0`: the first major number
 _RANGE_MAJOR = re.compile(r"(?:^|[\s^~>=<@:v]|\|\|)(\d+)(?:\.|\s|$|x)")
+# A package.json is a few KB (agentv's own: 2 KB); past this it is not read at all.
+MANIFEST_MAX_BYTES = 1024 * 1024
+# A major version longer than this is no version (and `int()` of 5,000 digits raises).
+_MAX_MAJOR_DIGITS = 9
 
 
 @dataclass(frozen=True, slots=True)
 class RuntimeChoice:
     major: Literal[2, 4]
     reason: str  # for people: "installed node_modules/agentv 4.42.4", "the file declares agentv-eval-v2", ...
+    # manifests passed over, one sentence each naming the file ("evals/package.json: not a
+    # regular file (FIFO, socket or device); not used to choose the runtime")
+    problems: tuple[str, ...] = ()
 
     @property
     def version(self) -> str:
@@ -58,34 +71,66 @@ def text_declares_v2(text: str) -> bool:
 
 
 def choose_runtime(
-    path: str, text: str | None, repo_root: str, requested: Requested = "auto"
+    path: str,
+    text: str | None,
+    repo_root: str,
+    requested: Requested = "auto",
+    fs: FileSystem | None = None,
 ) -> RuntimeChoice:
+    """`fs`: the reads of the caller (an untrusted workspace's folders); only its
+    `allowed_roots` matter here, the manifests get their own size cap."""
     if requested == "2":
         return RuntimeChoice(2, "asked for AgentV 2")
     if requested == "4":
         return RuntimeChoice(4, "asked for AgentV 4")
-    project = project_runtime(os.path.dirname(os.path.abspath(path)), repo_root)
-    if project is not None:
-        return project
+    allowed = fs.allowed_roots if fs is not None else None
+    project = project_runtime(os.path.dirname(os.path.abspath(path)), repo_root, allowed)
+    if project.choice is not None:
+        return project.choice
     if text is not None and text_declares_v2(text):
-        return RuntimeChoice(2, "the file uses the v2 format ($schema agentv-eval-v2 / evalcases)")
-    return RuntimeChoice(4, "no AgentV installed or declared; the file is not in the v2 format")
+        return RuntimeChoice(
+            2, "the file uses the v2 format ($schema agentv-eval-v2 / evalcases)", project.problems
+        )
+    return RuntimeChoice(
+        4, "no AgentV installed or declared; the file is not in the v2 format", project.problems
+    )
 
 
-_project_cache: dict[tuple[str, str], RuntimeChoice | None] = {}
+@dataclass(frozen=True, slots=True)
+class ProjectRuntime:
+    """What the manifests from a folder up to the repo root say: the runtime they choose (None:
+    none of them does) and the ones passed over on the way."""
+
+    choice: RuntimeChoice | None
+    problems: tuple[str, ...] = ()
 
 
-def project_runtime(folder: str, repo_root: str) -> RuntimeChoice | None:
-    """The AgentV the project installs or declares, from `folder` up to the repo root (cached per folder)."""
-    key = (folder, repo_root)
-    if key in _project_cache:
-        return _project_cache[key]
-    found = _installed_or_declared(folder)
-    if found is None:
+_project_cache: dict[tuple[str, str, tuple[str, ...] | None], ProjectRuntime] = {}
+
+
+def project_runtime(
+    folder: str, repo_root: str, allowed_roots: tuple[str, ...] | None = None
+) -> ProjectRuntime:
+    """The AgentV the project installs or declares, from `folder` up to the repo root (cached
+    per folder). `allowed_roots`: an untrusted workspace's folders, as in `FileSystem`."""
+    key = (folder, repo_root, allowed_roots)
+    found = _project_cache.get(key)
+    if found is not None:
+        return found
+    fs = FileSystem(max_bytes=MANIFEST_MAX_BYTES, allowed_roots=allowed_roots, cache=False)
+    here, problems = _installed_or_declared(folder, repo_root, fs)
+    found = ProjectRuntime(here, problems)
+    if here is None:
         parent = os.path.dirname(folder)
         inside = os.path.normcase(folder) != os.path.normcase(repo_root) and parent != folder
         if inside and _is_within(parent, repo_root):
-            found = project_runtime(parent, repo_root)
+            above = project_runtime(parent, repo_root, allowed_roots)
+            found = ProjectRuntime(above.choice, problems + above.problems)
+    if found.choice is not None and found.problems:
+        # the choice is made by a manifest; those passed over on the way are still worth a word
+        found = ProjectRuntime(
+            RuntimeChoice(found.choice.major, found.choice.reason, found.problems), found.problems
+        )
     _project_cache[key] = found
     return found
 
@@ -102,15 +147,24 @@ def _is_within(path: str, root: str) -> bool:
         return False
 
 
-def _installed_or_declared(folder: str) -> RuntimeChoice | None:
-    installed = _read_json(os.path.join(folder, "node_modules", "agentv", "package.json"))
+def _installed_or_declared(
+    folder: str, repo_root: str, fs: FileSystem
+) -> tuple[RuntimeChoice | None, tuple[str, ...]]:
+    problems: list[str] = []
+    installed_path = os.path.join(folder, "node_modules", "agentv", "package.json")
+    installed = _read_manifest(installed_path, repo_root, fs, problems)
     if installed is not None:
         version = installed.get("version")
         major = _major_of(version) if isinstance(version, str) else None
-        if major is not None:
+        if isinstance(version, str) and major is not None:
             where = os.path.join(os.path.basename(folder) or folder, "node_modules", "agentv")
-            return _supported(major, f"installed {where} {version}")
-    manifest = _read_json(os.path.join(folder, "package.json"))
+            return _supported(major, f"installed {where} {_shown_value(version)}"), tuple(problems)
+        if isinstance(version, str):
+            problems.append(
+                _problem(installed_path, repo_root, f"version {_shown_value(version)} not understood")
+            )
+    manifest_path = os.path.join(folder, "package.json")
+    manifest = _read_manifest(manifest_path, repo_root, fs, problems)
     if manifest is not None:
         for section in ("dependencies", "devDependencies", "optionalDependencies", "peerDependencies"):
             deps = manifest.get(section)
@@ -119,8 +173,13 @@ def _installed_or_declared(folder: str) -> RuntimeChoice | None:
                 major = _major_of(spec)
                 if major is not None:
                     name = os.path.join(os.path.basename(folder) or folder, "package.json")
-                    return _supported(major, f"{name} {section} agentv {spec}")
-    return None
+                    return _supported(major, f"{name} {section} agentv {_shown_value(spec)}"), tuple(problems)
+                problems.append(
+                    _problem(
+                        manifest_path, repo_root, f"{section} agentv {_shown_value(spec)} not understood"
+                    )
+                )
+    return None, tuple(problems)
 
 
 def _supported(major: int, reason: str) -> RuntimeChoice:
@@ -130,13 +189,67 @@ def _supported(major: int, reason: str) -> RuntimeChoice:
 
 def _major_of(spec: str) -> int | None:
     match = _RANGE_MAJOR.search(spec.strip())
-    return int(match.group(1)) if match else None
-
-
-def _read_json(path: str) -> dict[str, object] | None:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            value = json.load(handle)
-    except (OSError, ValueError):
+    if match is None or len(match.group(1)) > _MAX_MAJOR_DIGITS:
         return None
-    return value if isinstance(value, dict) else None
+    return int(match.group(1))
+
+
+def _shown_value(value: str) -> str:
+    """A version as quoted in a reason or problem: at most 40 characters."""
+    return value if len(value) <= 40 else f"{value[:20]}…{value[-10:]} ({len(value):,} characters)"
+
+
+def _problem(path: str, repo_root: str, what: str) -> str:
+    relative = os.path.relpath(path, repo_root)
+    shown = path if relative.startswith("..") else relative.replace(os.sep, "/")
+    return f"{shown}: {what}; not used to choose the AgentV runtime"
+
+
+def _read_manifest(path: str, repo_root: str, fs: FileSystem, problems: list[str]) -> dict[str, Any] | None:
+    """A package.json as an object, read like an eval file's references (`FileSystem`): None
+    when absent, and also, with a line in `problems`, when it cannot be used."""
+    try:
+        os.lstat(path)
+    except (OSError, ValueError):
+        return None  # absent: the usual case, nothing to say
+    if not fs.exists(path):
+        if fs.was_blocked(path):
+            problems.append(
+                _problem(
+                    path, repo_root, "it leads outside the workspace folders (untrusted workspace), not read"
+                )
+            )
+        elif fs.is_symlink_loop(path):
+            problems.append(_problem(path, repo_root, "a symbolic link loop"))
+        return None  # a dangling symlink: as good as absent
+    try:
+        read = fs.read(path)
+    except FileReadError as exc:
+        refused = exc.code in ("ENOTREG", "EISDIR")
+        what = (
+            "not a regular file (a FIFO, socket, device or folder), not read"
+            if refused
+            else f"cannot be read ({exc})"
+        )
+        problems.append(_problem(path, repo_root, what))
+        return None
+    if read.truncated:
+        problems.append(
+            _problem(
+                path, repo_root, f"larger than {MANIFEST_MAX_BYTES:,} bytes ({read.size:,} bytes), not read"
+            )
+        )
+        return None
+    try:
+        # numbers stay out of `int()` (5,000 digits raise); nesting is bounded by the stack
+        value = json.loads(read.text, parse_int=float, parse_constant=lambda _: None)
+    except ValueError as exc:
+        problems.append(_problem(path, repo_root, f"not valid JSON ({exc})"))
+        return None
+    except RecursionError:
+        problems.append(_problem(path, repo_root, "not valid JSON (nested too deeply)"))
+        return None
+    if not isinstance(value, dict):
+        problems.append(_problem(path, repo_root, "not a JSON object"))
+        return None
+    return value

@@ -5,6 +5,13 @@
 0: every v2 file migrated cleanly (or there was nothing to do); 1: some file needs
 attention (each named with the reason); 2: usage error (no path, a missing path, bad format).
 Without `write` nothing is written: a unified diff and the report are printed.
+
+`--write` writes only inside the paths given and inside the repo root, judged after following
+symbolic links (`WriteScope`): a change to any other file (a grader prompt named by an absolute
+path or `../..`, a link leading out) is reported and left to the user. A symlink keeps being a
+symlink: its target is edited. Temporary files are removed on every exit path the process
+sees (exceptions and SIGTERM/SIGHUP/SIGINT); those an earlier run could not remove (SIGKILL,
+power loss) are removed by the next `--write` over the same folders.
 """
 
 from __future__ import annotations
@@ -14,9 +21,13 @@ import difflib
 import json
 import os
 import re
+import signal
 import stat
 import tempfile
+import threading
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from types import FrameType
 from typing import TextIO
 
 from agentv_lsp.engine.files import FileSystem, default_repo_root
@@ -34,7 +45,10 @@ def run_migrate(
     repo_root: str | None,
     cwd: str,
     out: TextIO,
+    *,
+    untrusted: bool = False,
 ) -> int:
+    """`untrusted`: read nothing outside the repo root (the untrusted-workspace rules)."""
     if fmt not in ("text", "json"):
         out.write(f"agentv-lsp migrate: unknown format '{fmt}' (use text or json)\n")
         return 2
@@ -48,26 +62,46 @@ def run_migrate(
         out.write("".join(f"agentv-lsp migrate: {p}: no such file or folder\n" for p in missing))
         return 2
     root = os.path.abspath(os.path.join(cwd, repo_root)) if repo_root else default_repo_root(cwd)
-    fs = FileSystem()
+    fs = FileSystem(allowed_roots=(os.path.realpath(root),) if untrusted else None)
+    scope = WriteScope.of(paths, cwd, root)
     migrations: list[Migration] = []
     for path in discover(paths, cwd):
+        if not fs.is_allowed(path):
+            migration = Migration(path, "untouched", "", "", path)
+            migration.findings.append(
+                Finding(
+                    "not migrated: it leads outside the repo root (--untrusted), not read", attention=True
+                )
+            )
+            migrations.append(migration)
+            continue
         migrations.append(migrate_path(path, root, cwd, fs, explicit=path in _explicit(paths, cwd)))
     update_references(migrations, root, fs)
+    for migration in migrations:
+        scope.screen(migration, cwd)
+    stale_removed: list[str] = []
     if write:
-        for migration in migrations:
-            try:
-                apply_migration(migration)
-            except OSError as exc:
-                migration.findings.append(Finding(f"could not write the migration: {exc}", attention=True))
+        stale_removed = remove_stale_temp_files(_write_folders(migrations, paths, cwd))
+        with _signals_end_the_write():
+            for migration in migrations:
+                try:
+                    apply_migration(migration)
+                except OSError as exc:
+                    migration.findings.append(
+                        Finding(f"could not write the migration: {exc}", attention=True)
+                    )
     if fmt == "json":
         payload = {
             "files": [
                 {**m.as_json(), "diff": unified_diff(m, cwd)} for m in migrations if m.status != "not-v2"
             ],
             "written": write,
+            "stale_temp_files_removed": stale_removed,
         }
         out.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
     else:
+        for stale in stale_removed:
+            out.write(f"removed {_shown(stale, cwd)}, left by an interrupted migrate\n")
         write_text_report(migrations, write, cwd, out)
     return 1 if any(m.needs_attention for m in migrations) else 0
 
@@ -77,7 +111,9 @@ def _explicit(paths: Sequence[str], cwd: str) -> set[str]:
 
 
 def discover(paths: Sequence[str], cwd: str) -> Iterator[str]:
-    """Files given, and the YAML files under the folders given that declare agentv-eval-v2."""
+    """Files given, and the YAML files under the folders given that declare agentv-eval-v2.
+    A file found both as itself and through a symbolic link is migrated once, as itself."""
+    found: list[str] = []
     seen: set[str] = set()
     for given in paths:
         absolute = os.path.abspath(os.path.join(cwd, given))
@@ -88,10 +124,19 @@ def discover(paths: Sequence[str], cwd: str) -> Iterator[str]:
                     full = os.path.join(folder, name)
                     if name.lower().endswith((".yaml", ".yml")) and full not in seen and _declares_v2(full):
                         seen.add(full)
-                        yield full
+                        found.append(full)
         elif absolute not in seen:
             seen.add(absolute)
-            yield absolute
+            found.append(absolute)
+    real_files = {os.path.realpath(p) for p in found if not os.path.islink(p)}
+    linked: set[str] = set()
+    for path in found:
+        if os.path.islink(path):
+            target = os.path.realpath(path)
+            if target in real_files or target in linked:
+                continue
+            linked.add(target)
+        yield path
 
 
 def _declares_v2(path: str) -> bool:
@@ -148,7 +193,7 @@ def update_references(migrations: list[Migration], repo_root: str, fs: FileSyste
     renames = [m for m in migrations if m.status == "migrated" and m.new_path != m.path]
     if not renames:
         return
-    own = {m.path for m in migrations}
+    own = {m.path for m in migrations if m.status != "not-v2"}  # a file named but not v2 may mention
     pending: dict[str, tuple[str, str, list[str], Migration]] = {}
     for path in _reference_candidates(repo_root):
         if path in own:
@@ -214,24 +259,86 @@ def _keep_prefix(after: str) -> Callable[[re.Match[str]], str]:
     return lambda m: (m.group(1) or "") + after
 
 
+def _within(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+@dataclass(frozen=True, slots=True)
+class WriteScope:
+    """Where `--write` may write: inside one of the paths given and inside the repo root, both
+    judged on real paths (symbolic links followed), so no link or `..` leads a write out."""
+
+    given: tuple[str, ...]
+    root: str
+
+    @classmethod
+    def of(cls, paths: Sequence[str], cwd: str, repo_root: str) -> WriteScope:
+        return cls(tuple(os.path.realpath(os.path.join(cwd, p)) for p in paths), os.path.realpath(repo_root))
+
+    def refusal(self, path: str) -> str | None:
+        """Why `path` (the file a write would change, after its links) may not be written."""
+        real = os.path.realpath(path)
+        if not _within(real, self.root):
+            return "outside the repo root"
+        if not any(_within(real, given) for given in self.given):
+            return "outside the paths given"
+        return None
+
+    def screen(self, migration: Migration, cwd: str) -> None:
+        """Mark and report what `--write` will not write (the same in a dry run)."""
+        if migration.status != "migrated" or not migration.changed:
+            return
+        for path in (*(c.path for c in migration.companions), migration.path):
+            reason = self.refusal(path)
+            if reason is None:
+                continue
+            migration.not_written.append(path)
+            real = os.path.realpath(path)
+            via = f" (through the link {_shown(path, cwd)})" if real != os.path.abspath(path) else ""
+            migration.findings.append(
+                Finding(
+                    f"would change {_shown(real, cwd)}{via}, {reason}; not written "
+                    "(name it among the paths to migrate it, or edit it yourself)",
+                    attention=True,
+                )
+            )
+
+
 def apply_migration(migration: Migration) -> None:
-    """Write the new text (temp file + rename: never half-written), then drop the old name."""
+    """Write the new text (temp file + rename: never half-written), then drop the old name.
+    Files in `migration.not_written` are left alone; when the eval file is one of them,
+    nothing is written. A symlink stays a symlink: its target gets the new text."""
     if migration.status != "migrated" or not migration.changed:
         return
-    if migration.new_path != migration.path and os.path.exists(migration.new_path):
+    if migration.path in migration.not_written:
+        return
+    if migration.new_path != migration.path and os.path.lexists(migration.new_path):
         return
     for companion in migration.companions:
-        atomic_write(companion.path, companion.new_text, like=companion.path)
-    atomic_write(migration.new_path, migration.new_text, like=migration.path)
-    if migration.new_path != migration.path:
-        os.unlink(migration.path)
+        if companion.path not in migration.not_written:
+            atomic_write(os.path.realpath(companion.path), companion.new_text, like=companion.path)
+    if os.path.islink(migration.path):
+        atomic_write(os.path.realpath(migration.path), migration.new_text, like=migration.path)
+        if migration.new_path != migration.path:
+            os.rename(migration.path, migration.new_path)  # the link itself, under its new name
+    else:
+        atomic_write(migration.new_path, migration.new_text, like=migration.path)
+        if migration.new_path != migration.path:
+            os.unlink(migration.path)
     migration.written = True
+
+
+# `.agentv-migrate-<pid>-<random>.tmp`: the process id tells a later run whether its writer
+# still lives; `.agentv-migrate-<random>.tmp` (no id) is what versions before it left.
+TEMP_PREFIX = ".agentv-migrate-"
+_TEMP_NAME = re.compile(r"^\.agentv-migrate-(?:(\d+)-)?[A-Za-z0-9_]{8}\.tmp$")
 
 
 def atomic_write(path: str, text: str, like: str) -> None:
     folder = os.path.dirname(path) or "."
-    fd, temp = tempfile.mkstemp(prefix=".agentv-migrate-", suffix=".tmp", dir=folder)
+    temp = ""
     try:
+        fd, temp = tempfile.mkstemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-", suffix=".tmp", dir=folder)
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)
             handle.flush()
@@ -240,9 +347,100 @@ def atomic_write(path: str, text: str, like: str) -> None:
             os.chmod(temp, stat.S_IMODE(os.stat(like).st_mode))
         os.replace(temp, path)
     except BaseException:
-        if os.path.exists(temp):
-            os.unlink(temp)
+        if temp:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
         raise
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True  # someone else's process: not ours to judge
+    return True
+
+
+def remove_stale_temp_files(folders: Iterator[str]) -> list[str]:
+    """Temporary files of migrate runs that ended without removing them (SIGKILL, a crash):
+    regular files named as `atomic_write` names them whose process is gone. Returns them."""
+    removed: list[str] = []
+    for folder in folders:
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in entries:
+            match = _TEMP_NAME.match(entry.name)
+            if match is None or not entry.is_file(follow_symlinks=False):
+                continue
+            if match.group(1) is not None and _pid_alive(int(match.group(1))):
+                continue
+            with contextlib.suppress(OSError):
+                os.unlink(entry.path)
+                removed.append(entry.path)
+    return removed
+
+
+def _write_folders(migrations: list[Migration], paths: Sequence[str], cwd: str) -> Iterator[str]:
+    """Every folder a write may put a temporary file in: those of the files written, and the
+    folders under the paths given (an interrupted run may have been writing anywhere there)."""
+    seen: set[str] = set()
+
+    def once(folder: str) -> Iterator[str]:
+        if folder not in seen:
+            seen.add(folder)
+            yield folder
+
+    for given in paths:
+        absolute = os.path.abspath(os.path.join(cwd, given))
+        if os.path.isdir(absolute):
+            for folder, dirs, _files in os.walk(absolute):
+                dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS)
+                yield from once(folder)
+        else:
+            yield from once(os.path.dirname(absolute))
+    for m in migrations:
+        if m.status == "migrated" and m.changed:
+            for path in (m.path, *(c.path for c in m.companions)):
+                if path not in m.not_written:
+                    yield from once(os.path.dirname(os.path.realpath(path)))
+
+
+class _EndWrite(BaseException):
+    """A signal during `--write`: unwinds through `atomic_write`, which removes its temp file."""
+
+
+@contextlib.contextmanager
+def _signals_end_the_write() -> Iterator[None]:
+    """SIGTERM and SIGHUP (whose default is to die at once, leaving the temporary file) raise
+    instead while files are written; the process then ends with the signal's usual status.
+    SIGINT already raises KeyboardInterrupt. Only the main thread can take signals."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+
+    def end(signum: int, _frame: FrameType | None) -> None:
+        caught.append(signum)
+        raise _EndWrite
+
+    wanted = [getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]
+    previous = {sig: signal.signal(sig, end) for sig in wanted}
+    try:
+        yield
+    except _EndWrite:
+        pass
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if caught:
+        os.kill(os.getpid(), caught[0])  # the previous handler now: the usual end
+        raise SystemExit(128 + caught[0])
 
 
 def _shown(path: str, cwd: str) -> str:
@@ -302,9 +500,8 @@ def write_text_report(migrations: list[Migration], write: bool, cwd: str, out: T
             line = f":{f.line}" if f.line else ""
             out.write(f"  {where}{line}: {'ATTENTION: ' if f.attention else ''}{f.message}\n")
         for c in m.companions:
-            out.write(
-                f"  {_shown(c.path, cwd)}: {'written' if write else 'would be rewritten'}: {c.reason}\n"
-            )
+            state = "not written" if c.path in m.not_written else "written" if write else "would be rewritten"
+            out.write(f"  {_shown(c.path, cwd)}: {state}: {c.reason}\n")
         for proof in m.cases:
             out.write(f"  case '{proof.id}': LM question {proof.verdict}")
             out.write(f" ({'; '.join(proof.causes)})\n" if proof.causes else "\n")

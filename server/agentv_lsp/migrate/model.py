@@ -72,6 +72,9 @@ class Migration:
     v4_load_error: str | None = None
     v4_warnings: list[str] = field(default_factory=list)
     written: bool = False  # set once --write has put the new text in place
+    # files this migration would change that --write leaves alone (outside the paths given or
+    # the repo root, after symlinks): each has an attention finding
+    not_written: list[str] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
@@ -94,4 +97,5 @@ class Migration:
             "v4_load_error": self.v4_load_error,
             "v4_warnings": self.v4_warnings,
             "written": self.written,
+            "not_written": self.not_written,
         }
