@@ -568,6 +568,19 @@ def _add_runtime_messages(
         text = _runtime_text(message)
         in_this_file = message.file in (None, path)
         where = message.yaml_path if in_this_file else _referencing_path(doc, path, message.file)
+        if message.stream == "notice":  # ours, not the runtime's: not folded, not called AgentV's
+            collector.add(
+                Diagnostic(
+                    path,
+                    collector.span(where),
+                    "warning",
+                    message.code,
+                    text,
+                    where or (),
+                    dict(message.data),
+                )
+            )
+            continue
         candidates: list[YamlPath | None] = [where]
         if where and where[-1] == "value":
             candidates.append(where[:-1])  # validate reports a file item, the runtime its value
@@ -971,6 +984,20 @@ def _add_context(
             continue
         seen.add((message.code, message.yaml_path))
         body = _runtime_text(message)
+        if message.stream == "notice":
+            collector.add(
+                Diagnostic(
+                    path,
+                    collector.span(message.yaml_path),
+                    "warning",
+                    message.code,
+                    f"{body} (loading {_shown(eval_path, opts)})",
+                    message.yaml_path or (),
+                    {**message.data, "eval_file": eval_path},
+                    related,
+                )
+            )
+            continue
         if collector.fold([message.yaml_path], f"AgentV runtime: {_sentence(body)}"):
             continue
         collector.add(

@@ -1488,9 +1488,11 @@ def _validate_prompt_template(ctx: LoadContext, prompt_path: str, name: str, whe
     """`validateCustomPromptContent`: needs {{ output }} or {{ expected_output }}; warns on
     unknown variables (printed without the "Warning: " helper, as one console.warn)."""
     try:
-        content = ctx.fs.read_text(prompt_path)
+        read = ctx.fs.read(prompt_path)
     except FileReadError as exc:
         raise GraderError(f"Grader '{name}' template ({prompt_path}): {exc}", where) from exc
+    ctx.note_truncated(read, prompt_path, *where)
+    content = read.text
     found: list[str] = []
     invalid: list[str] = []
     for match in _VARIABLE.finditer(content):

@@ -817,7 +817,18 @@ def _resolve_case_reference(ctx: LoadContext, ref: str, eval_dir: str, cause: Ya
     if any(c in raw_path for c in "*?{"):
         from agentv_lsp.formats.v4.fastglob import glob_files
 
-        matches = sorted(glob_files(ctx.fs, pattern), key=js_sort_key)
+        walked = glob_files(ctx.fs, pattern)
+        if walked.capped:
+            ctx.notice(
+                f"agentv-lsp stopped looking for {ref} after {walked.max_entries:,} files and folders under "
+                f"{walked.base} (taken in name order): the files past them are not loaded here, though "
+                "AgentV loads them. Name a narrower folder in the pattern.",
+                "glob-capped",
+                file=ctx.eval_path,
+                yaml_path=cause,
+                data={"limit": walked.max_entries, "base": walked.base},
+            )
+        matches = sorted(walked.files, key=js_sort_key)
         if not matches:
             ctx.warn(
                 f"Glob pattern matched no files: {ref} (resolved to {pattern})",
@@ -1366,7 +1377,7 @@ def _file_segment(
         )
         return None
     try:
-        text = crlf_to_lf(ctx.fs.read_text(res.resolved_path))
+        read = ctx.fs.read(res.resolved_path)
     except FileReadError as exc:
         where_file, where_path = _locate(segment_at)
         context = "" if message_type == "input" else " expected output"
@@ -1378,6 +1389,9 @@ def _file_segment(
             data={"resolved": res.resolved_path},
         )
         return None
+    if read.truncated:
+        ctx.note_truncated(read, res.resolved_path, *_locate(segment_at))
+    text = crlf_to_lf(read.text)
     if keep is None:
         return {"type": "file", "path": res.display_path, "text": text, "resolvedPath": res.resolved_path}
     return {**keep, "path": res.display_path, "text": text, "resolvedPath": res.resolved_path}

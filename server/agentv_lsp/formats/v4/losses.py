@@ -664,7 +664,7 @@ def _files_loaded_twice(finder: _Finder, tests: list[Any], key: str, fs: FileSys
         target = node_resolve(base, raw)
         if any(c in raw for c in "*?{"):
             try:
-                files = sorted(glob_files(fs, target.replace("\\", "/")))
+                files = sorted(glob_files(fs, target.replace("\\", "/")).files)
             except (OSError, ValueError):
                 files = []
         else:

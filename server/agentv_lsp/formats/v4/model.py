@@ -9,7 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-Stream = Literal["warn", "error", "log", "info"]
+# "notice": not the runtime's but ours (a file cut at the read cap, a glob walk stopped), text
+# starting "agentv-lsp"; everything else is a console method the runtime calls.
+Stream = Literal["warn", "error", "log", "info", "notice"]
 Mode = Literal["lm", "agent"]
 YamlPath = tuple[str | int, ...]
 JsonObject = dict[str, Any]

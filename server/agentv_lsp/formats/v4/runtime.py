@@ -13,7 +13,7 @@ import stat
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeGuard
 
-from agentv_lsp.engine.files import FileReadError, FileSystem, Resolution, resolve_reference
+from agentv_lsp.engine.files import FileReadError, FileSystem, FileText, Resolution, resolve_reference
 from agentv_lsp.engine.jsrt import JS_WHITESPACE
 from agentv_lsp.formats.v4.model import RuntimeMessage, Stream, YamlPath
 
@@ -315,10 +315,16 @@ def read_bytes(fs: FileSystem, path: str) -> bytes:
     if not fs.is_allowed(path):  # pragma: no cover - read() already refused
         raise FileReadError(f"EACCES: permission denied, open '{path}'", code="EACCES")
     try:
-        with open(path, "rb") as handle:
-            return handle.read(fs.max_bytes + 1)[: fs.max_bytes]
+        # opened as FileSystem opens: non-blocking, and refused unless still a regular file
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
         raise FileReadError(f"EIO: i/o error, open '{path}' ({exc.strerror})") from exc
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise FileReadError(
+                f"not a regular file (FIFO, socket or device), refused: '{path}'", code="ENOTREG"
+            )
+        return handle.read(fs.max_bytes + 1)[: fs.max_bytes]
 
 
 # -- messages -------------------------------------------------------------------------------
@@ -376,6 +382,35 @@ class LoadContext:
         data: dict[str, Any] | None = None,
     ) -> None:
         self.messages.append(RuntimeMessage(stream, text, code, file, yaml_path, data or {}))
+
+    def notice(
+        self,
+        text: str,
+        code: str,
+        *,
+        file: str | None = None,
+        yaml_path: YamlPath | None = None,
+        data: dict[str, Any] | None = None,
+    ) -> None:
+        """One of our own notices (stream "notice"), once per code and place: the runtime would
+        print nothing here (it reads whole files, walks whole trees)."""
+        for m in self.messages:
+            if m.stream == "notice" and (m.code, m.file, m.yaml_path) == (code, file, yaml_path):
+                return
+        self.emit("notice", text, code, file=file, yaml_path=yaml_path, data=data)
+
+    def note_truncated(self, read: FileText, path: str, file: str | None, yaml_path: YamlPath | None) -> None:
+        """`file-truncated`, as the v2 engine says it, when `read` stopped at the size cap."""
+        if read.truncated:
+            self.notice(
+                f"agentv-lsp read only the first {self.fs.max_bytes:,} bytes of {path} ({read.size:,} bytes): "
+                "the preview of this file is incomplete (AgentV itself reads it whole). "
+                "Raise maxFileSizeKb to see all.",
+                "file-truncated",
+                file=file,
+                yaml_path=yaml_path,
+                data={"size": read.size, "limit": self.fs.max_bytes, "resolved": path},
+            )
 
     def warn(
         self,
