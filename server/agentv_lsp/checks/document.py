@@ -341,6 +341,12 @@ def _merge_eval(
             tried = f.data.get("attempted") or []
             if tried:
                 message += ". Tried: " + ", ".join(tried)
+            blocked = [t for t in tried if ef.fs.was_blocked(t)]
+            if blocked:  # as the runtime's own notice says it
+                message += (
+                    ". Not read: outside the workspace folders, and this workspace is not trusted "
+                    f"({', '.join(blocked)})"
+                )
             data["raw"] = _raw_value(doc, f.path)
         elif f.code == "validate-file-unreadable" and f.path is not None:
             covered_runtime.add(("file-unreadable", (*f.path, "value")))

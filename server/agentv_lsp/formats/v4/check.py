@@ -491,6 +491,12 @@ def _issue_diagnostic(
         tried = issue.data.get("attempted") or []
         if tried:
             message += ". Tried: " + ", ".join(tried)
+        blocked = [t for t in tried if opts.fs.was_blocked(t)]
+        if blocked:  # as the v2 checks say it
+            message += (
+                ". Not read: outside the workspace folders, and this workspace is not trusted "
+                f"({', '.join(blocked)})"
+            )
         message += ". The runtime leaves the file out of the prompt (it only warns)."
     elif code == "v4-file-empty":
         message += ". The prompt gets an empty file block."
