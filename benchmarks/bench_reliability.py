@@ -12,7 +12,13 @@ checked by `agentv-lsp check --format json` at n and 2n (n chosen so that the fi
 is at least 200 KB): the two times, their ratio (linear work gives about 2) and whether each run
 ended with diagnostics (exit 0 or 1).
 
-Run: python benchmarks/bench_reliability.py [--seconds 20] [--hostile [FAMILY ...]]
+The package.json family (issue 25, `--manifests`): `auto` runtime detection meeting an
+`evals/package.json` that is a link to /dev/zero or /dev/stdin, a FIFO, a 5,000-digit version,
+invalid or deeply nested JSON, or a 133 MB sparse file: the wall time and peak memory of
+`check`, `preview` and the language server (untrusted workspace, time to the diagnostics), each
+next to the same tree without a package.json.
+
+Run: python benchmarks/bench_reliability.py [--seconds 20] [--hostile [FAMILY ...]] [--manifests]
 """
 
 from __future__ import annotations
@@ -249,7 +255,9 @@ def hostile(names: list[str], repeat: int, min_kb: int) -> None:
             flush=True,
         )
     worst = max(rows, key=lambda r: r["ratio"])
-    print(f"worst ratio: {worst['ratio']:.2f} ({worst['family']}); slowest 2n run: {max(r['s_2n'] for r in rows):.2f} s")
+    print(
+        f"worst ratio: {worst['ratio']:.2f} ({worst['family']}); slowest 2n run: {max(r['s_2n'] for r in rows):.2f} s"
+    )
     print(json.dumps(rows))
 
 
@@ -274,7 +282,14 @@ async def hover_while_hostile(family: str, n: int) -> dict[str, float]:
         def open_doc(path: Path) -> None:
             client.notify(
                 "textDocument/didOpen",
-                {"textDocument": {"uri": path.as_uri(), "languageId": "yaml", "version": 1, "text": path.read_text()}},
+                {
+                    "textDocument": {
+                        "uri": path.as_uri(),
+                        "languageId": "yaml",
+                        "version": 1,
+                        "text": path.read_text(),
+                    }
+                },
             )
 
         open_doc(small)
@@ -305,6 +320,140 @@ async def hover_while_hostile(family: str, n: int) -> dict[str, float]:
     }
 
 
+MANIFEST_SHAPES = (
+    "none",
+    "dev-zero",
+    "dev-stdin",
+    "fifo",
+    "huge-version",
+    "invalid-json",
+    "deep-json",
+    "sparse-133mb",
+)
+
+
+def _make_manifest(path: Path, shape: str) -> None:
+    if shape == "dev-zero":
+        path.symlink_to("/dev/zero")
+    elif shape == "dev-stdin":
+        path.symlink_to("/dev/stdin")
+    elif shape == "fifo":
+        os.mkfifo(path)
+    elif shape == "huge-version":
+        path.write_text(json.dumps({"dependencies": {"agentv": "9" * 5000}}))
+    elif shape == "invalid-json":
+        path.write_text('{"dependencies": {"agentv": "^4.42.4"')
+    elif shape == "deep-json":
+        path.write_text("[" * 500_000)
+    elif shape == "sparse-133mb":
+        with open(path, "wb") as handle:
+            handle.truncate(133 * 1024 * 1024)
+
+
+def _tree_hwm_mib(pid: int) -> float:
+    """The summed peak RSS (VmHWM) of a process and its children, in MiB (0 once gone)."""
+    total = 0
+    pids = [pid]
+    for current in pids:
+        try:
+            status = Path(f"/proc/{current}/status").read_text()
+            total += int(status.split("VmHWM:")[1].split()[0])
+            for task in Path(f"/proc/{current}/task").iterdir():
+                pids.extend(int(c) for c in (task / "children").read_text().split())
+        except (OSError, IndexError, ValueError):
+            continue
+    return total / 1024
+
+
+def _bounded_run(args: list[str], cwd: Path, timeout: float) -> tuple[float, float, str]:
+    """(seconds, peak MiB, exit code or "timeout") of a command, killed after `timeout`; its
+    stdin is a pipe nobody writes to, as a language server's would be between messages."""
+    start = time.perf_counter()
+    process = subprocess.Popen(
+        args, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    peak = 0.0
+    while process.poll() is None:
+        peak = max(peak, _tree_hwm_mib(process.pid))
+        if time.perf_counter() - start > timeout:
+            process.kill()
+            process.wait()
+            return timeout, peak, "timeout"
+        time.sleep(0.003)
+    return time.perf_counter() - start, peak, str(process.returncode)
+
+
+async def _server_on_manifest(root: Path, eval_path: Path, timeout: float) -> tuple[float, float, str]:
+    """The language server (untrusted workspace) opening the eval file: (seconds to its
+    diagnostics, peak RSS MiB, "ok" or "timeout")."""
+    published: dict[str, float] = {}
+    client = RawClient()
+    client.handlers["textDocument/publishDiagnostics"] = lambda p: published.setdefault(
+        p["uri"], time.perf_counter()
+    )
+    await client.start(sys.executable, "-m", "agentv_lsp", "serve")
+    assert client.process is not None
+    pid = client.process.pid
+    await client.initialize(root, {"agentv": {"trustedWorkspace": False}})
+    start = time.perf_counter()
+    client.notify(
+        "textDocument/didOpen",
+        {
+            "textDocument": {
+                "uri": eval_path.as_uri(),
+                "languageId": "yaml",
+                "version": 1,
+                "text": eval_path.read_text(),
+            }
+        },
+    )
+    state = "ok"
+    peak = 0.0
+    while eval_path.as_uri() not in published:
+        peak = max(peak, server_memory(pid)[1])
+        if time.perf_counter() - start > timeout:
+            state = "timeout"
+            break
+        await asyncio.sleep(0.005)
+    seconds = published.get(eval_path.as_uri(), time.perf_counter()) - start
+    peak = max(peak, server_memory(pid)[1])
+    if state == "timeout":
+        client.process.kill()
+        await client.process.wait()
+    else:
+        await client.stop()
+    return seconds, peak, state
+
+
+def manifests(timeout: float) -> None:
+    rows = []
+    eval_text = "description: d\ntests:\n  - id: t\n    criteria: ok\n    input: hello\n"
+    for shape in MANIFEST_SHAPES:
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp)
+            (root / ".git").mkdir()
+            (root / "evals").mkdir()
+            eval_path = root / "evals" / "a.eval.yaml"
+            eval_path.write_text(eval_text)
+            if shape != "none":
+                _make_manifest(root / "evals" / "package.json", shape)
+            command = [sys.executable, "-m", "agentv_lsp"]
+            check = _bounded_run([*command, "check", "evals", "--format", "json"], root, timeout)
+            preview = _bounded_run([*command, "preview", "evals/a.eval.yaml", "--json"], root, timeout)
+            server = asyncio.run(_server_on_manifest(root, eval_path, timeout))
+        row = {"shape": shape}
+        for name, (seconds, peak, end) in (("check", check), ("preview", preview), ("server", server)):
+            row.update({f"{name}_s": round(seconds, 2), f"{name}_peak_mib": round(peak), f"{name}_end": end})
+        rows.append(row)
+        print(
+            f"package.json {shape:13} check {check[0]:5.2f} s {check[1]:5.0f} MiB exit {check[2]:7} | "
+            f"preview {preview[0]:5.2f} s {preview[1]:5.0f} MiB exit {preview[2]:7} | "
+            f"server {server[0]:5.2f} s {server[1]:5.0f} MiB {server[2]}",
+            flush=True,
+        )
+    print(json.dumps(rows))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -318,8 +467,19 @@ def main() -> None:
         "--hostile", nargs="*", metavar="FAMILY", help="only the hostile families (all when none is named)"
     )
     parser.add_argument("--repeat", type=int, default=3, help="runs per hostile measurement (best is kept)")
-    parser.add_argument("--min-kb", type=int, default=200, help="smallest hostile input (n is doubled up to it)")
+    parser.add_argument(
+        "--min-kb", type=int, default=200, help="smallest hostile input (n is doubled up to it)"
+    )
+    parser.add_argument(
+        "--manifests", action="store_true", help="only the package.json family (check, preview, server)"
+    )
+    parser.add_argument(
+        "--timeout", type=float, default=30, help="seconds before a --manifests run is killed"
+    )
     args = parser.parse_args()
+    if args.manifests:
+        manifests(args.timeout)
+        return
     if args.hostile is not None:
         hostile(args.hostile, args.repeat, args.min_kb)
         for family, n in (("int-string-key-collisions", 50_000), ("many-cases-with-errors", 8000)):
