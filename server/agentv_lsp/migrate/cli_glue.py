@@ -65,7 +65,7 @@ def run_migrate(
     fs = FileSystem(allowed_roots=(os.path.realpath(root),) if untrusted else None)
     scope = WriteScope.of(paths, cwd, root)
     migrations: list[Migration] = []
-    for path in discover(paths, cwd):
+    for path in discover(paths, cwd, fs):
         if not fs.is_allowed(path):
             migration = Migration(path, "untouched", "", "", path)
             migration.findings.append(
@@ -110,9 +110,10 @@ def _explicit(paths: Sequence[str], cwd: str) -> set[str]:
     return {os.path.abspath(os.path.join(cwd, p)) for p in paths if os.path.isfile(os.path.join(cwd, p))}
 
 
-def discover(paths: Sequence[str], cwd: str) -> Iterator[str]:
+def discover(paths: Sequence[str], cwd: str, fs: FileSystem | None = None) -> Iterator[str]:
     """Files given, and the YAML files under the folders given that declare agentv-eval-v2.
-    A file found both as itself and through a symbolic link is migrated once, as itself."""
+    A file found both as itself and through a symbolic link is migrated once, as itself.
+    A YAML file `fs` may not read (--untrusted: it leads outside) is found without being read."""
     found: list[str] = []
     seen: set[str] = set()
     for given in paths:
@@ -122,7 +123,11 @@ def discover(paths: Sequence[str], cwd: str) -> Iterator[str]:
                 dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS)
                 for name in sorted(files):
                     full = os.path.join(folder, name)
-                    if name.lower().endswith((".yaml", ".yml")) and full not in seen and _declares_v2(full):
+                    if (
+                        name.lower().endswith((".yaml", ".yml"))
+                        and full not in seen
+                        and (_declares_v2(full) if fs is None or fs.is_allowed(full) else True)
+                    ):
                         seen.add(full)
                         found.append(full)
         elif absolute not in seen:
