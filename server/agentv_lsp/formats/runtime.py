@@ -45,8 +45,8 @@ _MAX_MAJOR_DIGITS = 9
 class RuntimeChoice:
     major: Literal[2, 4]
     reason: str  # for people: "installed node_modules/agentv 4.42.4", "the file declares agentv-eval-v2", ...
-    # manifests passed over, one sentence each naming the file ("evals/package.json: not a
-    # regular file (FIFO, socket or device); not used to choose the runtime")
+    # manifests passed over, one sentence each naming the file ("evals/package.json: not a regular
+    # file (a FIFO, socket, device or folder), not read; not used to choose the AgentV runtime")
     problems: tuple[str, ...] = ()
 
     @property
