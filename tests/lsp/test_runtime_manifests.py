@@ -1,0 +1,74 @@
+"""The language server meeting a hostile package.json (issue 25, item 1): a link to /dev/zero
+or to /dev/stdin (the server's own LSP input) or a FIFO beside an eval file, in an untrusted
+workspace. `auto` runtime detection passes over each (bounded, non-blocking, regular files
+only): the document gets its diagnostics, the server answers and shuts down."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsprotocol import types as lsp
+from pytest_lsp import LanguageClient
+
+from tests.lsp.conftest import (
+    SERVER,
+    accept_registrations,
+    diagnostics_until,
+    init_params,
+    open_doc,
+    write_repo,
+)
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+V2 = (
+    "$schema: agentv-eval-v2\nevalcases:\n  - id: c1\n    outcome: ok\n    input_messages:\n"
+    "      - role: usr\n        content: hi\n"
+)
+SHAPES = ("dev-zero", "dev-stdin", "fifo")
+
+
+@pytest.fixture(scope="module")
+def manifest_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = write_repo(tmp_path_factory.mktemp("manifests") / "ws", {})
+    for shape in SHAPES:
+        folder = root / shape
+        folder.mkdir()
+        (folder / "a.yaml").write_text(V2)
+        manifest = folder / "package.json"
+        if shape == "fifo":
+            os.mkfifo(manifest)
+        else:
+            manifest.symlink_to("/dev/zero" if shape == "dev-zero" else "/dev/stdin")
+    return root
+
+
+@pytest_lsp.fixture(config=SERVER, scope="module")
+async def untrusted_client(lsp_client: LanguageClient, manifest_repo: Path):  # type: ignore[no-untyped-def]
+    accept_registrations(lsp_client)
+    await lsp_client.initialize_session(init_params(manifest_repo, {"trustedWorkspace": False}))
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+async def test_a_hostile_package_json_does_not_stop_the_server(
+    untrusted_client: LanguageClient, manifest_repo: Path, shape: str
+) -> None:
+    uri = open_doc(untrusted_client, manifest_repo / shape / "a.yaml")
+    shown = await asyncio.wait_for(diagnostics_until(untrusted_client, uri, lambda d: len(d) > 0), 30)
+    # the file's own content chose v2: the misspelt role is v2's finding
+    assert any("usr" in d.message for d in shown)
+    hover = await asyncio.wait_for(
+        untrusted_client.text_document_hover_async(
+            lsp.HoverParams(
+                text_document=lsp.TextDocumentIdentifier(uri=uri), position=lsp.Position(line=2, character=9)
+            )
+        ),
+        30,
+    )
+    assert hover is None or hover.contents is not None
