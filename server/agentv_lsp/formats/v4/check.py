@@ -218,6 +218,24 @@ class _Collector:
                 return True
         return False
 
+    def fold_from_file(self, file: str, text: str, same_note: str, note: str) -> bool:
+        """Append `same_note` to the validate error about `file` (another file this one uses)
+        whose message holds `text`, else `note` to the first validate error about that file."""
+        hosts = [
+            index
+            for index, host in enumerate(self.out)
+            if host.severity == "error" and host.data.get("validate") and host.data.get("file") == file
+        ]
+        if not hosts:
+            return False
+        same = next((i for i in hosts if text and text in self.out[i].message), None)
+        index = hosts[0] if same is None else same
+        note = note if same is None else same_note
+        host = self.out[index]
+        if note not in host.message:
+            self.out[index] = dataclasses.replace(host, message=f"{host.message} — {note}")
+        return True
+
     def fold_code(self, code: str, note: str) -> bool:
         """Append `note` to the first error with this code (a file-level problem), or to the
         validate error it would be in a file `agentv validate` skips (raised back to an error:
@@ -653,6 +671,15 @@ def _add_load_error(collector: _Collector, suite: SuiteLoad, opts: CheckOptions)
         else f"the AgentV runtime cannot load this eval file: {error_text}"
     )
     folded = collector.fold([where], note, severity="error", validate_only=True)
+    if not folded and not in_this_file and suite.load_error_file is not None:
+        # a workspace in another file: validate reports its problems at `workspace.repos[…]`
+        # ("In workspace.yaml: …"); the load failure is the one of them it names
+        folded = collector.fold_from_file(
+            suite.load_error_file,
+            error_text.split(" — ")[0],
+            "the AgentV runtime cannot load this eval file either",
+            note,
+        )
     if folded or collector.fold_code(suite.load_error_code or "", note):
         return
     if any(d.severity == "error" and d.code.startswith("v4-yaml-") for d in collector.out):
@@ -683,6 +710,9 @@ def _referencing_path(doc: YamlDocument | None, eval_path: str, other: str | Non
     if doc is None or other is None or not isinstance(doc.value, dict):
         return None
     eval_dir = os.path.dirname(eval_path)
+    workspace = doc.value.get("workspace")
+    if isinstance(workspace, str) and node_resolve(eval_dir, workspace) == other:
+        return ("workspace",)  # before `tests`: the suite's workspace file is named here
     for key in _TEST_LIST_KEYS:
         if key not in doc.value:
             continue
@@ -698,9 +728,6 @@ def _referencing_path(doc: YamlDocument | None, eval_path: str, other: str | Non
                 ):
                     return (key, i)
             return (key,)
-    workspace = doc.value.get("workspace")
-    if isinstance(workspace, str) and node_resolve(eval_dir, workspace) == other:
-        return ("workspace",)
     return None
 
 
