@@ -54,6 +54,11 @@ def test_migrated_goldens_load_in_the_runtime(migrated: list[tuple[Path, Migrati
         skipped = [w for w in record["warnings"] if "Skipping" in w]
         if skipped and not m.needs_attention:
             problems.append(f"{name}: runtime skipped something {skipped} but the report is clean")
+        # clean means clean for 4.42.4: `agentv validate` passes and the runtime prints nothing
+        if record["warnings"] and not m.needs_attention:
+            problems.append(f"{name}: the runtime printed {record['warnings']} but the report is clean")
+        if record["validation"]["exit_code"] != 0 and not m.needs_attention:
+            problems.append(f"{name}: `agentv validate` fails it but the report is clean")
         loaded = [p for p in m.cases if p.verdict != "missing"]
         if len(record["cases"]) != len(loaded):
             problems.append(f"{name}: runtime loaded {len(record['cases'])} tests, the proof {len(loaded)}")
