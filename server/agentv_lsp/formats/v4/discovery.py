@@ -93,6 +93,11 @@ def project_eval_patterns(folder: str, repo_root: str, fs: FileSystem) -> EvalPa
     return found
 
 
+def forget_project_eval_patterns() -> None:
+    """Drop cached answers (a `.agentv/config.yaml` changed)."""
+    _patterns_cache.clear()
+
+
 def _config_patterns(path: str, fs: FileSystem) -> tuple[bool, tuple[str, ...]]:
     """(whether `readConfigFile` accepts the config, its eval_patterns)."""
     try:
@@ -134,6 +139,7 @@ def walk_takes_as_eval(path: str, repo_root: str, cwd: str, fs: FileSystem, glob
 __all__ = [
     "DEFAULT_EVAL_PATTERNS",
     "EvalPatterns",
+    "forget_project_eval_patterns",
     "project_eval_patterns",
     "run_reads",
     "user_globs_match",
