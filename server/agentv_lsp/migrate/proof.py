@@ -3,7 +3,8 @@
 v2 side: our v2 engine (the exact reproduction of agentv-eval-v2). 4.42.4 side: our v4
 engine on the migrated text, with the rewritten prompt files laid over the disk. A
 difference is explained by a known cause (guidelines, duplicated fences, path display) or
-flagged for attention.
+flagged for attention. Beside the proof, the whole 4.x check of the migrated text
+(`check_migrated`): what `agentv validate` 4.42.4 fails and what the runtime prints.
 """
 
 from __future__ import annotations
