@@ -118,6 +118,15 @@ def build_parser() -> argparse.ArgumentParser:
         "(for pre-commit and other tools that pass every YAML file)",
     )
     check.add_argument(
+        "--eval-glob",
+        action="append",
+        default=[],
+        metavar="PATTERN",
+        help="more names of eval files for folder walks (4.x), e.g. '**/EVAL.yaml': a glob on the path "
+        "relative to the working directory; repeatable. Besides these, a walk takes *.eval.yaml, eval.yaml "
+        "and the eval_patterns of .agentv/config.yaml",
+    )
+    check.add_argument(
         "--agentv",
         choices=REQUESTS,
         default="auto",

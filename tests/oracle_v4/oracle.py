@@ -124,7 +124,7 @@ def our_check(root: Path, eval_file: str) -> list[dict[str, Any]]:
     path = str(root / eval_file)
     with working_directory(root):
         report = check_v4_document(
-            path, fs.read_document(path), CheckOptions(str(root), str(root), fs, runtime="4")
+            path, fs.read_document(path), CheckOptions(str(root), str(root), fs, runtime="4"), as_eval=True
         )
     return [{"path": d.path, "severity": d.severity, "message": d.message} for d in report.diagnostics]
 

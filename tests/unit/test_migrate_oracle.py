@@ -54,6 +54,11 @@ def test_migrated_goldens_load_in_the_runtime(migrated: list[tuple[Path, Migrati
         skipped = [w for w in record["warnings"] if "Skipping" in w]
         if skipped and not m.needs_attention:
             problems.append(f"{name}: runtime skipped something {skipped} but the report is clean")
+        # clean means clean for 4.42.4: `agentv validate` passes and the runtime prints nothing
+        if record["warnings"] and not m.needs_attention:
+            problems.append(f"{name}: the runtime printed {record['warnings']} but the report is clean")
+        if record["validation"]["exit_code"] != 0 and not m.needs_attention:
+            problems.append(f"{name}: `agentv validate` fails it but the report is clean")
         loaded = [p for p in m.cases if p.verdict != "missing"]
         if len(record["cases"]) != len(loaded):
             problems.append(f"{name}: runtime loaded {len(record['cases'])} tests, the proof {len(loaded)}")
@@ -74,6 +79,23 @@ def test_migrated_goldens_load_in_the_runtime(migrated: list[tuple[Path, Migrati
             if proof.v2_reference != reference and not any("reference answer" in o for o in proof.other):
                 problems.append(f"{name}: case {proof.id}: reference answer changed without a report")
     assert not problems, "\n".join(problems)
+
+
+def test_what_the_report_says_4_42_4_complains_about_it_does(
+    migrated: list[tuple[Path, Migration, dict[str, Any]]],
+) -> None:
+    """The other direction: a report naming a validate failure or a runtime message of the
+    migrated file is backed by the runtime's own answer for it."""
+    wrong = []
+    for root, m, record in migrated:
+        name = f"{root.name}/{Path(m.new_path).relative_to(root)}"
+        messages = [f.message for f in m.findings if f.attention]
+        says_validate_fails = any(t.startswith("`agentv validate` 4.42.4 fails") for t in messages)
+        if says_validate_fails and record["validation"]["exit_code"] == 0:
+            wrong.append(f"{name}: the report says validate fails it, validate passes it")
+        if any(t.startswith("the 4.42.4 runtime prints") for t in messages) and not record["warnings"]:
+            wrong.append(f"{name}: the report names a runtime message, the runtime printed none")
+    assert not wrong, wrong
 
 
 def test_proof_v4_question_is_the_runtime_question(

@@ -42,6 +42,9 @@ class CheckOptions:
     max_diagnostics: int = DEFAULT_MAX_DIAGNOSTICS
     # Hidden characters (`hidden_chars`) that are not reported: code points, or all of them.
     allow_hidden: AllowList = field(default_factory=AllowList)
+    # More names of eval files (`check --eval-glob`, `agentv.evalFilePatterns`): micromatch
+    # patterns on the path relative to `cwd` (`formats.v4.discovery`).
+    eval_globs: tuple[str, ...] = ()
 
 
 @dataclass

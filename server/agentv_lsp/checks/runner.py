@@ -7,7 +7,6 @@ import dataclasses
 import functools
 import gc
 import os
-import re
 import sys
 import time
 from collections.abc import Iterable, Iterator
@@ -17,7 +16,7 @@ from agentv_lsp.checks.model import Diagnostic, cap_diagnostics
 from agentv_lsp.checks.options import CheckOptions, DocumentReport
 from agentv_lsp.checks.parallel import can_fork, fork_map
 from agentv_lsp.engine.files import FileReadError, default_repo_root
-from agentv_lsp.formats.runtime import choose_runtime, parse_requested
+from agentv_lsp.formats.runtime import choose_runtime, declares_v2, parse_requested
 from agentv_lsp.formats.v4 import RUNTIME_VERSION as AGENTV4
 from agentv_lsp.hidden_chars import AllowList, directive_allow_list, parse_allow_items
 from agentv_lsp.report import one_line
@@ -26,12 +25,10 @@ from agentv_lsp.yamlpos import Span
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 YAML_SUFFIXES = (".yaml", ".yml")
 # During a folder walk a YAML file is an AgentV file when it declares an `agentv-` schema or
-# has an `evalcases` key, even if AgentV cannot load it (syntax error, missing or wrong
-# `$schema`); any other YAML is left alone unless named on the command line.
+# has an `evalcases` key at its top level (`formats.runtime.declares_v2`), even if AgentV
+# cannot load it (syntax error, missing or wrong `$schema`); any other YAML is left alone
+# unless named on the command line, whatever its text mentions.
 _AGENTV_MARKERS = ("agentv-", "evalcases")
-_AGENTV_LINE = re.compile(
-    r"""^[ \t]*(?:["']?evalcases["']?[ \t]*:|["']?\$schema["']?[ \t]*:[ \t]*["']?agentv-)""", re.M
-)
 
 
 @dataclass
@@ -249,7 +246,7 @@ def _check_path_uncapped(
     if requested != parse_requested(opts.runtime):
         runtime = dataclasses.replace(runtime, reason="an eval file judged by this runtime uses it")
     if runtime.major == 4:
-        report_v4 = _check_path_v4(path, text, named, opts, split)
+        report_v4 = _check_path_v4(path, text, named, opts, split, as_eval=named and inherit is None)
         if report_v4 is not None:
             report_v4.runtime, report_v4.runtime_reason = AGENTV4, runtime.reason
             report_v4.diagnostics.extend(_runtime_problems(path, runtime.problems))
@@ -267,7 +264,7 @@ def _check_path_uncapped(
     )
     if report is None:
         report = check_document(path, text, opts)
-    if report.kind is None and not named and not _AGENTV_LINE.search(text):
+    if report.kind is None and not named and not declares_v2(text):
         return None
     report.runtime, report.runtime_reason = runtime.version, runtime.reason
     report.diagnostics.extend(_runtime_problems(path, runtime.problems))
@@ -282,26 +279,29 @@ def _runtime_problems(path: str, problems: tuple[str, ...]) -> list[Diagnostic]:
     ]
 
 
-_EVAL_NAME = re.compile(r"\.eval\.ya?ml$", re.I)
-
-
 def _check_path_v4(
-    path: str, text: str, named: bool, opts: CheckOptions, split: int = 1
+    path: str, text: str, named: bool, opts: CheckOptions, split: int = 1, *, as_eval: bool = False
 ) -> DocumentReport | None:
-    """A file judged by AgentV 4.x. A folder walk takes what 4.42.4 reads: `*.eval.yaml` files
-    (and, through `uses`, the cases files they name), plus files in the v2 format, which
-    4.x no longer reads (the check says so instead of passing over them in silence).
-    `split` > 1: a large eval file's tests are checked by that many processes (same result)."""
+    """A file judged by AgentV 4.x. A folder walk takes what 4.42.4 reads (`formats.v4.discovery`:
+    `*.eval.yaml`, `eval.yaml`, the project's `eval_patterns`, `--eval-glob`; through `uses`, the
+    cases and settings files they use), plus files that declare the v2 format by a top-level key,
+    which 4.x no longer reads (the check says so instead of passing over them in silence); other
+    YAML is left alone, whatever its text mentions. `as_eval`: named by the user, so run as an
+    eval file whatever its name. `split` > 1: a large eval file's tests are checked by that many
+    processes (same result)."""
     from agentv_lsp.formats.v4.check import check_v4_document
+    from agentv_lsp.formats.v4.discovery import validate_reads, walk_takes_as_eval
     from agentv_lsp.formats.v4.split import check_split_v4
 
-    if not named and not _EVAL_NAME.search(path) and not any(m in text for m in _AGENTV_MARKERS):
-        return None
-    if split > 1 and _EVAL_NAME.search(path):
+    if not named:
+        as_eval = walk_takes_as_eval(path, opts.repo_root, opts.cwd, opts.fs, opts.eval_globs)
+        if not as_eval and not declares_v2(text):
+            return None
+    if split > 1 and validate_reads(path):
         report = check_split_v4(path, text, opts, functools.partial(fork_map, workers=split), split)
         if report is not None:
             return report
-    return check_v4_document(path, text, opts)
+    return check_v4_document(path, text, opts, as_eval=as_eval)
 
 
 # More processes than this gain little: each one re-reads the head of a split file and
@@ -337,6 +337,7 @@ def run_check_command(args: argparse.Namespace) -> int:
         runtime=args.agentv,
         max_diagnostics=args.max_diagnostics,
         allow_hidden=allowed,
+        eval_globs=tuple(args.eval_glob),
     )
     show_progress = not args.no_progress and sys.stderr.isatty() and args.format == "text"
     try:

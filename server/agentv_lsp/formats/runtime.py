@@ -70,6 +70,33 @@ def text_declares_v2(text: str) -> bool:
     return _V2_LINE.search(text) is not None
 
 
+def declares_v2(text: str) -> bool:
+    """The text is an AgentV v2 file by a top-level `$schema: agentv-...` or `evalcases:` key,
+    not by a substring (`image: x/agentv-runner`, a comment, a nested key or a block scalar
+    do not count): the folder walks take such files whatever their name. The line test of
+    `text_declares_v2` first, then the parsed top level confirms it; a text that does not
+    parse is taken on the line alone (it still declares its format)."""
+    if "evalcases" not in text and "agentv-" not in text:
+        return False
+    if _V2_KEY_LINE.search(text) is None:
+        return False
+    from agentv_lsp.yamlpos import parse_yaml
+
+    doc = parse_yaml(text)
+    if doc.error is not None:
+        return True
+    value = doc.value
+    if not isinstance(value, dict):
+        return False
+    schema = value.get("$schema")
+    return "evalcases" in value or (isinstance(schema, str) and schema.startswith("agentv-"))
+
+
+_V2_KEY_LINE = re.compile(
+    r"""^[ \t]*(?:["']?evalcases["']?[ \t]*:|["']?\$schema["']?[ \t]*:[ \t]*["']?agentv-)""", re.M
+)
+
+
 def choose_runtime(
     path: str,
     text: str | None,

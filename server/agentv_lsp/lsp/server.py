@@ -110,11 +110,13 @@ class AgentVLanguageServer(LanguageServer):
             settings.max_file_size_kb,
             settings.runtime,
             settings.hidden_allow,
+            settings.eval_file_patterns,
         ) != (
             self.settings.trusted_workspace,
             self.settings.max_file_size_kb,
             self.settings.runtime,  # another runtime: every model is built again
             self.settings.hidden_allow,  # other check options: every check again
+            self.settings.eval_file_patterns,  # other eval files
         )
         self.settings = settings
         if reads_differently:
@@ -144,6 +146,10 @@ class AgentVLanguageServer(LanguageServer):
         names = {os.path.basename(p) for p in changed}
         if "package.json" in names or any("node_modules" in p for p in changed):
             forget_project_runtimes()  # which AgentV a project installs may have changed
+        if "config.yaml" in names:
+            from agentv_lsp.formats.v4.discovery import forget_project_eval_patterns
+
+            forget_project_eval_patterns()  # its `eval_patterns` name other eval files
         with self._lock:
             self.generation += 1
             self._models.clear()
@@ -178,7 +184,11 @@ class AgentVLanguageServer(LanguageServer):
             found = self._options.get(key)
             if found is None:
                 found = self._options[key] = CheckOptions(
-                    repo_root=key[0], cwd=key[1], fs=self.fs, allow_hidden=hidden_allow_list(self.settings)
+                    repo_root=key[0],
+                    cwd=key[1],
+                    fs=self.fs,
+                    allow_hidden=hidden_allow_list(self.settings),
+                    eval_globs=self.settings.eval_file_patterns,
                 )
             return found
 

@@ -35,6 +35,9 @@ class Settings:
     hidden_allow: tuple[str, ...] = ()
     """`hiddenCharacters.allow`: hidden characters not reported (`hidden_chars`): code points
     such as "U+200F" or "U+2066..U+2069", or "all"."""
+    eval_file_patterns: tuple[str, ...] = ()
+    """`evalFilePatterns`: more names of AgentV 4.x eval files (globs on the path relative to the
+    workspace folder, e.g. "**/EVAL.yaml"), as `check --eval-glob` (`formats.v4.discovery`)."""
     problems: tuple[str, ...] = field(default=(), compare=False)
     """What was wrong with the given values (shown to the user once)."""
 
@@ -84,6 +87,7 @@ def parse_settings(raw: Any) -> Settings:
             "checkTimeBudgetMs", int, defaults.check_budget_ms, lambda v: 0 <= v <= 3_600_000
         ),
         hidden_allow=_string_list(raw, "hiddenCharacters.allow", problems),
+        eval_file_patterns=_glob_list(raw, "evalFilePatterns", problems),
         problems=tuple(problems),
     )
 
@@ -108,3 +112,26 @@ def _string_list(raw: dict[str, Any], key: str, problems: list[str]) -> tuple[st
     if unknown:
         problems.append(f'agentv.{key}: {unknown!r} are not code points (U+200F, U+2066..U+2069) or "all"')
     return tuple(value)
+
+
+def _glob_list(raw: dict[str, Any], key: str, problems: list[str]) -> tuple[str, ...]:
+    """A list of glob patterns (nested or dotted key); anything else is reported and ignored,
+    and so is a pattern micromatch cannot use."""
+    from agentv_lsp.engine.globs import pattern_problem
+
+    value = _lookup(raw, key)
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        problems.append(
+            f'agentv.{key} must be a list of glob patterns such as "**/EVAL.yaml", got {value!r}; using []'
+        )
+        return ()
+    usable = []
+    for pattern in value:
+        problem = pattern_problem(pattern)
+        if problem is None:
+            usable.append(pattern)
+        else:
+            problems.append(f"agentv.{key}: {pattern!r} is ignored: {problem}")
+    return tuple(usable)

@@ -3,7 +3,8 @@
 v2 side: our v2 engine (the exact reproduction of agentv-eval-v2). 4.42.4 side: our v4
 engine on the migrated text, with the rewritten prompt files laid over the disk. A
 difference is explained by a known cause (guidelines, duplicated fences, path display) or
-flagged for attention.
+flagged for attention. Beside the proof, the whole 4.x check of the migrated text
+(`check_migrated`): what `agentv validate` 4.42.4 fails and what the runtime prints.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ def prove_migration(
         migration.findings.append(
             Finding(f"4.42.4 skips test '{skipped.id}': {skipped.reason}", attention=True)
         )
+    check_migrated(migration, ef, fs, disk, suite.load_error_code)
     tests = list(suite.tests)
     skipped_ids = {s.id for s in suite.skipped}
     for outcome in outcomes:
@@ -55,6 +57,86 @@ def prove_migration(
             )
         for other in proof.other:
             migration.findings.append(Finding(f"case '{proof.id}': {other}", attention=True))
+
+
+# The v2 check's code for the same problem as a 4.x code (the migrated file has the v2 file's
+# tests in the same order, so the two are compared at the same test, message and part).
+_SAME_IN_V2: dict[str, tuple[str, ...]] = {
+    "v4-file-not-found": ("validate-file-not-found", "file-not-found", "file-dropped-leading-slash"),
+    "v4-file-empty": ("validate-file-empty", "file-empty"),
+    "v4-file-unreadable": ("validate-file-unreadable", "file-unreadable"),
+    "v4-role-tool": ("role-tool-rejected-by-validate",),
+    "v4-invalid-role": ("validate-role",),
+    "v4-skipped-test": ("case-incomplete",),
+}
+_V2_KEYS = (
+    ("evalcases[", "tests["),
+    (".input_messages[", ".input["),
+    (".expected_messages[", ".expected_output["),
+)
+
+
+def check_migrated(
+    migration: Migration, ef: EvalFile, fs: FileSystem, disk: FileSystem, load_error_code: str | None
+) -> None:
+    """`agentv-lsp check --agentv 4` on the migrated text, in memory (before anything is
+    written): every error (`agentv validate` fails the file, or the runtime cannot load it)
+    and every message the runtime would print becomes a finding that needs attention, marked
+    where the v2 check of the original reports the same problem at the same place. The load
+    error and skipped tests are named by `prove_migration` already."""
+    from agentv_lsp.checks.options import CheckOptions
+    from agentv_lsp.formats.v4.check import check_v4_document
+    from agentv_lsp.report import one_line
+
+    opts = CheckOptions(ef.repo_root, ef.cwd, fs, runtime="4")
+    report = check_v4_document(migration.new_path, migration.new_text, opts, as_eval=True)
+    complaints = [
+        d
+        for d in report.diagnostics
+        if (d.severity == "error" or d.data.get("runtime"))
+        and d.code != "v4-skipped-test"
+        and not (d.code == load_error_code and not d.data.get("validate"))
+    ]
+    if not complaints:
+        return
+    in_v2 = _v2_problems(migration, ef, disk)
+    for d in complaints:
+        if d.data.get("validate") and d.severity == "error":
+            what = "`agentv validate` 4.42.4 fails the migrated file"
+        elif d.data.get("runtime") or d.data.get("validate"):
+            what = "the 4.42.4 runtime prints"
+        else:
+            what = "4.42.4 reports an error"
+        where = f" at {d.path}" if d.path else ""
+        same = any((code, d.path) in in_v2 for code in _SAME_IN_V2.get(d.code, ()))
+        note = " (was already so in v2)" if same else ""
+        migration.findings.append(
+            Finding(
+                f"{what}{where}: {one_line(d.message, 600)}{note}",
+                d.span.start_line + 1,
+                attention=True,
+                file=d.file,
+            )
+        )
+
+
+def _v2_problems(migration: Migration, ef: EvalFile, disk: FileSystem) -> set[tuple[str, str]]:
+    """(code, place written as 4.x names it) of what the v2 check says of the original text."""
+    from agentv_lsp.checks.document import check_document
+    from agentv_lsp.checks.options import CheckOptions
+
+    try:
+        report = check_document(migration.path, migration.old_text, CheckOptions(ef.repo_root, ef.cwd, disk))
+    except Exception:  # the v2 check is only for the "was already so" notes
+        return set()
+    found: set[tuple[str, str]] = set()
+    for d in report.diagnostics:
+        place = d.path.removesuffix(".value")
+        for before, after in _V2_KEYS:
+            place = place.replace(before, after)
+        found.add((d.code, place))
+        found.add((d.code, f"{place}.value"))
+    return found
 
 
 def prove_case(case: EvalCase, test: V4Test | None, fs: FileSystem, repo_root: str) -> CaseProof:

@@ -68,8 +68,11 @@ _ROLE_SUGGESTIONS = {
 }
 
 
-def check_v4_document(path: str, text: str, opts: CheckOptions) -> DocumentReport:
-    """All diagnostics for one file (eval, cases, `.agentv/config.yaml`, `targets.yaml`)."""
+def check_v4_document(path: str, text: str, opts: CheckOptions, *, as_eval: bool = False) -> DocumentReport:
+    """All diagnostics for one file (eval, cases, `.agentv/config.yaml`, `targets.yaml`).
+    `as_eval`: the file is run as an eval file (named to `check`, or matched by the eval
+    patterns) whatever its name: a file `agentv validate` does not recognise is then judged as
+    the runtime's loader judges it (`agentv eval run EVAL.yaml`), validate's verdict beside it."""
     absolute = os.path.abspath(path)
     if node_extname(absolute).lower() == ".jsonl":
         users = find_eval_files_using(absolute, opts.repo_root, opts.fs)
@@ -84,9 +87,9 @@ def check_v4_document(path: str, text: str, opts: CheckOptions) -> DocumentRepor
         return check_v4_cases_file(absolute, text, opts, doc=doc)
     if kind in ("config", "targets"):
         return DocumentReport(absolute, kind, doc, _check_settings_file(absolute, doc, kind, opts))
-    if kind == "unknown" and not _looks_like_suite(doc):
+    if kind == "unknown" and not as_eval and not _looks_like_suite(doc):
         return DocumentReport(absolute, None, doc, [_unknown_file(absolute, doc)])
-    return _check_eval(absolute, text, doc, kind, opts)
+    return _check_eval(absolute, text, doc, kind, opts, as_eval=as_eval)
 
 
 def _check_agent_skills(path: str, text: str, opts: CheckOptions) -> DocumentReport:
@@ -112,8 +115,20 @@ def _is_cases_file(path: str, doc: YamlDocument, opts: CheckOptions) -> bool:
     return not _looks_like_suite(doc) and bool(find_eval_files_using(path, opts.repo_root, opts.fs))
 
 
-def _unknown_file(path: str, doc: YamlDocument) -> Diagnostic:
+def _unknown_file(path: str, doc: YamlDocument, *, as_eval: bool = False) -> Diagnostic:
     syntax = f" (It is not valid YAML either: {doc.error.describe()}.)" if doc.error is not None else ""
+    if as_eval:
+        # the user runs it as an eval file: validate's skipping it is a fact, not a mistake
+        name = os.path.basename(path)
+        return Diagnostic(
+            path,
+            ZERO,
+            "information",
+            "v4-unknown-file-type",
+            f'`agentv validate` skips this file ("{UNKNOWN_FILE_MESSAGE}"), but `agentv eval run {name}` '
+            "loads it, so it is checked here as the runtime loads it. Rename it `*.eval.yaml` to have "
+            "`agentv validate` check it too.",
+        )
     return Diagnostic(
         path,
         doc.error.span if doc.error is not None else ZERO,
@@ -203,12 +218,34 @@ class _Collector:
                 return True
         return False
 
+    def fold_from_file(self, file: str, text: str, same_note: str, note: str) -> bool:
+        """Append `same_note` to the validate error about `file` (another file this one uses)
+        whose message holds `text`, else `note` to the first validate error about that file."""
+        hosts = [
+            index
+            for index, host in enumerate(self.out)
+            if host.severity == "error" and host.data.get("validate") and host.data.get("file") == file
+        ]
+        if not hosts:
+            return False
+        same = next((i for i in hosts if text and text in self.out[i].message), None)
+        index = hosts[0] if same is None else same
+        note = note if same is None else same_note
+        host = self.out[index]
+        if note not in host.message:
+            self.out[index] = dataclasses.replace(host, message=f"{host.message} — {note}")
+        return True
+
     def fold_code(self, code: str, note: str) -> bool:
-        """Append `note` to the first error with this code (a file-level problem)."""
+        """Append `note` to the first error with this code (a file-level problem), or to the
+        validate error it would be in a file `agentv validate` skips (raised back to an error:
+        the runtime cannot load the file)."""
         for index, host in enumerate(self.out):
-            if host.code == code and host.severity == "error":
+            if host.code == code and (host.severity == "error" or host.data.get("validate_skips")):
                 if note not in host.message:
-                    self.out[index] = dataclasses.replace(host, message=f"{host.message} — {note}")
+                    self.out[index] = dataclasses.replace(
+                        host, message=f"{host.message} — {note}", severity="error"
+                    )
                 return True
         return False
 
@@ -218,7 +255,13 @@ class _Collector:
 
 
 def _check_eval(
-    path: str, text: str, doc: YamlDocument | None, kind: FileType, opts: CheckOptions
+    path: str,
+    text: str,
+    doc: YamlDocument | None,
+    kind: FileType,
+    opts: CheckOptions,
+    *,
+    as_eval: bool = False,
 ) -> DocumentReport:
     """An eval file: YAML errors, validate findings, the runtime's messages, schema, lint."""
     collector = _Collector(path, doc, text.split("\n") if doc is None else None)
@@ -226,6 +269,8 @@ def _check_eval(
         _check_jsonl_lines(collector, text, collector.lines or [])
     elif doc.error is not None:
         collector.add(_yaml_error(path, doc))
+        if kind != "eval":
+            collector.add(_unknown_file(path, doc, as_eval=as_eval))
         suite = _run_loader(collector, path, opts, text, doc)
         if suite is not None:
             _add_runtime_messages(collector, suite, opts, None)
@@ -237,7 +282,7 @@ def _check_eval(
         result = validate_document(path, doc, cwd=opts.cwd, fs=opts.fs, file_type="eval")
         references_checked = result.references_checked
         if not recognised:
-            collector.add(_unknown_file(path, doc))
+            collector.add(_unknown_file(path, doc, as_eval=as_eval))
         for issue in result.issues:
             diagnostic, node = _issue_diagnostic(path, collector, issue, recognised, opts)
             collector.add(diagnostic, None if issue.anchored else node)
@@ -510,6 +555,7 @@ def _issue_diagnostic(
         data["file"] = issue.file
     if not recognised and severity == "error":
         severity = "warning"
+        data["validate_skips"] = True
         message += " (`agentv validate` skips files not named *.eval.yaml; the runtime still loads this one.)"
     key = code in _KEY_CODES
     target = issue.target
@@ -644,6 +690,15 @@ def _add_load_error(collector: _Collector, suite: SuiteLoad, opts: CheckOptions)
         else f"the AgentV runtime cannot load this eval file: {error_text}"
     )
     folded = collector.fold([where], note, severity="error", validate_only=True)
+    if not folded and not in_this_file and suite.load_error_file is not None:
+        # a workspace in another file: validate reports its problems at `workspace.repos[…]`
+        # ("In workspace.yaml: …"); the load failure is the one of them it names
+        folded = collector.fold_from_file(
+            suite.load_error_file,
+            error_text.split(" — ")[0],
+            "the AgentV runtime cannot load this eval file either",
+            note,
+        )
     if folded or collector.fold_code(suite.load_error_code or "", note):
         return
     if any(d.severity == "error" and d.code.startswith("v4-yaml-") for d in collector.out):
@@ -674,6 +729,9 @@ def _referencing_path(doc: YamlDocument | None, eval_path: str, other: str | Non
     if doc is None or other is None or not isinstance(doc.value, dict):
         return None
     eval_dir = os.path.dirname(eval_path)
+    workspace = doc.value.get("workspace")
+    if isinstance(workspace, str) and node_resolve(eval_dir, workspace) == other:
+        return ("workspace",)  # before `tests`: the suite's workspace file is named here
     for key in _TEST_LIST_KEYS:
         if key not in doc.value:
             continue
@@ -689,9 +747,6 @@ def _referencing_path(doc: YamlDocument | None, eval_path: str, other: str | Non
                 ):
                     return (key, i)
             return (key,)
-    workspace = doc.value.get("workspace")
-    if isinstance(workspace, str) and node_resolve(eval_dir, workspace) == other:
-        return ("workspace",)
     return None
 
 

@@ -138,7 +138,12 @@ class _Linter:
             + (
                 "."
                 if loads
-                else ": `agentv eval` and `agentv validate` only pick up '*.eval.yaml' / '*.eval.yml' files."
+                else ": `agentv validate` only checks '*.eval.yaml' / '*.eval.yml' files"
+                + (
+                    " (`agentv eval run DIR` runs `eval.yaml` too)."
+                    if name in ("eval.yaml", "eval.yml")
+                    else ", `agentv eval run DIR` only those and `eval.yaml`."
+                )
             ),
             (),
             span=self.first_key_span(),

@@ -204,7 +204,9 @@ def _unit_local(
     opts = model.opts
     if allowed != AllowList():
         opts = dataclasses.replace(opts, allow_hidden=opts.allow_hidden.merged(allowed))
-    report = check_v4_document(model.path, layout.head + chunk + poison + layout.tail, opts)
+    report = check_v4_document(
+        model.path, layout.head + chunk + poison + layout.tail, opts, as_eval=model.kind == "eval"
+    )
     value = report.doc.value if report.doc is not None else None
     tests = value.get("tests") if isinstance(value, dict) else None
     if not isinstance(tests, list) or len(tests) != (2 if poisoned else 1):

@@ -133,6 +133,13 @@ class V4Model:
             and _is_used_as_tests(path, opts, generation)
         ):
             self.kind = "cases"
+        if self.kind is None and path.lower().endswith((".yaml", ".yml")):
+            # other names 4.42.4 runs as eval files (`eval.yaml`, the project's `eval_patterns`)
+            # or the user names (`agentv.evalFilePatterns`), as a folder walk of `check` takes them
+            from agentv_lsp.formats.v4.discovery import walk_takes_as_eval
+
+            if walk_takes_as_eval(path, opts.repo_root, opts.cwd, opts.fs, opts.eval_globs):
+                self.kind = "eval"
 
     def memoized(self, key: Any, compute: Callable[[], Any]) -> Any:
         """A result for this version, computed once (`key` names it). Each key has its own
@@ -197,7 +204,7 @@ class V4Model:
         def check() -> DocumentReport:
             from agentv_lsp.formats.v4.check import check_v4_document
 
-            return check_v4_document(self.path, self.text, self.opts)
+            return check_v4_document(self.path, self.text, self.opts, as_eval=self.kind == "eval")
 
         found: DocumentReport = self.memoized("report", check)
         return found
