@@ -186,7 +186,9 @@ async def test_an_incomplete_test_gets_one_warning_naming_what_is_missing(
     path = workspace / "v4proj" / "evals" / "incomplete.eval.yaml"
     path.write_text(TYPOS)
     uri = open_doc(client, path)
-    diagnostics = await diagnostics_until(client, uri, lambda ds: any(d.code == "v4-skipped-test" for d in ds))
+    diagnostics = await diagnostics_until(
+        client, uri, lambda ds: any(d.code == "v4-skipped-test" for d in ds)
+    )
     first, last = TYPOS.split("\n").index("  - id: no-grading"), len(TYPOS.split("\n"))
     about_it = [
         d

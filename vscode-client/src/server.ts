@@ -33,6 +33,7 @@ import {
   type PythonExtensionInfo,
   expandVariables,
   failureMessage,
+  failureNotice,
   interpreterFromResolved,
   planCandidates,
 } from "./common/python";
@@ -292,10 +293,9 @@ export class ServerManager implements Disposable {
       this.versionProbe,
     );
     if (!chosen) {
-      const msg = failureMessage(plan, attempts);
-      this.log.error(msg);
+      this.log.error(failureMessage(plan, attempts));
       this.hooks.onStateChange(false);
-      void vsc.showErrorMessage(msg, "Open Settings", "Show Log").then((pick) => {
+      void vsc.showErrorMessage(failureNotice(plan, attempts), "Open Settings", "Show Log").then((pick) => {
         if (pick === "Open Settings") void vsc.openSettings("agentv.server");
         if (pick === "Show Log") this.log.show();
       });

@@ -270,6 +270,37 @@ def _open_versions(ls: AgentVLanguageServer) -> dict[str, int]:
     return {uri_to_path(u): d.version or 0 for u, d in list(ls.workspace.text_documents.items())}
 
 
+# yaml-language-server (Red Hat's YAML extension) reads a top-level `$schema` as a schema URL,
+# ahead of every association an extension or setting can make: `$schema: agentv-eval-v2` becomes
+# "Unable to load schema from '<dir>/agentv-eval-v2': No content." Only a modeline outranks it.
+_YLS_SCHEMA_FAILURE = re.compile(r"^Unable to load schema from '[^']*/(agentv-[A-Za-z0-9.-]+)'")
+YLS_MODELINE = "# yaml-language-server: $schema=none"
+
+
+def yaml_extension_actions(uri: str, lines: list[str], diagnostic: lsp.Diagnostic) -> list[lsp.CodeAction]:
+    """For the YAML extension's failure to load `$schema: agentv-…` as a file: a modeline that
+    turns its schema lookup off for this file (this server checks the file; AgentV ignores
+    comments)."""
+    match = _YLS_SCHEMA_FAILURE.match(diagnostic.message)
+    if (
+        diagnostic.source == SOURCE
+        or match is None
+        or any(line.startswith(YLS_MODELINE) for line in lines[:5])
+    ):
+        return []
+    start = lsp.Position(line=0, character=0)
+    edit = _edit(uri, lsp.Range(start=start, end=start), YLS_MODELINE + "\n")
+    return [
+        _fix(
+            f"Stop the YAML extension from loading `$schema: {match.group(1)}` as a schema file "
+            "(AgentV checks this file)",
+            diagnostic,
+            edit,
+            True,
+        )
+    ]
+
+
 def register(server: AgentVLanguageServer) -> None:
     @server.feature(
         lsp.TEXT_DOCUMENT_CODE_ACTION,
@@ -289,6 +320,7 @@ def register(server: AgentVLanguageServer) -> None:
         v4 = ls.judged_by_v4(uri)
         for diagnostic in params.context.diagnostics:
             if diagnostic.source != SOURCE:
+                actions.extend(yaml_extension_actions(uri, lines, diagnostic))
                 continue
             actions.extend(hidden_actions(uri, lines, diagnostic, ls.encoding))
             if v4:

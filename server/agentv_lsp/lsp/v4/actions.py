@@ -151,7 +151,11 @@ def suggestion_action(
     current = _text_in(rng, lines, encoding)
     if not current or current == suggestion:
         return None
-    named = [str(data[k]) for k in ("field", "key", "value", "role", "pattern", "target") if data.get(k) is not None]
+    named = [
+        str(data[k])
+        for k in ("field", "key", "value", "role", "pattern", "target")
+        if data.get(k) is not None
+    ]
     if named and current.strip() not in named:
         return None  # the text changed since the check
     if str(diagnostic.code) not in SUGGESTION_CODES and not named:
@@ -164,7 +168,11 @@ def _text_in(rng: lsp.Range, lines: list[str], encoding: str) -> str:
     if rng.start.line != rng.end.line or not 0 <= rng.start.line < len(lines):
         return ""
     line = lines[rng.start.line]
-    return line[from_client_col(line, rng.start.character, encoding) : from_client_col(line, rng.end.character, encoding)]
+    return line[
+        from_client_col(line, rng.start.character, encoding) : from_client_col(
+            line, rng.end.character, encoding
+        )
+    ]
 
 
 def _fixed_file(diagnostic: lsp.Diagnostic, data: dict[str, Any], here: str) -> str:
