@@ -273,6 +273,23 @@ def migration_of(request: MigrationRequest) -> Migration:
     return migration
 
 
+def applied_here(uri: str, text: str) -> Migration | None:
+    """A migration whose edit gave this document its text: opened under the migrated file's
+    name, or changed in place, with exactly the migrated text."""
+    with _lock:
+        candidates = [found[2] for found in _migrations.values()]
+    for migration in candidates:
+        if (
+            migration.status == "migrated"
+            and migration.new_text != migration.old_text
+            and len(migration.new_text) == len(text)
+            and uri in (path_to_uri(migration.new_path), path_to_uri(migration.path))
+            and migration.new_text == text
+        ):
+            return migration
+    return None
+
+
 def forget(uri: str) -> None:
     with _lock:
         _migrations.pop(uri, None)
@@ -438,6 +455,7 @@ __all__ = [
     "MIGRATE_TITLE",
     "EditSupport",
     "MigrationRequest",
+    "applied_here",
     "fix_actions",
     "forget",
     "is_v2_file_diagnostic",
