@@ -71,9 +71,7 @@ async def test_a_burst_of_edits_publishes_the_last_version(client: LanguageClien
     await diagnostics_until(client, uri, lambda d: all(x.code != "validate-role" for x in d))
 
 
-async def test_an_edit_that_breaks_the_yaml_shows_the_syntax_error(
-    client: LanguageClient, repo: Path
-) -> None:
+async def test_an_edit_that_breaks_the_yaml_shows_the_syntax_error(client: LanguageClient, repo: Path) -> None:
     """The file no longer parses, so `$schema` is read from its line: the author sees the
     syntax error where it is (not silence because the file stopped looking like AgentV's)."""
     uri = open_eval(client, repo)

@@ -112,7 +112,7 @@ def test_the_cut_finds_cases_with_indentless_items_comments_and_a_tail() -> None
         "%YAML 1.2\n---\n$schema: agentv-eval-v2\nevalcases:\n  - id: a\n",  # a directive
         "$schema: agentv-eval-v2\nevalcases:\n  - id: a\n...\n",  # a document end marker
         "$schema: agentv-eval-v2\nevalcases:\n  - id: a\n'evalcases':\n  - id: b\n",  # quoted duplicate
-        '$schema: agentv-eval-v2\n"evalcases":\n  - id: a\n',  # only a quoted key
+        "$schema: agentv-eval-v2\n\"evalcases\":\n  - id: a\n",  # only a quoted key
     ],
     ids=["directive", "document-end", "quoted-duplicate", "quoted-key"],
 )

@@ -35,12 +35,7 @@ def written(protocol: LanguageServerProtocol, msg_id: int, result: Any) -> Any:
 @pytest.mark.parametrize(
     "result",
     [
-        [
-            {
-                "range": {"start": {"line": 1, "character": 0}, "end": {"line": 1, "character": 0}},
-                "data": {"i": 1},
-            }
-        ],
+        [{"range": {"start": {"line": 1, "character": 0}, "end": {"line": 1, "character": 0}}, "data": {"i": 1}}],
         [lsp.CompletionItem(label="user", kind=lsp.CompletionItemKind.EnumMember, detail=None)],
         {"kind": "full", "items": []},
         lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value="x")),
