@@ -133,7 +133,7 @@ async def test_the_migrate_command_takes_in_the_rename_and_the_rewritten_grader_
         plain(m) for m in MIGRATED
     ]  # once, though the text arrived twice (changed, then opened renamed)
     assert result["file"] == "evals/" + new.name and result["renamedFrom"] == "evals/legacy.yaml"
-    assert result["uri"] == new_uri
+    assert result["uri"] == new_uri and result["oldUri"] == old_uri
     assert [o["file"] for o in result["otherFiles"]] == ["evals/judges/strict.md"]
     assert grader.read_text() == V4_PROJECT["evals/judges/strict.md"]  # still the v2 text on disk
     new.write_text(new_text)  # the eval file saved; the grader prompt not yet

@@ -13,7 +13,7 @@ arrive: a document opened or changed to exactly the migrated text of a migration
 - checks every open document again (diagnostics published, or a pull refresh), and asks the
   client to refresh code lenses;
 - tells the client what changed, once per migration, with the notification `agentv/migrated`
-  `{"file", "uri", "renamedFrom", "otherFiles": [{"file", "reason"}], "attention": [...]}` (the
+  `{"file", "uri", "renamedFrom", "oldUri", "otherFiles": [{"file", "reason"}], "attention": [...]}` (the
   VS Code extension says so, refreshes its preview and status item and offers the proof), and
   logs the same in one line for other clients.
 
@@ -103,6 +103,7 @@ def summary(migration: Migration, cwd: str) -> dict[str, Any]:
         "file": shown(migration.new_path),
         "uri": path_to_uri(migration.new_path),
         "renamedFrom": shown(migration.path) if migration.new_path != migration.path else None,
+        "oldUri": path_to_uri(migration.path),
         "otherFiles": [{"file": shown(c.path), "reason": c.reason} for c in migration.companions],
         "attention": [f.message for f in migration.findings if f.attention],
     }
