@@ -684,11 +684,12 @@ def test_new_user_beside_the_yaml_extension(
         page.set_default_timeout(STEP_MS)
         try:
             page.goto(cs.url, timeout=STEP_MS)
-            page.keyboard.press("Control+Shift+M")  # the Problems panel stays open below the editor
 
             # 1. A v2 file: the YAML extension reads `$schema: agentv-eval-v2` as a schema file next to
             # it; our quick fix (a `$schema=none` modeline) makes it stop, and AgentV still checks it.
             open_file(page, SMOKE_FILE)
+            page.keyboard.press("Control+Shift+M")  # the Problems panel stays open below the editor
+            page.locator(".markers-panel").wait_for(timeout=STEP_MS)
             page.locator(".markers-panel .monaco-list-row", has_text="usr").first.wait_for(timeout=STEP_MS)
             if yaml_standin is not None:
                 failure = page.locator(
