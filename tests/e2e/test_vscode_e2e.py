@@ -120,8 +120,8 @@ def shot(page: Page, name: str, readme: str | None = None, around: Locator | Non
         )
 
 
-def open_file(page: Page, name: str) -> None:
-    """Opens a workspace file through Quick Open (Ctrl+P)."""
+def open_file(page: Page, name: str, tab: str | None = None) -> None:
+    """Opens a workspace file through Quick Open (Ctrl+P); `tab`: its tab's text when `name` is a path."""
     page.locator(".monaco-workbench").wait_for(timeout=STEP_MS)
     # The explorer has loaded the folder once a row shows up.
     page.locator(".explorer-folders-view .monaco-list-row").first.wait_for(timeout=STEP_MS)
@@ -131,7 +131,7 @@ def open_file(page: Page, name: str) -> None:
     box.fill(name)
     page.locator(".quick-input-list .monaco-list-row", has_text=name).first.wait_for(timeout=STEP_MS)
     page.keyboard.press("Enter")
-    page.locator(".tab.active", has_text=name).wait_for(timeout=STEP_MS)
+    page.locator(".tab.active", has_text=tab or name).wait_for(timeout=STEP_MS)
 
 
 def token(page: Page, text: str) -> Locator:
@@ -699,7 +699,9 @@ def test_new_user_beside_the_yaml_extension(
                 row = quick_fix(page, token(page, "agentv-eval-v2"), "Stop the YAML extension")
                 shot(page, "21-yaml-extension-fix.png")
                 row.click()
-                token(page, "yaml-language-server:").wait_for(timeout=STEP_MS)
+                page.locator(".monaco-editor .view-line", has_text="yaml-language-server").first.wait_for(
+                    timeout=STEP_MS
+                )
                 failure.wait_for(state="detached", timeout=STEP_MS)
                 page.locator(".markers-panel .monaco-list-row", has_text="usr").first.wait_for(
                     timeout=STEP_MS
@@ -709,7 +711,7 @@ def test_new_user_beside_the_yaml_extension(
 
             # 2. Plain YAML under evals/ and a valid 4.x file: nothing from either server.
             for name in ("data.yaml", "code-review.eval.yaml"):
-                open_file(page, name if name == "data.yaml" else v4_valid)
+                open_file(page, name if name == "data.yaml" else v4_valid, tab=name)
                 page.locator("#status\\.languageStatus").wait_for(timeout=STEP_MS)
                 time.sleep(4)  # both servers have answered an opened file by now (the v2 file took < 1 s)
                 assert foreign_rows(page) == [], (name, foreign_rows(page))
@@ -742,6 +744,15 @@ def test_new_user_beside_the_yaml_extension(
             assert f"evals/{new_name}" in told and "renamed from evals/legacy.yaml" in told, told
             assert "judges/legacy-judge.md" in told, told
             shot(page, "24-migrated.png", readme="migrate.png")
+            # the per-test proof, from the notification
+            toast.get_by_role("button", name="Show Per-Test Proof").click()
+            page.locator(".tab.active", has_text="Untitled").wait_for(timeout=STEP_MS)
+            page.locator(".monaco-editor .view-line", has_text="Migration of").first.wait_for(timeout=STEP_MS)
+            for test_id in test_ids:
+                page.locator(".monaco-editor .view-line", has_text=test_id).first.wait_for(timeout=STEP_MS)
+            shot(page, "25-migration-proof.png")
+            page.locator(".tab", has_text=new_name).first.click()
+            page.locator(".tab.active", has_text=new_name).wait_for(timeout=STEP_MS)
             lenses = page.locator(".monaco-editor .codelens-decoration")
             page.locator(".monaco-editor .codelens-decoration a", has_text="Preview").nth(
                 len(test_ids) - 1
@@ -760,15 +771,7 @@ def test_new_user_beside_the_yaml_extension(
             )
             page.mouse.move(5, 5)
             page.keyboard.press("Escape")
-            # the per-test proof, from the notification
-            toast.get_by_role("button", name="Show Per-Test Proof").click()
-            page.locator(".tab.active", has_text="Untitled").wait_for(timeout=STEP_MS)
-            page.locator(".monaco-editor .view-line", has_text="Migration of").first.wait_for(timeout=STEP_MS)
-            for test_id in test_ids:
-                page.locator(".monaco-editor .view-line", has_text=test_id).first.wait_for(timeout=STEP_MS)
-            shot(page, "25-migration-proof.png")
             # the preview of the migrated file
-            page.locator(".tab", has_text=new_name).first.click()
             page.locator(".monaco-editor .codelens-decoration a", has_text="Preview").first.click()
             frame = webview_frame(page)
             frame.locator("h1", has_text=test_ids[0]).wait_for(timeout=STEP_MS)
