@@ -35,6 +35,7 @@ from agentv_lsp.lsp.convert import is_file_uri, path_to_uri
 from agentv_lsp.lsp.server import AgentVLanguageServer, guard
 from agentv_lsp.lsp.v4 import actions as v4_actions
 from agentv_lsp.migrate import Migration, migrate_text
+from agentv_lsp.report import one_line
 
 MIGRATED = "agentv/migrated"  # notification
 MIGRATION_PROOF = "agentv.migrationProof"
@@ -112,19 +113,21 @@ def summary(migration: Migration, cwd: str) -> dict[str, Any]:
 def proof_markdown(migration: Migration, cwd: str) -> str:
     """The per-test proof, as `agentv-lsp migrate` prints it, in Markdown."""
     name = os.path.relpath(migration.path, cwd)
-    out = [f"# Migration of `{name}` to AgentV 4.42.4", ""]
+    out = [f"# Migration of `{one_line(name)}` to AgentV 4.42.4", ""]
     if migration.new_path != migration.path:
-        out += [f"Renamed to `{os.path.relpath(migration.new_path, cwd)}`.", ""]
+        out += [f"Renamed to `{one_line(os.path.relpath(migration.new_path, cwd))}`.", ""]
     for companion in migration.companions:
-        out += [f"- `{os.path.relpath(companion.path, cwd)}` rewritten: {companion.reason}"]
+        out += [
+            f"- `{one_line(os.path.relpath(companion.path, cwd))}` rewritten: {one_line(companion.reason)}"
+        ]
     for finding in migration.findings:
-        out += [f"- {'**needs attention**: ' if finding.attention else ''}{finding.message}"]
+        out += [f"- {'**needs attention**: ' if finding.attention else ''}{one_line(finding.message)}"]
     out += ["", "## The LM question of each test", ""]
     if not migration.cases:
         out += ["No test to compare."]
     for proof in migration.cases:
         causes = f" ({'; '.join(proof.causes)})" if proof.causes else ""
-        out += [f"- `{proof.id}`: **{proof.verdict}**{causes}"]
+        out += [f"- `{one_line(proof.id)}`: **{proof.verdict}**{one_line(causes)}"]
         if proof.diff:
             out += ["", "  ```diff", *(f"  {line}" for line in proof.diff.splitlines()), "  ```", ""]
         for other in proof.other:
@@ -158,7 +161,7 @@ def observe(ls: AgentVLanguageServer, uri: str) -> None:
     message = f"agentv-lsp: migrated {report['file']}{renamed} to AgentV 4" + (
         f"; also rewrote {others}" if others else ""
     )
-    ls.window_log_message(lsp.LogMessageParams(type=lsp.MessageType.Info, message=message))
+    ls.window_log_message(lsp.LogMessageParams(type=lsp.MessageType.Info, message=one_line(message)))
     ls.protocol.notify(MIGRATED, report)
 
 
