@@ -180,6 +180,35 @@ async def test_did_you_mean_fixes_a_misspelt_test_key(client: LanguageClient, wo
     assert fix.diagnostics and "Did you mean 'criteria'?" in fix.diagnostics[0].message
 
 
+ENUM_TYPOS = """\
+name: enum-typos
+description: Misspelt values
+tests:
+  - id: typo-values
+    criteria: Says hi
+    input:
+      - role: user
+        content:
+          - type: txt
+            value: Hi
+    assertions:
+      - type: contians
+        value: hi
+"""
+
+
+@pytest.mark.parametrize(
+    ("code", "fixed"), [("v4-assertion-type-unknown", "contains"), ("v4-loss-segment-type", "text")]
+)
+async def test_did_you_mean_fixes_a_misspelt_value(
+    client: LanguageClient, workspace: Path, code: str, fixed: str
+) -> None:
+    path = workspace / "v4proj" / "evals" / f"{code}.eval.yaml"
+    path.write_text(ENUM_TYPOS)
+    fix = await fix_removes_diagnostic(client, path, code)
+    assert fix.title == f"Change to '{fixed}'"
+
+
 async def test_an_incomplete_test_gets_one_warning_naming_what_is_missing(
     client: LanguageClient, workspace: Path
 ) -> None:

@@ -31,6 +31,7 @@ from agentv_lsp.checks.options import CheckOptions, DocumentReport
 from agentv_lsp.engine.budget import checkpoint
 from agentv_lsp.engine.files import FileReadError, FileSystem
 from agentv_lsp.engine.jsrt import js_trim, node_resolve, relative_display
+from agentv_lsp.formats.v4.grader_parser import GRADER_KINDS
 from agentv_lsp.formats.v4.lint import lint_v4
 from agentv_lsp.formats.v4.loader import load_suite
 from agentv_lsp.formats.v4.losses import cases_file_losses, eval_file_losses
@@ -486,6 +487,11 @@ def _issue_diagnostic(
         message += " — the runtime drops this message (a test left without input is skipped)."
         role = js_trim(str(issue.data.get("role"))).lower()
         suggestion = role if role in VALIDATOR_ROLES else _ROLE_SUGGESTIONS.get(role)
+        if suggestion:
+            message += f" Did you mean '{suggestion}'?"
+            data["suggestion"] = suggestion
+    elif code == "v4-assertion-type-unknown":
+        suggestion = schemas._suggest(issue.data.get("type"), sorted(GRADER_KINDS))
         if suggestion:
             message += f" Did you mean '{suggestion}'?"
             data["suggestion"] = suggestion

@@ -125,6 +125,8 @@ SUGGESTION_CODES = frozenset(
     (
         "v4-invalid-role",
         "v4-unknown-field",
+        "v4-assertion-type-unknown",
+        "v4-loss-segment-type",
         "v4-schema-unknown-key",
         "v4-schema-enum",
         "validate-role",
@@ -153,7 +155,7 @@ def suggestion_action(
         return None
     named = [
         str(data[k])
-        for k in ("field", "key", "value", "role", "pattern", "target")
+        for k in ("field", "key", "value", "role", "type", "pattern", "target")
         if data.get(k) is not None
     ]
     if named and current.strip() not in named:
