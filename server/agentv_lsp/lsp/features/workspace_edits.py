@@ -8,7 +8,8 @@ they were before, and diagnostics, code lens, outline and preview disagreed with
 arrive: a document opened or changed to exactly the migrated text of a migration it computed
 (`v4/actions.applied_here`). Then it
 - holds the rewritten text of each other file as an overlay (what a check reads for that path)
-  until the file changes on disk (saved, or changed by anything else: the disk decides again);
+  until the file changes on disk (saved, or changed by anything else: the disk decides again;
+  a settings change that makes the server read every file afresh drops them too);
 - forgets what it read from the old path, the new path and those files;
 - checks every open document again (diagnostics published, or a pull refresh), and asks the
   client to refresh code lenses;
