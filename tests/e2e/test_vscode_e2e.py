@@ -655,6 +655,7 @@ def test_new_user_beside_the_yaml_extension(
     from playwright.sync_api import sync_playwright
 
     workspace = make_workspace(tmp_path / "ws")
+    (workspace / ".git").mkdir()  # a repository: 4.x reads files from its root
     evals = workspace / "evals"
     (evals / "fixtures").mkdir()
     (evals / "fixtures" / "data.yaml").write_text(PLAIN_YAML)

@@ -226,8 +226,10 @@ async def test_an_incomplete_test_gets_one_warning_naming_what_is_missing(
     ]
     assert [d.code for d in about_it] == ["v4-skipped-test"], [d.message for d in about_it]
     (warning,) = about_it
-    assert "Missing here: it has none of `criteria`, `expected_output`, `assertions`" in warning.message
-    assert "no `id`" not in warning.message and "`input` holds no" not in warning.message
+    assert warning.message.startswith(
+        "Test 'no-grading' has none of `criteria`, `expected_output`, `assertions`, `turns` (add one). "
+    )
+    assert "no `id`" not in warning.message and "no `input`" not in warning.message
     # its quick fix (taken over from the linter's) adds criteria: the test is loaded again
     other = workspace / "v4proj" / "evals" / "incomplete-fix.eval.yaml"
     other.write_text(TYPOS)

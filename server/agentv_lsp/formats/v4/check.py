@@ -599,8 +599,14 @@ def _add_runtime_messages(
             continue
         if message.code == "v4-skipped-test" and in_this_file and where and collector.fold_under(where, note):
             continue
-        hint = _missing_hint(message) or _RUNTIME_HINTS.get(message.code, "")
-        body = f"AgentV runtime: {_sentence(text)}{hint}"
+        missing = _missing_hint(message)
+        hint = "" if missing else _RUNTIME_HINTS.get(message.code, "")
+        # what this test lacks first (the runtime's text names every required field, present or not)
+        body = (
+            f"{missing.lstrip()} AgentV runtime: {_sentence(text)}"
+            if missing
+            else f"AgentV runtime: {_sentence(text)}{hint}"
+        )
         related: tuple[Related, ...] = ()
         if not in_this_file and message.file is not None:
             body = f"AgentV runtime, in {_shown(message.file, opts)}: {_sentence(text)}{hint}"
@@ -631,13 +637,18 @@ def _missing_hint(message: RuntimeMessage) -> str:
     parts = []
     for field in missing:
         if field == "id":
-            parts.append("it has no `id`")
+            parts.append("has no `id`")
         elif field == "input":
-            parts.append("its `input` holds no valid message (and the suite gives none)")
+            parts.append("has no `input` message AgentV keeps (and the suite gives none)")
         else:
             names = [f"`{name}`" for name in re.split(r", | or ", str(field))]
-            parts.append(f"it has none of {', '.join(names)} (add one)")
-    return f" Missing here: {'; '.join(parts)}."
+            parts.append(f"has none of {', '.join(names)} (add one)")
+    return f" Test {_quoted_id(message)} {' and '.join(parts)}."
+
+
+def _quoted_id(message: RuntimeMessage) -> str:
+    test_id = message.data.get("id")
+    return f"'{test_id}'" if isinstance(test_id, str) and test_id else "without an id"
 
 
 def _test_span(collector: _Collector, where: YamlPath | None) -> Span:
