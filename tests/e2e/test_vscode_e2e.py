@@ -740,8 +740,8 @@ def test_new_user_beside_the_yaml_extension(
                 ".markers-panel .monaco-list-row", has_text="Did you mean 'criteria'?"
             ).first
             typo_row.wait_for(timeout=STEP_MS)
-            row = quick_fix(page, token(page, "critera"), "Change to 'criteria'")
-            shot(page, "23-did-you-mean.png", readme="quickfix.png", around=row)
+            quick_fix(page, token(page, "critera"), "Change to 'criteria'")
+            shot(page, "23-did-you-mean.png", readme="quickfix.png")
             apply_action(page, "Change to 'criteria'")
             typo_row.wait_for(state="detached", timeout=STEP_MS)
             assert token(page, "critera").count() == 0
