@@ -105,6 +105,50 @@ def vsix() -> Path:
     return CLIENT_DIR / "agentv-lsp.vsix"
 
 
+STANDIN_DIR = Path(__file__).resolve().parent / "yaml_standin"
+
+
+def yls_bin() -> Path | None:
+    """yaml-language-server's launcher (npm install yaml-language-server@1.25.0 in $AGENTV_E2E_CACHE/yls)."""
+    found = CACHE / "yls" / "node_modules" / "yaml-language-server" / "bin" / "yaml-language-server"
+    return found if found.is_file() else None
+
+
+@pytest.fixture(scope="session")
+def yaml_standin(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path] | None:
+    """(the stand-in for Red Hat's YAML extension as a .vsix, yaml-language-server's launcher), or
+    None when yaml-language-server is not installed. Built from tests/e2e/yaml_standin with the
+    extension's own esbuild, vscode-languageclient and vsce (vscode-client/node_modules)."""
+    server = yls_bin()
+    modules = CLIENT_DIR / "node_modules"
+    if server is None or not (modules / ".bin" / "esbuild").exists():
+        return None
+    build = tmp_path_factory.mktemp("yaml-standin")
+    shutil.copy(STANDIN_DIR / "package.json", build / "package.json")
+    (build / "LICENSE").write_text("MIT\n")
+    run(
+        [
+            str(modules / ".bin" / "esbuild"),
+            str(STANDIN_DIR / "extension.ts"),
+            "--bundle",
+            "--platform=node",
+            "--format=cjs",
+            "--external:vscode",
+            f"--outfile={build / 'extension.js'}",
+        ],
+        cwd=CLIENT_DIR,
+        env={**os.environ, "NODE_PATH": str(modules)},  # vscode-languageclient from the extension's
+        timeout=120,
+    )
+    vsce = modules / ".bin" / "vsce"
+    run(
+        [str(vsce), "package", "--no-dependencies", "--allow-missing-repository", "-o", "standin.vsix"],
+        cwd=build,
+        timeout=300,
+    )
+    return build / "standin.vsix", server
+
+
 @dataclass
 class CodeServer:
     url: str
@@ -164,6 +208,7 @@ def start_code_server(
     workspace: Path,
     workspace_settings: dict[str, object] | None = None,
     extra_env: dict[str, str] | None = None,
+    extra_vsix: tuple[Path, ...] = (),
 ) -> tuple[CodeServer, subprocess.Popen[bytes]]:
     home, data, ext = tmp / "home", tmp / "data", tmp / "ext"
     for d in (home, data / "User", ext):
@@ -186,7 +231,8 @@ def start_code_server(
     env.pop("VSCODE_IPC_HOOK_CLI", None)
     common = ["--user-data-dir", str(data), "--extensions-dir", str(ext)]
     started = time.monotonic()
-    run([str(bin_path), *common, "--install-extension", str(vsix_path)], env=env, timeout=120)
+    for path in (vsix_path, *extra_vsix):
+        run([str(bin_path), *common, "--install-extension", str(path)], env=env, timeout=120)
     port = free_port()
     log = open(tmp / "code-server.log", "wb")  # noqa: SIM115 - closed with the process
     proc = subprocess.Popen(
@@ -257,11 +303,15 @@ def code_server_factory(tmp_path: Path, chromium: str, code_server_bin: Path, vs
     short = Path(tempfile.mkdtemp(prefix="agentv-e2e-", dir="/tmp" if os.path.isdir("/tmp") else None))
 
     def factory(
-        workspace: Path, settings: dict[str, object] | None = None, env: dict[str, str] | None = None
+        workspace: Path,
+        settings: dict[str, object] | None = None,
+        env: dict[str, str] | None = None,
+        extra_vsix: tuple[Path, ...] = (),
     ) -> CodeServer:
-        """settings: the workspace's .vscode/settings.json (default: the server interpreter, see server_settings)."""
+        """settings: the workspace's .vscode/settings.json (default: the server interpreter, see server_settings);
+        extra_vsix: other extensions installed beside ours."""
         cs, proc = start_code_server(
-            short / f"cs{len(procs)}", code_server_bin, vsix, workspace, settings, env
+            short / f"cs{len(procs)}", code_server_bin, vsix, workspace, settings, env, extra_vsix
         )
         procs.append(proc)
         return cs

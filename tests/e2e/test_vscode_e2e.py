@@ -120,8 +120,8 @@ def shot(page: Page, name: str, readme: str | None = None, around: Locator | Non
         )
 
 
-def open_file(page: Page, name: str) -> None:
-    """Opens a workspace file through Quick Open (Ctrl+P)."""
+def open_file(page: Page, name: str, tab: str | None = None) -> None:
+    """Opens a workspace file through Quick Open (Ctrl+P); `tab`: its tab's text when `name` is a path."""
     page.locator(".monaco-workbench").wait_for(timeout=STEP_MS)
     # The explorer has loaded the folder once a row shows up.
     page.locator(".explorer-folders-view .monaco-list-row").first.wait_for(timeout=STEP_MS)
@@ -129,9 +129,9 @@ def open_file(page: Page, name: str) -> None:
     box = page.locator(".quick-input-widget input")
     box.wait_for(timeout=STEP_MS)
     box.fill(name)
-    page.locator(".quick-input-list .monaco-list-row", has_text=name).first.wait_for(timeout=STEP_MS)
+    page.locator(".quick-input-list .monaco-list-row", has_text=tab or name).first.wait_for(timeout=STEP_MS)
     page.keyboard.press("Enter")
-    page.locator(".tab.active", has_text=name).wait_for(timeout=STEP_MS)
+    page.locator(".tab.active", has_text=tab or name).wait_for(timeout=STEP_MS)
 
 
 def token(page: Page, text: str) -> Locator:
@@ -527,7 +527,9 @@ def test_bundled_server_without_settings(
 
     with zipfile.ZipFile(vsix) as z:
         if "extension/bundled/libs/common/agentv_lsp/__init__.py" not in z.namelist():
-            pytest.fail(f"{vsix} has no bundled server (extension/bundled/libs/common/agentv_lsp)", pytrace=False)
+            pytest.fail(
+                f"{vsix} has no bundled server (extension/bundled/libs/common/agentv_lsp)", pytrace=False
+            )
     # A bare interpreter (python3.11-3.13 on PATH, if any, are tried before it: the bundle has
     # the compiled parts of each).
     base = Path(getattr(sys, "_base_executable", sys.executable)).resolve()
@@ -554,6 +556,245 @@ def test_bundled_server_without_settings(
         except Exception:
             try:
                 shot(page, "failure-bundled.png")
+            finally:
+                print(cs.exthost_logs())
+            raise
+        finally:
+            browser.close()
+
+
+# -- issue 27: the editor as a new user finds it, beside (a stand-in for) Red Hat's YAML extension --
+
+PLAIN_YAML = "users:\n  - name: ada\n    role: admin\n  - name: bob\n    role: viewer\n"
+TYPO_SUITE = """\
+description: A 4.x suite with a misspelt key (tests/e2e).
+tests:
+  - id: typo-capital
+    critera: The answer names Paris.
+    input: What is the capital of France?
+  - id: fine-river
+    criteria: The answer names the Seine.
+    input: Which river flows through Paris?
+"""
+LEGACY_SUITE = """\
+$schema: agentv-eval-v2
+description: A v2 suite the user migrates (tests/e2e).
+execution:
+  evaluators:
+    - name: rubric
+      type: llm_judge
+      prompt: judges/legacy-judge.md
+evalcases:
+  - id: legacy-capital
+    outcome: The answer names Paris.
+    input_messages:
+      - role: user
+        content: What is the capital of France?
+  - id: legacy-river
+    outcome: The answer names the Seine.
+    input_messages:
+      - role: user
+        content: Which river flows through Paris?
+"""
+LEGACY_JUDGE = "Grade {{candidate_answer}} against {{reference_answer}}.\n"
+
+
+def run_command(page: Page, title: str) -> None:
+    """Runs a command from the palette (F1) by its title."""
+    page.keyboard.press("F1")
+    box = page.locator(".quick-input-widget input")
+    box.wait_for(timeout=STEP_MS)
+    box.fill(f">{title}")
+    page.locator(".quick-input-list .monaco-list-row", has_text=title).first.wait_for(timeout=STEP_MS)
+    page.keyboard.press("Enter")
+
+
+def marker_rows(page: Page) -> list[str]:
+    """The text of every diagnostic row of the Problems panel (file rows have no `[Ln`)."""
+    rows = page.locator(".markers-panel .monaco-list-row").all_inner_texts()
+    return [flat(r) for r in rows if "[Ln" in r]
+
+
+def foreign_rows(page: Page) -> list[str]:
+    """Problems rows that are not ours (the YAML extension's)."""
+    return [r for r in marker_rows(page) if "agentv-lsp" not in r]
+
+
+def quick_fix(page: Page, at: Locator, title: str) -> Locator:
+    """Ctrl+. on `at`, and the row of the code action menu with `title`."""
+    at.click()
+    page.keyboard.press("Control+.")
+    row = page.locator(".action-widget .monaco-list-row", has_text=title).first
+    row.wait_for(timeout=STEP_MS)
+    return row
+
+
+def apply_action(page: Page, title: str) -> None:
+    """Applies the action `title` of the open code action menu from the keyboard (as a user
+    does; a mouse click on a row is not always taken while the menu settles)."""
+    for _ in range(12):
+        focused = page.locator(".action-widget .monaco-list-row.focused").first
+        if title in (focused.get_attribute("aria-label") or focused.inner_text()):
+            page.keyboard.press("Enter")
+            page.locator(".action-widget").first.wait_for(state="hidden", timeout=STEP_MS)
+            return
+        page.keyboard.press("ArrowDown")
+    raise AssertionError(f"no code action {title!r} in the menu")
+
+
+def test_new_user_beside_the_yaml_extension(
+    tmp_path: Path, chromium: str, code_server_factory: Factory, yaml_standin: tuple[Path, Path] | None
+) -> None:
+    """What a new user meets with the .vsix beside a YAML extension that reads every extension's
+    `yamlValidation` (yaml-language-server 1.25.0 in a stand-in for vscode-yaml, when installed):
+    plain YAML under `evals/` and a valid 4.x file get nothing from either server, a v2 file's
+    `$schema: agentv-eval-v2` warning from the YAML extension goes with our quick fix, a misspelt key
+    is fixed by "did you mean", and "Migrate this file to AgentV 4" refreshes every view (tab, status
+    item, lenses, Problems as `agentv-lsp check` sees the migrated files, preview) and says what it
+    changed, with the per-test proof one click away."""
+    from playwright.sync_api import sync_playwright
+
+    workspace = make_workspace(tmp_path / "ws")
+    (workspace / ".git").mkdir()  # a repository: 4.x reads files from its root
+    evals = workspace / "evals"
+    (evals / "fixtures").mkdir()
+    (evals / "fixtures" / "data.yaml").write_text(PLAIN_YAML)
+    (evals / "typos.eval.yaml").write_text(TYPO_SUITE)
+    (evals / "judges").mkdir(exist_ok=True)
+    (evals / "judges" / "legacy-judge.md").write_text(LEGACY_JUDGE)
+    (evals / "legacy.yaml").write_text(LEGACY_SUITE)
+    (evals / "valid.eval.yaml").write_text(TYPO_SUITE.replace("critera", "criteria"))
+    valid_check = agentv_cli(workspace, "check", "evals/valid.eval.yaml", "--format", "json")
+    assert not [d for d in valid_check["diagnostics"] if d["severity"] == "error"], valid_check
+
+    # expected values: the CLI's migration, and its check / preview of the migrated copy
+    planned = agentv_cli(workspace, "migrate", "--format", "json", "evals/legacy.yaml")
+    (plan,) = [
+        m for m in (planned if isinstance(planned, list) else planned["files"]) if m["status"] == "migrated"
+    ]
+    new_name = Path(plan["new_file"]).name
+    assert new_name != "legacy.yaml" and [Path(c["file"]).name for c in plan["companions"]] == [
+        "legacy-judge.md"
+    ]
+    migrated = tmp_path / "migrated"
+    shutil.copytree(workspace, migrated)
+    agentv_cli(migrated, "migrate", "--write", "--format", "json", "evals/legacy.yaml")
+    after_check = agentv_cli(migrated, "check", f"evals/{new_name}", "--format", "json")
+    after_preview = agentv_cli(migrated, "preview", f"evals/{new_name}", "--json")
+    test_ids = [c["id"] for c in after_preview["cases"]]
+    assert test_ids == ["legacy-capital", "legacy-river"] and not after_preview["skipped"], after_preview
+
+    extra: tuple[Path, ...] = ()
+    env: dict[str, str] = {}
+    if yaml_standin is not None:
+        extra, env = (yaml_standin[0],), {"AGENTV_E2E_YLS": str(yaml_standin[1])}
+    elif os.environ.get("CI"):
+        pytest.fail(
+            "yaml-language-server is not installed in $AGENTV_E2E_CACHE/yls (see tests/e2e/README.md)"
+        )
+    cs = code_server_factory(workspace, env=env, extra_vsix=extra)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, headless=True, env=cs.env, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 860})
+        page.set_default_timeout(STEP_MS)
+        try:
+            page.goto(cs.url, timeout=STEP_MS)
+
+            # 1. A v2 file: the YAML extension reads `$schema: agentv-eval-v2` as a schema file next to
+            # it; our quick fix (a `$schema=none` modeline) makes it stop, and AgentV still checks it.
+            open_file(page, SMOKE_FILE)
+            page.keyboard.press("Control+Shift+M")  # the Problems panel stays open below the editor
+            page.locator(".markers-panel").wait_for(timeout=STEP_MS)
+            page.locator(".markers-panel .monaco-list-row", has_text="usr").first.wait_for(timeout=STEP_MS)
+            if yaml_standin is not None:
+                failure = page.locator(
+                    ".markers-panel .monaco-list-row", has_text="Unable to load schema"
+                ).first
+                failure.wait_for(timeout=STEP_MS)
+                quick_fix(page, token(page, "agentv-eval-v2"), "Stop the YAML extension")
+                shot(page, "21-yaml-extension-fix.png")
+                apply_action(page, "Stop the YAML extension")
+                page.locator(".monaco-editor .view-line", has_text="yaml-language-server").first.wait_for(
+                    timeout=STEP_MS
+                )
+                failure.wait_for(state="detached", timeout=STEP_MS)
+                page.locator(".markers-panel .monaco-list-row", has_text="usr").first.wait_for(
+                    timeout=STEP_MS
+                )
+                assert foreign_rows(page) == [], foreign_rows(page)
+            run_command(page, "View: Close All Editors")
+
+            # 2. Plain YAML under evals/ and a valid 4.x file: nothing from either server.
+            for name in ("data.yaml", "valid.eval.yaml"):
+                open_file(page, name)
+                page.locator("#status\\.languageStatus").wait_for(timeout=STEP_MS)
+                time.sleep(4)  # both servers have answered an opened file by now (the v2 file took < 1 s)
+                assert foreign_rows(page) == [], (name, foreign_rows(page))
+                assert page.locator(".monaco-editor .squiggly-error").count() == 0, name
+                run_command(page, "View: Close All Editors")
+            shot(page, "22-plain-yaml-clean.png")
+
+            # 3. Did you mean: the misspelt key's quick fix applies and its warning goes.
+            open_file(page, "typos.eval.yaml")
+            typo_row = page.locator(
+                ".markers-panel .monaco-list-row", has_text="Did you mean 'criteria'?"
+            ).first
+            typo_row.wait_for(timeout=STEP_MS)
+            quick_fix(page, token(page, "critera"), "Change to 'criteria'")
+            shot(page, "23-did-you-mean.png", readme="quickfix.png")
+            apply_action(page, "Change to 'criteria'")
+            typo_row.wait_for(state="detached", timeout=STEP_MS)
+            assert token(page, "critera").count() == 0
+            run_command(page, "View: Close All Editors")
+
+            # 4. Migrate: every view shows the migrated file as the CLI sees it once written.
+            open_file(page, "legacy.yaml")
+            page.locator(".monaco-editor .codelens-decoration").first.wait_for(timeout=STEP_MS)
+            quick_fix(page, token(page, "evalcases"), "Migrate this file to AgentV 4")
+            apply_action(page, "Migrate this file to AgentV 4")
+            page.locator(".tab.active", has_text=new_name).wait_for(timeout=STEP_MS)
+            toast = page.locator(".notifications-toasts .notification-toast", has_text="migrated").first
+            toast.wait_for(timeout=STEP_MS)
+            told = flat(toast.inner_text())
+            assert f"evals/{new_name}" in told and "renamed from evals/legacy.yaml" in told, told
+            assert "judges/legacy-judge.md" in told, told
+            shot(page, "24-migrated.png", readme="migrate.png")
+            # the per-test proof, from the notification
+            toast.get_by_role("button", name="Show Per-Test Proof").click()
+            page.locator(".tab.active", has_text="Untitled").wait_for(timeout=STEP_MS)
+            page.locator(".monaco-editor .view-line", has_text="Migration of").first.wait_for(timeout=STEP_MS)
+            for test_id in test_ids:
+                page.locator(".monaco-editor .view-line", has_text=test_id).first.wait_for(timeout=STEP_MS)
+            shot(page, "25-migration-proof.png")
+            page.locator(".tab", has_text=new_name).first.click()
+            page.locator(".tab.active", has_text=new_name).wait_for(timeout=STEP_MS)
+            lenses = page.locator(".monaco-editor .codelens-decoration")
+            page.locator(".monaco-editor .codelens-decoration a", has_text="Preview").nth(
+                len(test_ids) - 1
+            ).wait_for(timeout=STEP_MS)
+            assert not [t for t in lenses.all_inner_texts() if "skip" in t.lower()], lenses.all_inner_texts()
+            # Problems: what `agentv-lsp check` reports on the migrated files
+            for d in after_check["diagnostics"]:
+                problem_row(page, d).wait_for(timeout=STEP_MS)
+            ours = [r for r in marker_rows(page) if "agentv-lsp" in r]
+            assert len(ours) == len(after_check["diagnostics"]), (ours, after_check["diagnostics"])
+            # the status item: judged by 4.x now
+            lang_status = page.locator("#status\\.languageStatus")
+            lang_status.hover()
+            page.locator(".monaco-hover:not(.hidden)", has_text="judged as AgentV 4").first.wait_for(
+                timeout=STEP_MS
+            )
+            page.mouse.move(5, 5)
+            page.keyboard.press("Escape")
+            # the preview of the migrated file
+            page.locator(".monaco-editor .codelens-decoration a", has_text="Preview").first.click()
+            frame = webview_frame(page)
+            frame.locator("h1", has_text=test_ids[0]).wait_for(timeout=STEP_MS)
+            assert frame.locator(".badge.runtime").inner_text() == f"AgentV {after_preview['runtime']}"
+            shot(page, "26-migrated-preview.png")
+        except Exception:
+            try:
+                shot(page, "failure-new-user.png")
             finally:
                 print(cs.exthost_logs())
             raise

@@ -160,6 +160,83 @@ async def test_a_quick_fix_removes_its_diagnostic(client: LanguageClient, worksp
         assert fix.title == "Change to 'user'"
 
 
+TYPOS = """\
+name: typos
+description: Misspelt and incomplete tests
+tests:
+  - id: typo-key
+    critera: Says hi
+    input: Hi
+  - id: no-grading
+    input: Hello
+"""
+
+
+async def test_did_you_mean_fixes_a_misspelt_test_key(client: LanguageClient, workspace: Path) -> None:
+    path = workspace / "v4proj" / "evals" / "typo-key.eval.yaml"
+    path.write_text(TYPOS)
+    fix = await fix_removes_diagnostic(client, path, "v4-unknown-field")
+    assert fix.title == "Change to 'criteria'"
+    assert fix.diagnostics and "Did you mean 'criteria'?" in fix.diagnostics[0].message
+
+
+ENUM_TYPOS = """\
+name: enum-typos
+description: Misspelt values
+tests:
+  - id: typo-values
+    criteria: Says hi
+    input:
+      - role: user
+        content:
+          - type: txt
+            value: Hi
+    assertions:
+      - type: contians
+        value: hi
+"""
+
+
+@pytest.mark.parametrize(
+    ("code", "fixed"), [("v4-assertion-type-unknown", "contains"), ("v4-loss-segment-type", "text")]
+)
+async def test_did_you_mean_fixes_a_misspelt_value(
+    client: LanguageClient, workspace: Path, code: str, fixed: str
+) -> None:
+    path = workspace / "v4proj" / "evals" / f"{code}.eval.yaml"
+    path.write_text(ENUM_TYPOS)
+    fix = await fix_removes_diagnostic(client, path, code)
+    assert fix.title == f"Change to '{fixed}'"
+
+
+async def test_an_incomplete_test_gets_one_warning_naming_what_is_missing(
+    client: LanguageClient, workspace: Path
+) -> None:
+    path = workspace / "v4proj" / "evals" / "incomplete.eval.yaml"
+    path.write_text(TYPOS)
+    uri = open_doc(client, path)
+    diagnostics = await diagnostics_until(
+        client, uri, lambda ds: any(d.code == "v4-skipped-test" for d in ds)
+    )
+    first, last = TYPOS.split("\n").index("  - id: no-grading"), len(TYPOS.split("\n"))
+    about_it = [
+        d
+        for d in diagnostics
+        if first <= d.range.start.line < last and d.severity == lsp.DiagnosticSeverity.Warning
+    ]
+    assert [d.code for d in about_it] == ["v4-skipped-test"], [d.message for d in about_it]
+    (warning,) = about_it
+    assert warning.message.startswith(
+        "Test 'no-grading' has none of `criteria`, `expected_output`, `assertions`, `turns` (add one). "
+    )
+    assert "no `id`" not in warning.message and "no `input`" not in warning.message
+    # its quick fix (taken over from the linter's) adds criteria: the test is loaded again
+    other = workspace / "v4proj" / "evals" / "incomplete-fix.eval.yaml"
+    other.write_text(TYPOS)
+    fix = await fix_removes_diagnostic(client, other, "v4-skipped-test")
+    assert fix.title.startswith("Insert 'criteria: ")
+
+
 async def test_the_role_fix_keeps_quotes(client: LanguageClient, workspace: Path) -> None:
     path = workspace / "v4proj" / "evals" / "quoted-role.eval.yaml"
     path.write_text(LINT.replace("role: usr", 'role: "usr"'))

@@ -8,8 +8,8 @@ Ground truth is the runtime, never our own output:
   at the same path;
 - the live oracle (`agentv validate` from /work/oracle-v4 or $AGENTV4_MODULES), run once on a
   folder of generated files: same verdict per file, an error at each failing location;
-- the VS Code association: package.json's `yamlValidation` globs, matched as vscode-yaml
-  matches them, pick a schema for each golden file (v4 and v2); the files the runtimes accept
+- the published schemas as a `# yaml-language-server: $schema=` modeline gives them (the extension
+  contributes no association): each golden file gets the schema of its kind (v4 and v2); the files the runtimes accept
   validate cleanly, and the combined schema judges each file exactly as the schema of its
   format does.
 """
@@ -396,18 +396,34 @@ def test_glob_emulation_agrees_with_picomatch_examples() -> None:
     assert not matches("**/evals/**/*.yaml", "file:///ws/evals/.agentv/config.yaml")
 
 
+# The schema each kind of file gets through the modeline the README documents for editors
+# without our server (`# yaml-language-server: $schema=<repo>/schema/agentv-eval.schema.json`):
+# the same file kinds the old `yamlValidation` association covered.
+MODELINE_SCHEMAS = [
+    (["**/.agentv/config.yaml"], "./schema/agentv-config-v2.schema.json"),
+    (["**/.agentv/targets.yaml"], "./schema/agentv-targets-v2.2.schema.json"),
+    (
+        ["**/evals/**/*.yaml", "**/evals/**/*.yml", "**/*.eval.yaml", "**/*.eval.yml"],
+        "./schema/agentv-eval.schema.json",
+    ),
+]
+
+
 def _associations() -> list[tuple[list[re.Pattern[str]], str]]:
-    package = json.loads(PACKAGE_JSON.read_text("utf-8"))
-    out = []
-    for entry in package["contributes"]["yamlValidation"]:
-        patterns = entry["fileMatch"] if isinstance(entry["fileMatch"], list) else [entry["fileMatch"]]
-        out.append(([_glob_regex(p) for p in patterns], entry["url"]))
-    return out
+    return [([_glob_regex(p) for p in patterns], url) for patterns, url in MODELINE_SCHEMAS]
 
 
 def _schemas_for(relative: str) -> list[str]:
     uri = "file:///workspace/project/" + relative
     return [url for patterns, url in _associations() if any(p.fullmatch(uri) for p in patterns)]
+
+
+def test_no_schema_association_while_our_server_judges() -> None:
+    """The extension contributes no `yamlValidation`: the server reports everything the schema
+    would (a second report of each finding from Red Hat's YAML extension), and a glob wider
+    than the files the server judges painted plain YAML under `evals/` (issue 27)."""
+    package = json.loads(PACKAGE_JSON.read_text("utf-8"))
+    assert "yamlValidation" not in package["contributes"]
 
 
 def _retrieve(uri: str) -> Resource[Any]:
@@ -454,7 +470,7 @@ def test_every_schema_url_is_packaged() -> None:
     assert "!schema/*.json" in ignore.splitlines()
 
 
-def test_eval_globs_pick_the_combined_schema() -> None:
+def test_modeline_schemas_by_file_kind() -> None:
     for relative in ("evals/a.eval.yaml", "x/b.eval.yml", "evals/dir/cases/c/case.yaml", "evals/cases.yaml"):
         assert _schemas_for(relative) == ["./schema/agentv-eval.schema.json"], relative
     assert _schemas_for(".agentv/config.yaml") == ["./schema/agentv-config-v2.schema.json"]
@@ -571,8 +587,8 @@ import path from 'node:path';
 import { getLanguageService } from 'yaml-language-server';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 
-const [pkgPath, schemaDir, listPath] = process.argv.slice(2);
-const pkg = JSON.parse(readFileSync(pkgPath, 'utf8'));
+const [schemasPath, schemaDir, listPath] = process.argv.slice(2);
+const associations = JSON.parse(readFileSync(schemasPath, 'utf8'));
 const ls = getLanguageService({
   schemaRequestService: async (uri) => {
     if (!uri.startsWith('file:')) throw new Error(`no network: ${uri}`);
@@ -582,7 +598,7 @@ const ls = getLanguageService({
 });
 ls.configure({
   validate: true,
-  schemas: pkg.contributes.yamlValidation.map((v) => ({
+  schemas: associations.map((v) => ({
     fileMatch: v.fileMatch,
     uri: pathToFileURL(path.join(schemaDir, path.basename(v.url))).href,
     priority: 2,
@@ -600,7 +616,7 @@ console.log(JSON.stringify(out));
 @needs_v4_goldens
 def test_yaml_language_server_on_v4_goldens(tmp_path: Path) -> None:
     """yaml-language-server itself (the engine of VS Code's YAML extension) with our
-    yamlValidation: set $AGENTV_YLS_MODULES to a node_modules folder holding
+    the modeline schemas: set $AGENTV_YLS_MODULES to a node_modules folder holding
     yaml-language-server and vscode-languageserver-textdocument to run it."""
     modules = os.environ.get("AGENTV_YLS_MODULES")
     if not modules or not (Path(modules) / "yaml-language-server").is_dir() or shutil.which("node") is None:
@@ -616,8 +632,10 @@ def test_yaml_language_server_on_v4_goldens(tmp_path: Path) -> None:
     listing.write_text(
         json.dumps([[f"file:///ws/{p.relative_to(GOLDEN_V4).as_posix()}", str(p)] for p in files])
     )
+    schemas = tmp_path / "schemas.json"
+    schemas.write_text(json.dumps([{"fileMatch": m, "url": u} for m, u in MODELINE_SCHEMAS]))
     proc = subprocess.run(
-        ["node", str(runner), str(PACKAGE_JSON), str(SCHEMA_DIR), str(listing)],
+        ["node", str(runner), str(schemas), str(SCHEMA_DIR), str(listing)],
         capture_output=True,
         text=True,
         timeout=300,

@@ -1,5 +1,7 @@
-// Copies ../schema/*.json into schema/ (packaged for contributes.yamlValidation) and checks that every
-// schema that package.json's yamlValidation points to exists.
+// Copies ../schema/*.json into schema/ (packaged with the extension: the published schemas, for a
+// `# yaml-language-server: $schema=` modeline; the extension contributes no yamlValidation association
+// since its server reports what they describe) and checks that any schema a yamlValidation entry
+// points to exists.
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 

@@ -4,6 +4,7 @@ import * as vsc from "./common/vscodeapi";
 import type { ExtensionContext } from "./common/vscodeapi";
 import { parsePreviewTarget } from "./preview/model";
 import { PreviewPanel } from "./preview/panel";
+import { SHOW_PROOF, describeMigration, parseMigrationReport, parseProof } from "./migrated";
 import { ServerManager } from "./server";
 import { StatusItem } from "./status";
 
@@ -24,6 +25,21 @@ export async function activate(context: ExtensionContext): Promise<void> {
       status?.setSelector(mgr.documentSelector);
       if (running) preview?.refreshNow();
     },
+    // -- editor (issue 27): after "Migrate this file to AgentV 4" --
+    onMigrated: (raw) => {
+      const report = parseMigrationReport(raw);
+      if (!report) return;
+      preview?.followRename(report.oldUri, report.uri);
+      void status?.update();
+      log.info(describeMigration(report));
+      void vsc.showInformationMessage(describeMigration(report), SHOW_PROOF).then(async (pick) => {
+        if (pick !== SHOW_PROOF) return;
+        const proof = parseProof(await mgr.migrationProof(report.uri));
+        if (proof) await vsc.showUntitled(proof.markdown, "markdown");
+        else void vsc.showWarningMessage("AgentV: the proof of this migration is no longer available.");
+      });
+    },
+    // -- end editor --
   });
   manager = mgr;
   preview = new PreviewPanel(

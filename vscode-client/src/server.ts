@@ -33,6 +33,7 @@ import {
   type PythonExtensionInfo,
   expandVariables,
   failureMessage,
+  failureNotice,
   interpreterFromResolved,
   planCandidates,
 } from "./common/python";
@@ -47,6 +48,7 @@ import {
 } from "./common/settings";
 import * as vsc from "./common/vscodeapi";
 import type { Disposable, ExtensionContext, LogOutputChannel, Uri } from "./common/vscodeapi";
+import { MIGRATED_NOTIFICATION, SERVER_MIGRATION_PROOF } from "./migrated";
 import {
   type Pos,
   SERVER_PREVIEW_CASE,
@@ -67,6 +69,8 @@ export interface ServerHooks {
   onPreviewFile(uri: string | undefined): void;
   /** Called after every successful (re)start and after a stop. */
   onStateChange(running: boolean): void;
+  /** agentv/migrated: the server took in the edit of its migrate action (migrated.ts). */
+  onMigrated?(report: unknown): void;
 }
 
 /** Builds the launch plan from settings and the environment (vscode access only through vsc). */
@@ -235,6 +239,11 @@ export class ServerManager implements Disposable {
     return this.executeOnServer(SERVER_PREVIEW_FILE, previewFileArgs(uri));
   }
 
+  /** The per-test proof of a migration the server took in (`{title, markdown}`). */
+  async migrationProof(uri: string): Promise<unknown> {
+    return this.executeOnServer(SERVER_MIGRATION_PROOF, [{ uri }]);
+  }
+
   /** agentv/status for the language status item; undefined when the server does not implement it. */
   async status(uri: string): Promise<unknown> {
     const c = this.client;
@@ -292,10 +301,9 @@ export class ServerManager implements Disposable {
       this.versionProbe,
     );
     if (!chosen) {
-      const msg = failureMessage(plan, attempts);
-      this.log.error(msg);
+      this.log.error(failureMessage(plan, attempts));
       this.hooks.onStateChange(false);
-      void vsc.showErrorMessage(msg, "Open Settings", "Show Log").then((pick) => {
+      void vsc.showErrorMessage(failureNotice(plan, attempts), "Open Settings", "Show Log").then((pick) => {
         if (pick === "Open Settings") void vsc.openSettings("agentv.server");
         if (pick === "Show Log") this.log.show();
       });
@@ -327,6 +335,7 @@ export class ServerManager implements Disposable {
     try {
       await client.start();
       this.log.info(`server started in ${Date.now() - t0} ms`);
+      client.onNotification(MIGRATED_NOTIFICATION, (report: unknown) => this.hooks.onMigrated?.(report));
       this.hooks.onStateChange(true);
       client.onDidChangeState((e) => this.hooks.onStateChange(e.newState === State.Running));
     } catch (err) {

@@ -12,13 +12,21 @@ export interface StatusSource {
   launchedWith?: { label: string };
 }
 
+export interface StatusDescription {
+  text: string;
+  detail: string;
+  severity: "info" | "warning" | "error";
+  /** A second item under the first: the files in use (one short line each, so the hover fits). */
+  files?: { text: string; detail: string };
+}
+
 /** Pure: text, detail and severity of the item. */
 export function describeStatus(
   running: boolean,
   info: StatusInfo | null,
   launchedWith: string | undefined,
   configDisplay: (p: string) => string = (p) => p,
-): { text: string; detail: string; severity: "info" | "warning" | "error" } {
+): StatusDescription {
   if (!running) return { text: "AgentV: server not running", detail: "Click to restart", severity: "error" };
   if (!info) return { text: "AgentV", detail: launchedWith ? `server: ${launchedWith}` : "server running", severity: "info" };
   if (!info.kind && !info.schema) return { text: "AgentV", detail: "not an AgentV file", severity: "info" };
@@ -26,13 +34,24 @@ export function describeStatus(
   const parts = [info.config ? `config: ${configDisplay(info.config)}` : "no .agentv/config.yaml (defaults)"];
   if (info.targets) parts.push(`targets: ${configDisplay(info.targets)}`);
   if (typeof info.cases === "number") parts.push(`${info.cases} case${info.cases === 1 ? "" : "s"}`);
-  // which runtime judges the file, and why (project's agentv package, the file's format, the setting)
-  if (info.runtime) parts.unshift(`judged as AgentV ${info.runtime.version}: ${info.runtime.reason}`);
-  return { text: `AgentV ${schema}`, detail: parts.join(" · "), severity: info.schema ? "info" : "warning" };
+  const severity = info.schema ? "info" : "warning";
+  // which runtime judges the file, and why (project's agentv package, the file's format, the setting);
+  // the files in use then go to a second item: one long line was cut at the window's edge
+  if (info.runtime) {
+    const [config, ...rest] = parts;
+    return {
+      text: `AgentV ${schema}`,
+      detail: `judged as AgentV ${info.runtime.version}: ${info.runtime.reason}`,
+      severity,
+      files: { text: config, detail: rest.join(" · ") },
+    };
+  }
+  return { text: `AgentV ${schema}`, detail: parts.join(" · "), severity };
 }
 
 export class StatusItem implements Disposable {
   private item: LanguageStatusItem | undefined;
+  private filesItem: LanguageStatusItem | undefined;
   private readonly disposables: Disposable[] = [];
   private seq = 0;
 
@@ -43,8 +62,12 @@ export class StatusItem implements Disposable {
   /** (Re)creates the item for a document selector (it changes with agentv.evalGlobs). */
   setSelector(selector: DocumentFilter[]): void {
     this.item?.dispose();
+    this.filesItem?.dispose();
     this.item = vsc.createLanguageStatusItem("agentv.status", selector);
     this.item.name = "AgentV";
+    this.filesItem = vsc.createLanguageStatusItem("agentv.files", selector);
+    this.filesItem.name = "AgentV files";
+    this.filesItem.text = "";
     void this.update();
   }
 
@@ -66,6 +89,10 @@ export class StatusItem implements Disposable {
     );
     item.text = d.text;
     item.detail = d.detail;
+    if (this.filesItem) {
+      this.filesItem.text = d.files?.text ?? "";
+      this.filesItem.detail = d.files?.detail ?? "";
+    }
     item.severity =
       d.severity === "error" ? vsc.LanguageStatusSeverity.Error : d.severity === "warning" ? vsc.LanguageStatusSeverity.Warning : vsc.LanguageStatusSeverity.Information;
     item.command = this.source.running
@@ -75,6 +102,7 @@ export class StatusItem implements Disposable {
 
   dispose(): void {
     this.item?.dispose();
+    this.filesItem?.dispose();
     this.disposables.forEach((d) => d.dispose());
   }
 }

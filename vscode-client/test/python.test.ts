@@ -6,6 +6,7 @@ import {
   SERVER_MODULE_ARGS,
   expandVariables,
   failureMessage,
+  failureNotice,
   interpreterFromResolved,
   planCandidates,
 } from "../src/common/python";
@@ -169,6 +170,17 @@ describe("failureMessage", () => {
     assert.match(msg, /Install Python 3\.11–3\.13/);
     assert.match(msg, /agentv\.server\.pythonPath/);
     assert.match(msg, /agentv\.server\.command/);
+  });
+
+  it("the notification is one paragraph: the fix first, with the settings as the Settings editor names them", () => {
+    const plan = planCandidates({ ...base, pythonExtension: { state: "ok", interpreter: "/venv/bin/python" } });
+    const attempts = plan.candidates.map((c) => ({ label: c.label, error: `${c.command}: not found\nmore` }));
+    const notice = failureNotice(plan, attempts);
+    assert.doesNotMatch(notice, /\n/);
+    assert.match(notice, /^AgentV: could not start the language server\. Install Python 3\.11–3\.13/);
+    assert.match(notice, /AgentV › Server: Python Path \(agentv\.server\.pythonPath\)/);
+    assert.match(notice, /AgentV › Server: Command \(agentv\.server\.command\)/);
+    assert.match(notice, new RegExp(`Tried: .*${attempts[0].label.replace(/[()]/g, "\\$&")}: /venv/bin/python: not found; `));
   });
 
   it("without a bundle, asks for an interpreter with agentv-lsp installed", () => {

@@ -379,7 +379,7 @@ describe("ServerManager when no server can be found", () => {
     assert.equal(errors.length, 1);
     const text = errors[0].text;
     const first = process.platform === "win32" ? "py -3.13" : "python3.13";
-    assert.ok(text.includes(`- bundled server run by ${first}: `), text);
+    assert.ok(text.includes(`bundled server run by ${first}: `), text);
     assert.match(text, /not found/);
     assert.match(text, /Python 3\.(10|9): too old, the bundled server needs Python 3\.11–3\.13/);
     assert.match(text, /Install Python 3\.11–3\.13/);

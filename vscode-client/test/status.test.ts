@@ -44,6 +44,24 @@ describe("describeStatus", () => {
       undefined,
     );
     assert.equal(d.text, "AgentV 4.42.4");
-    assert.match(d.detail, /^judged as AgentV 4\.42\.4: installed node_modules\/agentv 4\.42\.4 · /);
+    assert.equal(d.detail, "judged as AgentV 4.42.4: installed node_modules/agentv 4.42.4");
+  });
+
+  it("puts the files in use in a second item, so that each line of the hover stays short", () => {
+    const d = describeStatus(
+      true,
+      {
+        schema: "agentv-eval-v2",
+        config: "/ws/.agentv/config.yaml",
+        kind: "eval",
+        targets: "/ws/.agentv/targets.yaml",
+        cases: 2,
+        runtime: { major: 2, version: "2 (agentv-eval-v2)", reason: "the file declares $schema: agentv-eval-v2" },
+      },
+      undefined,
+      (p) => p.replace("/ws/", ""),
+    );
+    assert.equal(d.detail, "judged as AgentV 2 (agentv-eval-v2): the file declares $schema: agentv-eval-v2");
+    assert.deepEqual(d.files, { text: "config: .agentv/config.yaml", detail: "targets: .agentv/targets.yaml · 2 cases" });
   });
 });

@@ -8,15 +8,26 @@
   of items in a large file) skip pygls' cattrs pass over the whole result, which costs more
   than writing the JSON (0.23 s for 20,000 lenses). Typed objects inside a result are still
   unstructured one by one, with the same hooks.
+- A `$/cancelRequest` for a request already answered is normal (the editor cancels hovers and
+  code lenses it no longer needs); pygls logs it as a warning on stderr, which VS Code shows as
+  `[error]` in the output channel. That line is dropped.
 """
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Any
 
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.protocol import LanguageServerProtocol
+
+
+def _not_a_late_cancel(record: logging.LogRecord) -> bool:
+    return not str(record.msg).startswith("Cancel notification for unknown message id")
+
+
+logging.getLogger("pygls.protocol.json_rpc").addFilter(_not_a_late_cancel)
 
 
 @dataclass(frozen=True, slots=True)

@@ -91,6 +91,8 @@ class AgentVLanguageServer(LanguageServer):
         # called with the paths of files that changed on disk (features drop their caches)
         self._shown_problems: set[str] = set()
         self.file_listeners: list[Callable[[list[str]], None]] = []
+        # called with the uri of an open document whose text the client set (opened or changed)
+        self.document_listeners: list[Callable[[str], None]] = []
 
     # -- settings and workspace ------------------------------------------------------------
     def apply_settings(self, raw: Any) -> bool:
@@ -208,6 +210,10 @@ class AgentVLanguageServer(LanguageServer):
     # -- documents ------------------------------------------------------------------------------
     def is_open(self, uri: str) -> bool:
         return uri in self.workspace.text_documents
+
+    def document_changed(self, uri: str) -> None:
+        for listener in self.document_listeners:
+            listener(uri)
 
     def runtime_of(self, uri: str, path: str, text: str, repo_root: str) -> RuntimeChoice:
         """The AgentV that judges a document (`formats.runtime`), chosen again only when its
@@ -518,6 +524,7 @@ def create_server() -> AgentVLanguageServer:
         links,
         symbols,
         watch,
+        workspace_edits,
     )
 
     server = AgentVLanguageServer()
@@ -532,6 +539,7 @@ def create_server() -> AgentVLanguageServer:
         links,
         completion,
         actions,
+        workspace_edits,
     ):
         feature.register(server)
     return server

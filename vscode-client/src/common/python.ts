@@ -182,6 +182,21 @@ export function failureMessage(plan: Plan, attempts: Attempt[]): string {
   return `AgentV: could not start the language server. Tried:\n${lines.join("\n")}\n${fix}`;
 }
 
+/**
+ * The notification for a failed start: one paragraph (notifications show no line breaks), the fix
+ * first, the settings by the names the Settings editor shows; the full list of what was tried goes
+ * to the log (`failureMessage`).
+ */
+export function failureNotice(plan: Plan, attempts: Attempt[]): string {
+  const full = failureMessage(plan, attempts);
+  const fix = full.slice(full.lastIndexOf("\n") + 1).replace("the commands above", "the commands tried");
+  const tried = [...plan.skipped, ...attempts.map((a) => `${a.label}: ${firstLine(a.error)}`)];
+  const named = fix
+    .replace(/"agentv\.server\.pythonPath"/g, "AgentV › Server: Python Path (agentv.server.pythonPath)")
+    .replace(/"agentv\.server\.command"/g, "AgentV › Server: Command (agentv.server.command)");
+  return `AgentV: could not start the language server. ${named} Tried: ${tried.join("; ")}.`;
+}
+
 /** Expand `${workspaceFolder}`, `${userHome}`, `~` and `${env:NAME}` in a path-like setting. */
 export function expandVariables(
   value: string,

@@ -175,3 +175,9 @@ export function newPosition(line: number, character: number): vscode.Position {
 export async function showTextDocument(uri: vscode.Uri): Promise<void> {
   await vscode.window.showTextDocument(uri, { preview: true });
 }
+
+/** An untitled document with this content, shown beside the editor (e.g. a migration proof). */
+export async function showUntitled(content: string, language: string): Promise<void> {
+  const doc = await vscode.workspace.openTextDocument({ content, language });
+  await vscode.window.showTextDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.Beside });
+}

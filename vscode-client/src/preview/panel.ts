@@ -77,6 +77,12 @@ export class PreviewPanel implements Disposable {
   }
 
   /** Re-runs the current preview, e.g. after the server restarted. */
+  /** The previewed file was renamed (a migration): follow it, and show it again. */
+  followRename(oldUri: string, newUri: string): void {
+    if (this.view && this.view.uri === oldUri) this.view = { ...this.view, uri: newUri };
+    this.refreshNow();
+  }
+
   refreshNow(): void {
     if (this.panel) void this.refresh();
   }

@@ -25,12 +25,13 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from agentv_lsp import hidden_chars
+from agentv_lsp import hidden_chars, schemas
 from agentv_lsp.checks.model import Diagnostic, Related, Severity, format_location
 from agentv_lsp.checks.options import CheckOptions, DocumentReport
 from agentv_lsp.engine.budget import checkpoint
 from agentv_lsp.engine.files import FileReadError, FileSystem
 from agentv_lsp.engine.jsrt import js_trim, node_resolve, relative_display
+from agentv_lsp.formats.v4.grader_parser import GRADER_KINDS
 from agentv_lsp.formats.v4.lint import lint_v4
 from agentv_lsp.formats.v4.loader import load_suite
 from agentv_lsp.formats.v4.losses import cases_file_losses, eval_file_losses
@@ -39,6 +40,8 @@ from agentv_lsp.formats.v4.runtime import js_sort_key, node_extname
 from agentv_lsp.formats.v4.schema import FileKind as SchemaFileKind
 from agentv_lsp.formats.v4.schema import schema_diagnostics_v4
 from agentv_lsp.formats.v4.validate import (
+    KNOWN_TEST_FIELDS,
+    KNOWN_TOP_LEVEL_FIELDS,
     UNKNOWN_FILE_MESSAGE,
     VALIDATOR_ROLES,
     FileType,
@@ -532,6 +535,16 @@ def _issue_diagnostic(
         if suggestion:
             message += f" Did you mean '{suggestion}'?"
             data["suggestion"] = suggestion
+    elif code == "v4-assertion-type-unknown":
+        suggestion = schemas._suggest(issue.data.get("type"), sorted(GRADER_KINDS))
+        if suggestion:
+            message += f" Did you mean '{suggestion}'?"
+            data["suggestion"] = suggestion
+    elif code == "v4-unknown-field":
+        suggestion = _field_suggestion(issue)
+        if suggestion:
+            message += f" Did you mean '{suggestion}'?"
+            data["suggestion"] = suggestion
     elif code == "v4-file-not-found":
         tried = issue.data.get("attempted") or []
         if tried:
@@ -565,6 +578,16 @@ def _issue_diagnostic(
     data.pop("anchor", None)
     diagnostic = Diagnostic(path, span, severity, code, message, issue.path or (), data)
     return diagnostic, issue.node
+
+
+def _field_suggestion(issue: ValidationIssue) -> str | None:
+    """The field an unknown suite or test key was probably meant to be (the same nearest-name
+    rule as the schema's "Did you mean"), among the fields `agentv validate` knows there."""
+    key = issue.data.get("field")
+    if not isinstance(key, str) or issue.file is not None or not issue.path:
+        return None
+    known = KNOWN_TOP_LEVEL_FIELDS if len(issue.path) == 1 else KNOWN_TEST_FIELDS
+    return schemas._suggest(key, sorted(known - {"$schema"}))
 
 
 def _one_line(text: str) -> str:
@@ -636,13 +659,19 @@ def _add_runtime_messages(
         candidates: list[YamlPath | None] = [where]
         if where and where[-1] == "value":
             candidates.append(where[:-1])  # validate reports a file item, the runtime its value
-        note = f"AgentV runtime: {_sentence(text)}"
+        note = f"AgentV runtime: {_sentence(text)}{_missing_hint(message)}"
         if collector.fold(candidates, note):
             continue
         if message.code == "v4-skipped-test" and in_this_file and where and collector.fold_under(where, note):
             continue
-        hint = _RUNTIME_HINTS.get(message.code, "")
-        body = f"AgentV runtime: {_sentence(text)}{hint}"
+        missing = _missing_hint(message)
+        hint = "" if missing else _RUNTIME_HINTS.get(message.code, "")
+        # what this test lacks first (the runtime's text names every required field, present or not)
+        body = (
+            f"{missing.lstrip()} AgentV runtime: {_sentence(text)}"
+            if missing
+            else f"AgentV runtime: {_sentence(text)}{hint}"
+        )
         related: tuple[Related, ...] = ()
         if not in_this_file and message.file is not None:
             body = f"AgentV runtime, in {_shown(message.file, opts)}: {_sentence(text)}{hint}"
@@ -662,6 +691,29 @@ def _add_runtime_messages(
                 related,
             )
         )
+
+
+def _missing_hint(message: RuntimeMessage) -> str:
+    """What exactly a skipped incomplete test lacks (the runtime's text lists every required
+    field, whichever is missing)."""
+    missing = message.data.get("missing") if message.code == "v4-skipped-test" else None
+    if not isinstance(missing, list) or not missing:
+        return ""
+    parts = []
+    for field in missing:
+        if field == "id":
+            parts.append("has no `id`")
+        elif field == "input":
+            parts.append("has no `input` message AgentV keeps (and the suite gives none)")
+        else:
+            names = [f"`{name}`" for name in re.split(r", | or ", str(field))]
+            parts.append(f"has none of {', '.join(names)} (add one)")
+    return f" Test {_quoted_id(message)} {' and '.join(parts)}."
+
+
+def _quoted_id(message: RuntimeMessage) -> str:
+    test_id = message.data.get("id")
+    return f"'{test_id}'" if isinstance(test_id, str) and test_id else "without an id"
 
 
 def _test_span(collector: _Collector, where: YamlPath | None) -> Span:
@@ -774,9 +826,26 @@ def _add_schema_and_lint(collector: _Collector, path: str, doc: YamlDocument, ki
     # lint is the least specific source: a place something else reported keeps that alone
     reported = collector.paths()
     present = {(d.yaml_path, d.code) for d in collector.out}
+    skipped = {d.yaml_path: i for i, d in enumerate(collector.out) if d.code == "v4-skipped-test"}
     for d in linted:
+        test = d.yaml_path[:2]
+        if d.code in _INCOMPLETE_LINT and test in skipped:
+            _lend_fix(collector, skipped[test], d)
+            continue
         if (d.yaml_path, d.code) not in present and (not d.yaml_path or d.yaml_path not in reported):
             collector.add(d)
+
+
+# lint rules that say what the runtime's "Skipping incomplete test" says: one warning per test
+_INCOMPLETE_LINT = frozenset(("v4-lint-test-id", "v4-lint-test-input", "v4-lint-test-grading"))
+
+
+def _lend_fix(collector: _Collector, index: int, linted: Diagnostic) -> None:
+    """The runtime's skipped-test warning takes the fix of the lint finding it replaces."""
+    host = collector.out[index]
+    fix = linted.data.get("fix")
+    if fix is not None and "fix" not in host.data:
+        collector.out[index] = dataclasses.replace(host, data={**host.data, "fix": fix})
 
 
 def _sorted(diagnostics: list[Diagnostic]) -> list[Diagnostic]:

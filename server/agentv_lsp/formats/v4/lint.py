@@ -205,6 +205,7 @@ class _Linter:
                 "to be graded (AgentV skips it: 'Skipping incomplete test').",
                 self.test_anchor(("tests", index), test),
                 key=True,
+                data=self.insert_into_test(("tests", index), f"criteria: {CRITERIA_PLACEHOLDER}"),
             )
         if "expected_output" in test:
             if "assertions" not in test:
@@ -346,6 +347,10 @@ class _Linter:
         plain = not node.style
         line, col = node.start_mark.line, node.start_mark.column + (0 if plain else 1)
         return {"kind": "replace", "span": [line, col, line, col + replace], "text": "/"}
+
+
+# what the quick fix for a test without grading inserts, for the author to replace
+CRITERIA_PLACEHOLDER = "Describe what a correct answer does"
 
 
 def _label(index: int, test: Mapping[str, Any]) -> str:

@@ -404,7 +404,7 @@ class _Finder:
                 (*place, "type"),
                 f"AgentV keeps a '{kind}' segment in the test's input but leaves it out of the prompt (it "
                 f"renders only text, file and image segments), so the target never sees it. {fix}",
-                data={"type": kind},
+                data={"type": kind, **({"suggestion": hint[0]} if hint else {})},
             )
 
     def segment_value(self, segment: dict[str, Any], place: YamlPath) -> None:

@@ -1,6 +1,7 @@
 """`textDocument/codeAction`: quick fixes built from `Diagnostic.data` (never from message
 text): add or correct `$schema` (`fix: add-schema|set-schema`), use the suggested value
-(`suggestion`: a misspelt role, key, enum value or target), rename a duplicate case id,
+(`suggestion`: a misspelt role, key, enum value or target; `v4/actions.suggestion_action`,
+the same for both formats), rename a duplicate case id,
 strip a leading slash (`fix: strip-leading-slash`, `replacement`), wrap a plain string in
 a content list as a text segment (`fix: wrap-text`), for a missing referenced file
 (`file-not-found`) use the nearest existing name in its folder or create it, and remove a
@@ -28,16 +29,6 @@ from agentv_lsp.lsp.server import AgentVLanguageServer, guard
 from agentv_lsp.lsp.v4 import actions as v4_actions
 
 SCHEMAS = {"config.yaml": "agentv-config-v2", "targets.yaml": "agentv-targets-v2.2"}
-SUGGESTION_CODES = frozenset(
-    (
-        "validate-role",
-        "target-unknown",
-        "schema-unknown-key",
-        "schema-enum",
-        "schema-const",
-        "config-pattern-dotdir",
-    )
-)
 ALL_SCHEMAS = ["agentv-eval-v2", "agentv-config-v2", "agentv-targets-v2.2"]
 _SCHEMA_LINE = re.compile(r"""^(["']?\$schema["']?[ \t]*:[ \t]*)["']?([^"'#\s]*)""")
 MISSING_FILE_CODES = frozenset(("file-not-found", "validate-file-not-found"))
@@ -100,18 +91,9 @@ def actions_for(
                 True,
             )
         )
-    suggestion = data.get("suggestion")
-    if isinstance(suggestion, str) and suggestion and current:
-        known = {str(data.get(k)) for k in ("value", "key", "role", "pattern") if data.get(k) is not None}
-        if code in SUGGESTION_CODES or current.strip("'\"") in known:
-            out.append(
-                _fix(
-                    f"Change to '{suggestion}'",
-                    diagnostic,
-                    _edit(uri, _inner(diagnostic.range, current), suggestion),
-                    True,
-                )
-            )
+    suggested = v4_actions.suggestion_action(uri, diagnostic, lines, ls.encoding)
+    if suggested is not None:
+        out.append(suggested)
     if code == "duplicate-case-id" and isinstance(data.get("id"), str):
         source = "\n".join(lines)
         base = data["id"]
@@ -288,6 +270,37 @@ def _open_versions(ls: AgentVLanguageServer) -> dict[str, int]:
     return {uri_to_path(u): d.version or 0 for u, d in list(ls.workspace.text_documents.items())}
 
 
+# yaml-language-server (Red Hat's YAML extension) reads a top-level `$schema` as a schema URL,
+# ahead of every association an extension or setting can make: `$schema: agentv-eval-v2` becomes
+# "Unable to load schema from '<dir>/agentv-eval-v2': No content." Only a modeline outranks it.
+_YLS_SCHEMA_FAILURE = re.compile(r"^Unable to load schema from '[^']*/(agentv-[A-Za-z0-9.-]+)'")
+YLS_MODELINE = "# yaml-language-server: $schema=none"
+
+
+def yaml_extension_actions(uri: str, lines: list[str], diagnostic: lsp.Diagnostic) -> list[lsp.CodeAction]:
+    """For the YAML extension's failure to load `$schema: agentv-…` as a file: a modeline that
+    turns its schema lookup off for this file (this server checks the file; AgentV ignores
+    comments)."""
+    match = _YLS_SCHEMA_FAILURE.match(diagnostic.message)
+    if (
+        diagnostic.source == SOURCE
+        or match is None
+        or any(line.startswith(YLS_MODELINE) for line in lines[:5])
+    ):
+        return []
+    start = lsp.Position(line=0, character=0)
+    edit = _edit(uri, lsp.Range(start=start, end=start), YLS_MODELINE + "\n")
+    return [
+        _fix(
+            f"Stop the YAML extension from loading `$schema: {match.group(1)}` as a schema file "
+            "(AgentV checks this file)",
+            diagnostic,
+            edit,
+            True,
+        )
+    ]
+
+
 def register(server: AgentVLanguageServer) -> None:
     @server.feature(
         lsp.TEXT_DOCUMENT_CODE_ACTION,
@@ -307,6 +320,7 @@ def register(server: AgentVLanguageServer) -> None:
         v4 = ls.judged_by_v4(uri)
         for diagnostic in params.context.diagnostics:
             if diagnostic.source != SOURCE:
+                actions.extend(yaml_extension_actions(uri, lines, diagnostic))
                 continue
             actions.extend(hidden_actions(uri, lines, diagnostic, ls.encoding))
             if v4:

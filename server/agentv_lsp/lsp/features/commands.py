@@ -15,7 +15,7 @@ from lsprotocol import types as lsp
 from agentv_lsp.engine.model import Notice
 from agentv_lsp.engine.preview import preview_case, preview_file
 from agentv_lsp.engine.targets import find_targets_file
-from agentv_lsp.lsp.convert import from_client_col
+from agentv_lsp.lsp.convert import from_client_col, path_to_uri
 from agentv_lsp.lsp.filemodel import FileModel
 from agentv_lsp.lsp.server import AgentVLanguageServer, guard
 from agentv_lsp.lsp.v4 import commands as v4_commands
@@ -117,6 +117,16 @@ def status_of(ls: AgentVLanguageServer, model: FileModel) -> dict[str, Any]:
 _URI = re.compile(r"^[a-z][a-z0-9+.-]*:", re.I)
 
 
+def _with_runtime(
+    ls: AgentVLanguageServer, model: FileModel, found: dict[str, Any] | None
+) -> dict[str, Any] | None:
+    """A v2 preview names its runtime as a 4.x one does (the panel's badge: "AgentV 2 (agentv-eval-v2)")."""
+    if found is None:
+        return None
+    uri = path_to_uri(model.path)
+    return {**found, "runtime": ls.runtime_of(uri, model.path, model.text, model.opts.repo_root).version}
+
+
 def register(server: AgentVLanguageServer) -> None:
     @server.command(PREVIEW_CASE)
     @guard()
@@ -133,7 +143,8 @@ def register(server: AgentVLanguageServer) -> None:
             index = target_case(ls, model, target)
             return None if index is None else case_preview(model, index)
 
-        return await asyncio.to_thread(compute)
+        found = await asyncio.to_thread(compute)
+        return _with_runtime(ls, model, found)
 
     @server.command(PREVIEW_FILE)
     @guard()
@@ -149,7 +160,8 @@ def register(server: AgentVLanguageServer) -> None:
             ef = model.whole_ef
             return None if ef is None else preview_file(ef)
 
-        return await asyncio.to_thread(compute)
+        found = await asyncio.to_thread(compute)
+        return _with_runtime(ls, model, found)
 
     @server.feature(STATUS)
     @guard({"schema": None, "config": None, "kind": None, "targets": None})

@@ -55,6 +55,36 @@ def yaml_path_above(lines: list[str], line: int, indent: int) -> list[str | int]
     return list(reversed(path))
 
 
+def present_keys(lines: list[str], line: int, indent: int, new_item: bool) -> set[str]:
+    """Keys already written in the mapping the cursor is in (not offered again): the lines at
+    the cursor's indentation above and below it, up to where the mapping (or its list item)
+    starts and ends. `new_item`: the cursor line starts the item (`- `), nothing above counts."""
+    column = indent + 2 if new_item else indent
+    found: set[str] = set()
+    for step in (1,) if new_item else (-1, 1):
+        index = line + step
+        while 0 <= index < len(lines):
+            text = lines[index]
+            stripped = text.lstrip(" ")
+            index += step
+            if not stripped.strip() or stripped.startswith("#"):
+                continue
+            at = len(text) - len(stripped)
+            if stripped.startswith("- ") and at + 2 == column:
+                if step < 0:  # the start of this item: its first key is one of ours
+                    match = _KEY.match(text)
+                    if match:
+                        found.add(match.group(3))
+                break  # above: the item starts here; below: the next item
+            if at < column:
+                break
+            if at == column:
+                match = _KEY.match(text)
+                if match:
+                    found.add(match.group(3))
+    return found
+
+
 def file_kind(path: str, text: str) -> str | None:
     if "agentv-eval-v2" in text:
         return "eval"
@@ -104,7 +134,10 @@ def completions(
             )
         return items
     where = [*above, *([0] if in_new_item else [])]
+    written = present_keys(lines, line, indent, in_new_item)
     for name, schema in keys_for_path(kind, tuple(where)).items():
+        if name in written:
+            continue
         description = schema.get("markdownDescription") or schema.get("description") or ""
         items.append(
             lsp.CompletionItem(

@@ -26,11 +26,13 @@ def register(server: AgentVLanguageServer) -> None:
     @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
     @guard()
     def did_open(ls: AgentVLanguageServer, params: lsp.DidOpenTextDocumentParams) -> None:
+        ls.document_changed(params.text_document.uri)
         schedule(ls, params.text_document.uri, 0)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
     @guard()
     def did_change(ls: AgentVLanguageServer, params: lsp.DidChangeTextDocumentParams) -> None:
+        ls.document_changed(params.text_document.uri)
         schedule(ls, params.text_document.uri, ls.settings.debounce_ms / 1000)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)

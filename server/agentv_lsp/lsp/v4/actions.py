@@ -115,15 +115,66 @@ def fix_actions(
         if kind == "rename-file" and isinstance(fix.get("to"), str):
             return _rename_action(target, fix["to"], diagnostic, support)
         return []
+    lines = lines_of(target) if target == here else None
+    found = suggestion_action(uri, diagnostic, lines, encoding) if lines is not None else None
+    return [found] if found is not None else []
+
+
+# Diagnostics whose `data["suggestion"]` is the nearest known name ("Did you mean"), both formats.
+SUGGESTION_CODES = frozenset(
+    (
+        "v4-invalid-role",
+        "v4-unknown-field",
+        "v4-assertion-type-unknown",
+        "v4-loss-segment-type",
+        "v4-schema-unknown-key",
+        "v4-schema-enum",
+        "validate-role",
+        "target-unknown",
+        "schema-unknown-key",
+        "schema-enum",
+        "schema-const",
+        "config-pattern-dotdir",
+    )
+)
+
+
+def suggestion_action(
+    uri: str, diagnostic: lsp.Diagnostic, lines: list[str], encoding: str
+) -> lsp.CodeAction | None:
+    """ "Change to 'criteria'": the "Did you mean" of a misspelt key, enum value or role
+    (`data["suggestion"]`), replacing the text under the diagnostic (without its quotes),
+    offered while that text is still the misspelling it names."""
+    data: dict[str, Any] = diagnostic.data if isinstance(diagnostic.data, dict) else {}
     suggestion = data.get("suggestion")
-    if code == "v4-invalid-role" and isinstance(suggestion, str) and suggestion:
-        lines = lines_of(target)
-        if lines is None or target != here:
-            return []
-        rng = _value_range(diagnostic.range, lines, encoding)
-        edit = lsp.WorkspaceEdit(changes={target_uri: [lsp.TextEdit(range=rng, new_text=suggestion)]})
-        return [_quick_fix(f"Change to '{suggestion}'", diagnostic, edit)]
-    return []
+    if not isinstance(suggestion, str) or not suggestion or any(c in suggestion for c in "\n\r"):
+        return None
+    rng = _value_range(diagnostic.range, lines, encoding)
+    current = _text_in(rng, lines, encoding)
+    if not current or current == suggestion:
+        return None
+    named = [
+        str(data[k])
+        for k in ("field", "key", "value", "role", "type", "pattern", "target")
+        if data.get(k) is not None
+    ]
+    if named and current.strip() not in named:
+        return None  # the text changed since the check
+    if str(diagnostic.code) not in SUGGESTION_CODES and not named:
+        return None  # another diagnostic's suggestion: only for the value it names
+    edit = lsp.WorkspaceEdit(changes={uri: [lsp.TextEdit(range=rng, new_text=suggestion)]})
+    return _quick_fix(f"Change to '{suggestion}'", diagnostic, edit)
+
+
+def _text_in(rng: lsp.Range, lines: list[str], encoding: str) -> str:
+    if rng.start.line != rng.end.line or not 0 <= rng.start.line < len(lines):
+        return ""
+    line = lines[rng.start.line]
+    return line[
+        from_client_col(line, rng.start.character, encoding) : from_client_col(
+            line, rng.end.character, encoding
+        )
+    ]
 
 
 def _fixed_file(diagnostic: lsp.Diagnostic, data: dict[str, Any], here: str) -> str:
@@ -222,6 +273,23 @@ def migration_of(request: MigrationRequest) -> Migration:
             _migrations.clear()
         _migrations[request.uri] = (request.version, request.text, migration)
     return migration
+
+
+def applied_here(uri: str, text: str) -> Migration | None:
+    """A migration whose edit gave this document its text: opened under the migrated file's
+    name, or changed in place, with exactly the migrated text."""
+    with _lock:
+        candidates = [found[2] for found in _migrations.values()]
+    for migration in candidates:
+        if (
+            migration.status == "migrated"
+            and migration.new_text != migration.old_text
+            and len(migration.new_text) == len(text)
+            and uri in (path_to_uri(migration.new_path), path_to_uri(migration.path))
+            and migration.new_text == text
+        ):
+            return migration
+    return None
 
 
 def forget(uri: str) -> None:
@@ -389,6 +457,7 @@ __all__ = [
     "MIGRATE_TITLE",
     "EditSupport",
     "MigrationRequest",
+    "applied_here",
     "fix_actions",
     "forget",
     "is_v2_file_diagnostic",
@@ -396,5 +465,6 @@ __all__ = [
     "migration_actions",
     "migration_edit",
     "migration_of",
+    "suggestion_action",
     "wanted",
 ]

@@ -34,7 +34,7 @@ def is_eval(path: str, text_head: str) -> bool:
 def completions(
     ls: AgentVLanguageServer, path: str, lines: list[str], line: int, character: int
 ) -> list[lsp.CompletionItem]:
-    from agentv_lsp.lsp.features.completion import file_items, target_items, yaml_path_above
+    from agentv_lsp.lsp.features.completion import file_items, present_keys, target_items, yaml_path_above
 
     if not is_eval(path, "\n".join(lines[:20])):
         return []
@@ -72,8 +72,11 @@ def completions(
     if in_new_item and above and above[-1] == "input_files":
         return file_items(ls, path, stripped[2:].strip())
     where = [*above, *([0] if in_new_item else [])]
+    written = present_keys(lines, line, indent, in_new_item)
     items: list[lsp.CompletionItem] = []
     for name, schema in keys_for_path("eval", tuple(where)).items():
+        if name in written:
+            continue
         if schema.get("deprecationMessage") or schema.get("x-rename") or schema.get("deprecated"):
             continue
         description = schema.get("markdownDescription") or schema.get("description") or ""

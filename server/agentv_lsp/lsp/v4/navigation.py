@@ -66,8 +66,65 @@ def _symbols(model: V4Model, encoding: str) -> list[JsonDict]:
             symbol["detail"] = _one_line(entry.tests[0].criteria)
         elif entry.skipped is not None:
             symbol["detail"] = "skipped by AgentV"
+        children = _test_children(model, entry, encoding)
+        if children:
+            symbol["children"] = children
         out.append(symbol)
     return out
+
+
+MAX_CHILD_LABEL = 40
+
+
+def _test_children(model: V4Model, entry: Entry, encoding: str) -> list[JsonDict]:
+    """A test's messages (input, expected output) and assertions, as v2's outline shows a
+    case's messages and evaluators."""
+    test = _value_at(model.doc.value, entry.yaml_path)
+    if not isinstance(test, dict):
+        return []
+    out: list[JsonDict] = []
+
+    def child(name: str, kind: lsp.SymbolKind, where: tuple[Any, ...]) -> None:
+        span = model.doc.span_of((*entry.yaml_path, *where))
+        if not _inside(span, entry):
+            return
+        rng = range_json(span, model.line, encoding)
+        out.append({"name": name or "(unnamed)", "kind": int(kind), "range": rng, "selectionRange": rng})
+
+    for key, kind in (("input", lsp.SymbolKind.Field), ("expected_output", lsp.SymbolKind.Constant)):
+        value = test.get(key)
+        if isinstance(value, str):
+            child(f"{'user' if key == 'input' else 'assistant'}: {_short(value)}", kind, (key,))
+        elif isinstance(value, list):
+            for i, message in enumerate(value):
+                if isinstance(message, dict):
+                    child(f"{message.get('role', '?')}: {_short(message.get('content'))}", kind, (key, i))
+    assertions = test.get("assertions")
+    if isinstance(assertions, list):
+        for i, assertion in enumerate(assertions):
+            if isinstance(assertion, dict):
+                label = f"{_short(assertion.get('name') or assertion.get('type'))} ({_short(assertion.get('type'))})"
+                child(label, lsp.SymbolKind.Function, ("assertions", i))
+            elif isinstance(assertion, str):
+                child(_short(assertion), lsp.SymbolKind.Function, ("assertions", i))
+    return out
+
+
+def _value_at(value: Any, path: tuple[Any, ...]) -> Any:
+    for item in path:
+        if isinstance(item, int) and isinstance(value, list) and 0 <= item < len(value):
+            value = value[item]
+        elif isinstance(item, str) and isinstance(value, dict):
+            value = value.get(item)
+        else:
+            return None
+    return value
+
+
+def _short(value: Any) -> str:
+    text = value if isinstance(value, str) else "…" if isinstance(value, list | dict) else str(value or "")
+    text = _one_line(text)
+    return text if len(text) <= MAX_CHILD_LABEL else text[: MAX_CHILD_LABEL - 1] + "…"
 
 
 def _inside(span: Span, entry: Entry) -> bool:
