@@ -142,6 +142,36 @@ def build_parser() -> argparse.ArgumentParser:
         "--agentv-target", choices=("4",), default="4", help="the AgentV major to migrate to (only 4 today)"
     )
 
+    # ---- diff (agentv_lsp.diff) ----
+    diff = sub.add_parser(
+        "diff",
+        help="what a change does to each test's prompts, between two git revisions, with token counts",
+        description=(
+            "Compare every test's prompts (question, chatPrompt, systemMessage or guidelines, criteria, "
+            "expected output, grader prompt, assertions) between two revisions: BASE (default HEAD) and "
+            "HEAD (default: the working tree). Each revision is read whole from git's objects, without "
+            "running anything the repository configures. Exit status: 0 no prompt changed, 1 some "
+            "changed, 2 usage error or a revision that cannot be read."
+        ),
+    )
+    diff.add_argument(
+        "words",
+        nargs="*",
+        metavar="[BASE [HEAD]] [PATHS...]",
+        help="up to two revisions (a word that names a commit), then files or folders to limit the "
+        "comparison to (write ./NAME for a path that is also a revision's name)",
+    )
+    diff.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    diff.add_argument(
+        "--agentv", choices=REQUESTS, default="auto", help="which AgentV runtime judges the files (as in check)"
+    )
+    diff.add_argument(
+        "--repo-root", metavar="DIR", help="the repository (default: the git root of the working directory)"
+    )
+    diff.add_argument(
+        "--unchanged", action="store_true", help="text format: list unchanged tests too"
+    )
+
     serve = sub.add_parser(
         "serve",
         help="run the language server (stdio by default)",
@@ -202,6 +232,10 @@ def _dispatch(argv: Sequence[str] | None) -> int:
         from agentv_lsp.migrate import run_migrate
 
         return run_migrate(args.paths, args.write, args.format, args.repo_root, os.getcwd(), sys.stdout)
+    if args.command == "diff":
+        from agentv_lsp.diff.cli import run_diff_command
+
+        return run_diff_command(args)
     from agentv_lsp.lsp.server import run_server
 
     return run_server(args.tcp)
