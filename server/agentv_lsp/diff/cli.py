@@ -46,6 +46,8 @@ def split_words(words: list[str], repo: str, cwd: str) -> tuple[list[str], list[
             if is_commit:
                 revisions.append(word)
                 continue
+            if not exists:
+                raise ValueError(f"{word!r} is neither a revision nor a path in {cwd}")
         absolute = os.path.realpath(os.path.join(cwd, word))
         relative = os.path.relpath(absolute, os.path.realpath(repo))
         if relative == os.pardir or relative.startswith(os.pardir + os.sep):

@@ -203,7 +203,7 @@ def compare(
             if t.status != "unchanged":
                 cause_counts.update(c for c in t.causes if not c.startswith("runtime:"))
     order = {s: i for i, s in enumerate(STATUS_ORDER)}
-    tests.sort(key=lambda t: (order.get(t.status, len(order)), t.file, t.id))
+    tests.sort(key=lambda t: (order.get(t.status, len(order)), t.file))  # stable: file order kept
     return DiffReport(base.label, head.label, tests, files, cause_counts.most_common())
 
 
