@@ -168,8 +168,12 @@ def build_parser() -> argparse.ArgumentParser:
     diff.add_argument(
         "--repo-root", metavar="DIR", help="the repository (default: the git root of the working directory)"
     )
+    diff.add_argument("--unchanged", action="store_true", help="text format: list unchanged tests too")
     diff.add_argument(
-        "--unchanged", action="store_true", help="text format: list unchanged tests too"
+        "--full",
+        action="store_true",
+        help="preview every eval file and count every test's tokens (default: only the eval files "
+        "that read a changed file, and the tokens of the tests that changed)",
     )
 
     serve = sub.add_parser(

@@ -130,8 +130,12 @@ def test_nothing_changed_exits_0_and_counts_every_test_unchanged(tmp_path: Path)
     repo.commit({"evals/x.eval.yaml": v4_suite([v4_test("a", "Hi"), v4_test("b", "Ho")])})
     status, out, _ = run_cli(repo)
     assert status == 0
-    assert "2 unchanged" in out
+    assert "1 more eval file read no changed file (not previewed" in out
     assert repo.diff().prompts_changed is False
+    status, out, _ = run_cli(repo, "--full", "--format", "json")
+    data = json.loads(out)
+    assert status == 0 and data["summary"]["tests"]["unchanged"] == 2
+    assert all(t["tokens"]["before"] == t["tokens"]["after"] for t in data["tests"])
 
 
 def test_a_renamed_eval_file_keeps_its_tests_matched_between_commits_and_against_the_work_tree(

@@ -13,20 +13,22 @@ import os
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 
-from agentv_lsp.diff.collect import FilePrompts, collect_all, eval_files
-from agentv_lsp.diff.compare import DiffReport, compare
+from agentv_lsp.diff.affected import affected_files
+from agentv_lsp.diff.collect import FilePrompts, Pair, collect_pairs, eval_files
+from agentv_lsp.diff.compare import DiffReport, compare, pair_files
 from agentv_lsp.diff.git import GitError, renames_between, repository_top
 from agentv_lsp.diff.migration import migration_notes
-from agentv_lsp.diff.snapshot import WORKING_TREE, Snapshot, open_snapshot
+from agentv_lsp.diff.snapshot import WORKING_TREE, Snapshot, changed_paths, open_snapshot
 from agentv_lsp.formats.runtime import Requested
 
-__all__ = ["DiffReport", "GitError", "diff_revisions"]
+__all__ = ["DiffReport", "GitError", "Job", "diff_revisions"]
 
 # The share of lines two files must have in common to count as a rename of one another when one
 # side is the working tree (git's own default threshold, 50%); between commits git decides.
 _RENAME_SIMILARITY = 0.5
 
-MapFiles = Callable[[Callable[[str], FilePrompts], list[str]], list[FilePrompts]]
+Job = Callable[[Pair], tuple[FilePrompts | None, FilePrompts | None]]
+MapFiles = Callable[[Job, list[Pair]], list[tuple[FilePrompts | None, FilePrompts | None]]]
 
 
 def diff_revisions(
@@ -37,10 +39,13 @@ def diff_revisions(
     requested: Requested = "auto",
     cwd: str | None = None,
     map_files: MapFiles | None = None,
+    full: bool = False,
 ) -> DiffReport:
     """Compare the prompts of `base` (a revision) and `head` (a revision, or None: the working
-    tree). `paths`: repo-relative files or folders to limit the comparison to. Raises GitError
-    when a revision cannot be read."""
+    tree). `paths`: repo-relative files or folders to limit the comparison to. `full`: preview
+    every eval file and count every test's tokens (else only the files the change can reach, see
+    `affected`, and the tokens of the tests that changed). Raises GitError when a revision
+    cannot be read."""
     top = repository_top(repo_root)
     shown_root = os.path.realpath(top)
     cwd = os.path.realpath(cwd or top)
@@ -50,15 +55,22 @@ def diff_revisions(
         after_snap = stack.enter_context(open_snapshot(shown_root, head))
         before_files = eval_files(before_snap, wanted, requested)
         after_files = eval_files(after_snap, wanted, requested)
-        before = collect_all(before_snap, before_files, requested, shown_root, cwd, map_files)
-        after = collect_all(after_snap, after_files, requested, shown_root, cwd, map_files)
         if before_snap.commit and after_snap.commit:
             renames = renames_between(shown_root, before_snap.commit, after_snap.commit)
         else:
             renames = similar_files(before_snap, after_snap, before_files, after_files)
-        return compare(
-            before_snap, after_snap, before, after, renames, migration_notes(before_snap, after_snap)
+        pairs = pair_files(before_files, after_files, renames)
+        previewed = pairs
+        if not full:
+            moved, modified = changed_paths(before_snap, after_snap)
+            reached = affected_files(after_snap, pairs, moved, modified)
+            previewed = [p for p in pairs if p in reached]
+        skipped = [p[1] or p[0] or "" for p in pairs if p not in previewed]
+        before, after = collect_pairs(
+            before_snap, after_snap, previewed, requested, shown_root, cwd, map_files
         )
+        notes = migration_notes(before_snap, after_snap)
+        return compare(before_snap, after_snap, before, after, previewed, notes, full, skipped)
 
 
 def _path_filter(paths: Sequence[str]) -> Callable[[str], bool]:

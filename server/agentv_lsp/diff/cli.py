@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import signal
 import sys
@@ -10,8 +11,8 @@ from types import FrameType
 
 from agentv_lsp.checks.parallel import fork_map
 from agentv_lsp.checks.runner import available_workers
-from agentv_lsp.diff import diff_revisions
-from agentv_lsp.diff.collect import FilePrompts
+from agentv_lsp.diff import Job, diff_revisions
+from agentv_lsp.diff.collect import FilePrompts, Pair
 from agentv_lsp.diff.git import GitError, looks_like_option, repository_top, resolve_commit
 from agentv_lsp.diff.render import render
 from agentv_lsp.engine.files import default_repo_root
@@ -75,18 +76,26 @@ def run_diff_command(args: argparse.Namespace) -> int:
     head = revisions[1] if len(revisions) > 1 else None
     workers = available_workers()
 
-    def map_files(func, jobs):  # type: ignore[no-untyped-def]
-        result: list[FilePrompts] = fork_map(func, jobs, workers)
-        return result
+    def map_files(func: Job, jobs: list[Pair]) -> list[tuple[FilePrompts | None, FilePrompts | None]]:
+        return fork_map(func, jobs, workers)
+
+    gc.disable()  # a short-lived process: the collector only costs time while previewing
 
     previous = signal.signal(signal.SIGTERM, _terminate)
     try:
         report = diff_revisions(
-            repo, base, head, paths, parse_requested(args.agentv), cwd=cwd, map_files=map_files
+            repo,
+            base,
+            head,
+            paths,
+            parse_requested(args.agentv),
+            cwd=cwd,
+            map_files=map_files,
+            full=args.full,
         )
     except GitError as exc:
         return _usage(str(exc))
     finally:
         signal.signal(signal.SIGTERM, previous)
-    sys.stdout.write(render(report, args.format))
+    sys.stdout.write(render(report, args.format, args.unchanged))
     return EXIT_CHANGED if report.prompts_changed else EXIT_OK

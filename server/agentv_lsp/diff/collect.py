@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -62,8 +62,7 @@ _HEAD_BYTES = 1 << 20
 class TestPrompts:
     file: str  # the eval file, repo-relative
     id: str
-    fields: dict[str, str]
-    tokens: dict[str, Any]
+    fields: dict[str, Any]  # raw values (strings, JSON-like data); `field_text` shows one
     own_files: tuple[str, ...]  # files inlined into this test only (repo-relative)
 
 
@@ -145,7 +144,7 @@ def collect_file(
     previewer = _PREVIEWERS[choice.major]
     result, skipped = previewer(path, snapshot.root, _cwd_in(snapshot, cwd, shown_root), fs)
     if snapshot.root != shown_root:
-        result = _reroot(result, snapshot.root, shown_root)
+        result = reroot(result, snapshot.root, shown_root)
     used = {_relative(p, snapshot.root) for p in fs.touched}
     used.discard(None)
     used.update(_runtime_manifests(snapshot, relative, choice))
@@ -167,7 +166,6 @@ def collect_file(
             file=relative,
             id=str(case.get("id")),
             fields=_fields(case, choice.major),
-            tokens=tokens.case_tokens(case),
             own_files=tuple(dict.fromkeys([*case.get("file_paths", ()), *case.get("guideline_paths", ())])),
         )
     for test_id, reason in skipped:
@@ -209,14 +207,14 @@ def _runtime_manifests(snapshot: Snapshot, relative: str, choice: RuntimeChoice)
     return found
 
 
-def _reroot(value: Any, old: str, new: str) -> Any:
-    if isinstance(value, str):
-        return value.replace(old, new) if old in value else value
-    if isinstance(value, list):
-        return [_reroot(v, old, new) for v in value]
-    if isinstance(value, dict):
-        return {k: _reroot(v, old, new) for k, v in value.items()}
-    return value
+def reroot(value: dict[str, Any], old: str, new: str) -> dict[str, Any]:
+    """`value` with the folder `old` named `new` in every string (through JSON: C speed)."""
+    text = json.dumps(value, ensure_ascii=False)
+    needle = json.dumps(old, ensure_ascii=False)[1:-1]
+    if needle not in text:
+        return value
+    replaced: dict[str, Any] = json.loads(text.replace(needle, json.dumps(new, ensure_ascii=False)[1:-1]))
+    return replaced
 
 
 # ---- the two formats: preview, skipped tests, and where each field is in a preview case ----
@@ -273,8 +271,23 @@ _FIELD_SOURCES: dict[int, dict[str, Callable[[dict[str, Any]], Any]]] = {
 }
 
 
-def _fields(case: dict[str, Any], major: int) -> dict[str, str]:
-    out: dict[str, str] = {}
+def test_tokens(prompts: TestPrompts) -> dict[str, Any]:
+    """The token counts of a test (`tokens.case_tokens` of the preview case its fields came from)."""
+    f = prompts.fields
+    case = {
+        "lm": {
+            "chatPrompt": f.get("lm.chatPrompt"),
+            "systemMessage": f.get("lm.systemMessage"),
+            "guidelines": f.get("lm.guidelines"),
+            "question": f.get("lm.question"),
+        },
+        "judge_prompt": f.get("grader_prompt"),
+    }
+    return tokens.case_tokens(case)
+
+
+def _fields(case: dict[str, Any], major: int) -> dict[str, Any]:
+    out: dict[str, Any] = {}
     for name, source in _FIELD_SOURCES[major].items():
         _put(out, name, source(case))
     for mode in ("lm", "agent"):
@@ -282,20 +295,27 @@ def _fields(case: dict[str, Any], major: int) -> dict[str, str]:
         _put(out, f"{mode}.systemMessage", block.get("systemMessage"))
         _put(out, f"{mode}.guidelines", block.get("guidelines") or None)
         _put(out, f"{mode}.question", block.get("question"))
-        _put(out, f"{mode}.chatPrompt", _chat_text(block.get("chatPrompt")))
+        _put(out, f"{mode}.chatPrompt", block.get("chatPrompt"))
     _put(out, "reference_answer", case.get("reference_answer"))
-    judge = case.get("judge_prompt")
-    if isinstance(judge, dict):
-        system = judge.get("systemPrompt")
-        question = judge.get("question") or ""
-        _put(out, "grader_prompt", f"[system]\n{system}\n[user]\n{question}" if system else question)
+    _put(out, "grader_prompt", case.get("judge_prompt"))
     return {name: out[name] for name in FIELDS if name in out}
 
 
-def _put(out: dict[str, str], name: str, value: Any) -> None:
-    if value is None:
-        return
-    out[name] = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=2)
+def _put(out: dict[str, Any], name: str, value: Any) -> None:
+    if value is not None:
+        out[name] = value
+
+
+def field_text(name: str, value: Any) -> str | None:
+    """A field's value as the text compared line by line (chatPrompt: each message under its role)."""
+    if value is None or isinstance(value, str):
+        return value
+    if name.endswith(".chatPrompt"):
+        return _chat_text(value)
+    if name == "grader_prompt" and isinstance(value, dict):
+        system, question = value.get("systemPrompt"), value.get("question") or ""
+        return f"[system]\n{system}\n[user]\n{question}" if system else str(question)
+    return json.dumps(value, ensure_ascii=False, indent=2)
 
 
 def _chat_text(chat: Any) -> str | None:
@@ -312,18 +332,31 @@ def _chat_text(chat: Any) -> str | None:
     return "\n".join(parts)
 
 
-def collect_all(
-    snapshot: Snapshot,
-    files: Iterable[str],
+Pair = tuple[str | None, str | None]  # an eval file's path in the base and in the head revision
+
+
+def collect_pairs(
+    base: Snapshot,
+    head: Snapshot,
+    pairs: list[Pair],
     requested: Requested,
     shown_root: str,
     cwd: str,
-    map_files: Callable[[Callable[[str], FilePrompts], list[str]], list[FilePrompts]] | None = None,
-) -> dict[str, FilePrompts]:
-    jobs = list(files)
+    map_jobs: Callable[
+        [Callable[[Pair], tuple[FilePrompts | None, FilePrompts | None]], list[Pair]], list[Any]
+    ]
+    | None = None,
+) -> tuple[dict[str, FilePrompts], dict[str, FilePrompts]]:
+    """Both sides of each pair, in one job (one process: a prompt unchanged between the revisions
+    is counted once)."""
 
-    def one(relative: str) -> FilePrompts:
-        return collect_file(snapshot, relative, requested, shown_root, cwd)
+    def one(pair: Pair) -> tuple[FilePrompts | None, FilePrompts | None]:
+        old, new = pair
+        before = collect_file(base, old, requested, shown_root, cwd) if old is not None else None
+        after = collect_file(head, new, requested, shown_root, cwd) if new is not None else None
+        return before, after
 
-    results = map_files(one, jobs) if map_files is not None else [one(j) for j in jobs]
-    return {r.file: r for r in results}
+    results = map_jobs(one, pairs) if map_jobs is not None else [one(p) for p in pairs]
+    before_files = {b.file: b for b, _ in results if b is not None}
+    after_files = {a.file: a for _, a in results if a is not None}
+    return before_files, after_files

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentv_lsp.diff.collect import FIELD_TITLES, FIELDS, FilePrompts, TestPrompts
+from agentv_lsp.diff.collect import FIELD_TITLES, FIELDS, FilePrompts, TestPrompts, field_text, test_tokens
 from agentv_lsp.diff.snapshot import Snapshot
 from agentv_lsp.tokens import TOKENIZER
 
@@ -101,6 +101,8 @@ class DiffReport:
     tests: list[TestChange]
     files: list[FileChange]
     causes: list[tuple[str, int]]  # (a changed file, how many tests it reached), most first
+    counted_all: bool = False  # token counts of every test (else of the tests that changed)
+    not_previewed: list[str] = field(default_factory=list)  # eval files the change cannot reach
 
     @property
     def prompts_changed(self) -> bool:
@@ -120,7 +122,13 @@ class DiffReport:
             "tests": {s: counts.get(s, 0) for s in STATUS_ORDER},
             "files": len(self.files),
             "files_with_changes": sum(1 for f in self.files if any(s != "unchanged" for s in f.counts)),
-            "tokens": {"tokenizer": TOKENIZER, "before": before, "after": after},
+            "tokens": {
+                "tokenizer": TOKENIZER,
+                "of": "all tests" if self.counted_all else "the tests whose prompts changed",
+                "before": before,
+                "after": after,
+            },
+            "not_previewed": len(self.not_previewed),
             "causes": [{"file": path, "tests": n} for path, n in self.causes],
             "prompts_changed": self.prompts_changed,
         }
@@ -173,22 +181,36 @@ class _Changed:
 MigrationNotes = Callable[[FilePrompts, FilePrompts], dict[str, str]]
 
 
+def pair_files(
+    before: list[str], after: list[str], renames: dict[str, str]
+) -> list[tuple[str | None, str | None]]:
+    """(base path, head path) of each eval file, a renamed file paired with its new name."""
+    known_before, known_after = set(before), set(after)
+    old_name = {
+        new: old
+        for old, new in renames.items()
+        if old in known_before and new in known_after and new not in known_before
+    }
+    pairs: list[tuple[str | None, str | None]] = []
+    for path in sorted(after):
+        old = old_name.get(path, path if path in known_before else None)
+        pairs.append((old, path))
+    paired_old = {old for old, _ in pairs if old is not None}
+    pairs.extend((old, None) for old in sorted(before) if old not in paired_old)
+    return pairs
+
+
 def compare(
     base: Snapshot,
     head: Snapshot,
     before: dict[str, FilePrompts],
     after: dict[str, FilePrompts],
-    renames: dict[str, str],
+    pairs: list[tuple[str | None, str | None]],
     migration_notes: MigrationNotes | None = None,
+    count_all: bool = False,
+    not_previewed: list[str] | None = None,
 ) -> DiffReport:
     changed = _Changed(base, head)
-    old_name = {new: old for old, new in renames.items() if old in before and new in after}
-    pairs: list[tuple[str | None, str | None]] = []
-    for path in sorted(after):
-        old = old_name.get(path, path if path in before else None)
-        pairs.append((old, path))
-    paired_old = {old for old, _ in pairs if old is not None}
-    pairs.extend((old, None) for old in sorted(before) if old not in paired_old)
 
     tests: list[TestChange] = []
     files: list[FileChange] = []
@@ -196,7 +218,11 @@ def compare(
     for old, new in pairs:
         fb = before.get(old) if old is not None else None
         fa = after.get(new) if new is not None else None
-        file_change, file_tests = _compare_file(fb, fa, changed, base.label, head.label, migration_notes)
+        if fb is None and fa is None:
+            continue  # not previewed: the change cannot reach it
+        file_change, file_tests = _compare_file(
+            fb, fa, changed, base.label, head.label, migration_notes, count_all
+        )
         files.append(file_change)
         tests.extend(file_tests)
         for t in file_tests:
@@ -204,7 +230,9 @@ def compare(
                 cause_counts.update(c for c in t.causes if not c.startswith("runtime:"))
     order = {s: i for i, s in enumerate(STATUS_ORDER)}
     tests.sort(key=lambda t: (order.get(t.status, len(order)), t.file))  # stable: file order kept
-    return DiffReport(base.label, head.label, tests, files, cause_counts.most_common())
+    return DiffReport(
+        base.label, head.label, tests, files, cause_counts.most_common(), count_all, not_previewed or []
+    )
 
 
 def _compare_file(
@@ -214,6 +242,7 @@ def _compare_file(
     base_label: str,
     head_label: str,
     migration_notes: MigrationNotes | None,
+    count_all: bool,
 ) -> tuple[FileChange, list[TestChange]]:
     shown = (fa or fb).file  # type: ignore[union-attr]
     base_file = fb.file if fb is not None and fa is not None and fb.file != fa.file else None
@@ -260,12 +289,13 @@ def _compare_file(
         ta = fa.tests.get(key) if fa else None
         either = ta or tb
         change = TestChange(shown, base_file, either.id if either else key.split("#")[0], "unchanged")
-        change.tokens_before = tb.tokens if tb else None
-        change.tokens_after = ta.tokens if ta else None
         change.status, change.note = _status(key, fb, fa, tb, ta)
         if tb is not None and ta is not None:
             for name in FIELDS:
-                x, y = tb.fields.get(name), ta.fields.get(name)
+                raw_x, raw_y = tb.fields.get(name), ta.fields.get(name)
+                if raw_x == raw_y:
+                    continue
+                x, y = field_text(name, raw_x), field_text(name, raw_y)
                 if x != y:
                     title = FIELD_TITLES[name]
                     change.fields.append(
@@ -273,6 +303,9 @@ def _compare_file(
                     )
             if change.fields:
                 change.status = "changed"
+        if change.status != "unchanged" or count_all:
+            change.tokens_before = test_tokens(tb) if tb else None
+            change.tokens_after = test_tokens(ta) if ta else None
         if change.status != "unchanged":
             change.causes = _causes(fb, fa, tb, ta, shared_before, shared_after, changed)
             change.lines_changed = sum(_changed_lines(f.diff) for f in change.fields) or 1

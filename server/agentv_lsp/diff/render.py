@@ -12,7 +12,6 @@ import html
 import json
 import re
 from collections.abc import Iterable
-from typing import Any
 
 from agentv_lsp.diff.compare import LOAD_STATES, STATUS_ORDER, DiffReport, FileChange, TestChange
 from agentv_lsp.report import one_line, shown_path
@@ -68,10 +67,17 @@ def summary_line(report: DiffReport) -> str:
     total = sum(s["tests"].values())
     tb, ta = s["tokens"]["before"], s["tokens"]["after"]
     return (
-        f"{_counts(s['tests'])} (of {_n(total)} tests in {s['files']} eval files); "
-        f"tokens ({TOKENIZER}): candidate {_delta(tb['candidate'], ta['candidate'])}, "
-        f"grader {_delta(tb['grader'], ta['grader'])}"
+        f"{_counts(s['tests'])} (of {_n(total)} tests in {s['files']} eval files previewed"
+        f"{_not_previewed(report)}); tokens ({TOKENIZER}) of {s['tokens']['of']}: "
+        f"candidate {_delta(tb['candidate'], ta['candidate'])}, grader {_delta(tb['grader'], ta['grader'])}"
     )
+
+
+def _not_previewed(report: DiffReport) -> str:
+    n = len(report.not_previewed)
+    if not n:
+        return ""
+    return f"; {n} more eval file{'s' if n != 1 else ''} read no changed file (not previewed; --full does)"
 
 
 def _test_title(t: TestChange) -> str:
@@ -156,7 +162,8 @@ def render_markdown(report: DiffReport, limit: int = MARKDOWN_LIMIT) -> str:
         f"## AgentV prompt diff: {md_code(report.base_label)} → {md_code(report.head_label)}",
         "",
         f"**{md_text(_counts({k: v for k, v in s['tests'].items() if k != 'unchanged'}) if report.prompts_changed else 'No prompt changed')}** "
-        f"of {_n(total)} tests in {s['files']} eval files. Tokens ({TOKENIZER}, text only): "
+        f"of {_n(total)} tests in {s['files']} eval files previewed{md_text(_not_previewed(report))}. "
+        f"Tokens ({TOKENIZER}, text only) of {s['tokens']['of']}: "
         f"candidate {_md_delta(tb['candidate'], ta['candidate'])}, grader {_md_delta(tb['grader'], ta['grader'])}.",
         "",
         "| status | tests |",
@@ -244,7 +251,7 @@ def _cut(lines: Iterable[str], limit: int) -> list[str]:
     return out
 
 
-def render(report: DiffReport, fmt: str) -> str:
-    renderers: dict[str, Any] = {"text": render_text, "json": render_json, "markdown": render_markdown}
-    result: str = renderers[fmt](report)
-    return result
+def render(report: DiffReport, fmt: str, show_unchanged: bool = False) -> str:
+    if fmt == "text":
+        return render_text(report, show_unchanged)
+    return render_json(report) if fmt == "json" else render_markdown(report)

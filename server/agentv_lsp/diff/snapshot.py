@@ -28,6 +28,7 @@ class Snapshot:
     root: str  # the folder the engines read as the repository root
     files: list[str]  # repo-relative "/" paths of this revision's files
     commit: str | None = None
+    object_ids: dict[str, str] = field(default_factory=dict)  # a commit's blob ids by path
     _temporary: str | None = field(default=None, repr=False)
     _owner: int = field(default_factory=os.getpid, repr=False)  # a forked worker never removes it
 
@@ -61,6 +62,26 @@ class Snapshot:
         self.close()
 
 
+def changed_paths(base: Snapshot, head: Snapshot) -> tuple[set[str], set[str]]:
+    """(paths added or removed, paths whose content differs) between two revisions: blob ids
+    between commits, sizes then bytes against the working tree."""
+    before, after = set(base.files), set(head.files)
+    moved = before ^ after
+    modified: set[str] = set()
+    for path in before & after:
+        if base.object_ids and head.object_ids:
+            if base.object_ids[path] != head.object_ids[path]:
+                modified.add(path)
+            continue
+        try:
+            same_size = os.lstat(base.path_of(path)).st_size == os.lstat(head.path_of(path)).st_size
+        except OSError:
+            same_size = False
+        if not same_size or base.read_bytes(path) != head.read_bytes(path):
+            modified.add(path)
+    return moved, modified
+
+
 def open_snapshot(repo: str, revision: str | None) -> Snapshot:
     """The working tree (`revision` None) or the commit `revision` names. Raises GitError."""
     if revision is WORKING_TREE:
@@ -70,15 +91,16 @@ def open_snapshot(repo: str, revision: str | None) -> Snapshot:
     try:
         root = os.path.join(temporary, "tree")
         os.mkdir(root, 0o700)
-        files = _materialize(repo, commit, root)
+        object_ids = _materialize(repo, commit, root)
         # the engines compare real paths (allowed roots): hand them the resolved folder
-        return Snapshot(f"{revision} ({commit[:7]})", os.path.realpath(root), files, commit, temporary)
+        label = f"{revision} ({commit[:7]})"
+        return Snapshot(label, os.path.realpath(root), sorted(object_ids), commit, object_ids, temporary)
     except BaseException:
         shutil.rmtree(temporary, ignore_errors=True)
         raise
 
 
-def _materialize(repo: str, commit: str, root: str) -> list[str]:
+def _materialize(repo: str, commit: str, root: str) -> dict[str, str]:
     entries = [e for e in list_tree(repo, commit) if _safe(e.path)]
     by_object: dict[str, list[tuple[str, str]]] = {}
     for entry in entries:
@@ -117,7 +139,7 @@ def _materialize(repo: str, commit: str, root: str) -> list[str]:
             os.symlink(os.fsdecode(data), target)
         except OSError:
             continue
-    return sorted(e.path for e in entries)
+    return {e.path: e.object_id for e in entries}
 
 
 def _safe(path: str) -> bool:
