@@ -479,3 +479,55 @@ def test_a_terminated_diff_leaves_no_temporary_folder(tmp_path: Path) -> None:
     process.terminate()
     process.wait(timeout=30)
     assert os.listdir(scratch) == []
+
+
+def test_between_two_commits_agent_mode_paths_name_the_repository_not_a_temporary_folder(
+    tmp_path: Path,
+) -> None:
+    repo = GitRepo(tmp_path / "r")
+    tests = [v4_test("files", "Look", file="snippets/a.py"), v4_test("plain", "Hi")]
+    base = repo.commit({"evals/snippets/a.py": "x = 1\n", "evals/x.eval.yaml": v4_suite(tests)})
+    tests[1] = v4_test("plain", "Hi there")
+    head = repo.commit({"evals/x.eval.yaml": v4_suite(tests)})
+    report = repo.diff(base, head, full=True)
+    assert {t.id: t.status for t in report.tests} == {"files": "unchanged", "plain": "changed"}
+    tests[0] = v4_test("files", "Look again", file="snippets/a.py")
+    repo.commit({"evals/x.eval.yaml": v4_suite(tests)})
+    changed = by_id(repo.diff(head, "HEAD"))["files"]
+    agent = next(f for f in changed.fields if f.name == "agent.question")  # type: ignore[attr-defined]
+    where = str((repo.root / "evals" / "snippets" / "a.py").resolve())
+    assert f'<file: path="{where}">' in (agent.before or "") and f'<file: path="{where}">' in (
+        agent.after or ""
+    )
+    assert "agentv-diff-" not in agent.diff
+
+
+def test_only_the_eval_files_a_change_can_reach_are_previewed(tmp_path: Path) -> None:
+    repo = GitRepo(tmp_path / "r")
+    repo.commit(
+        {
+            "evals/snippets/a.py": "a = 1\n",
+            "evals/snippets/b.py": "b = 1\n",
+            "evals/uses_a.eval.yaml": v4_suite([v4_test("ua", "A", file="snippets/a.py")]),
+            "evals/uses_b.eval.yaml": v4_suite([v4_test("ub", "B", file="snippets/b.py")]),
+            # a's use through a cases file: the eval file names the cases file, which names a.py
+            "evals/via_cases.eval.yaml": "tests: ./cases/more.yaml\n",
+            "evals/cases/more.yaml": "- id: vc\n  criteria: ok\n  input:\n    - role: user\n      content:\n"
+            "        - type: file\n          value: snippets/a.py\n",
+            "other/far.eval.yaml": v4_suite([v4_test("far", "F")]),
+        }
+    )
+    repo.write({"evals/snippets/a.py": "a = 2\n"})
+    report = repo.diff()
+    assert {t.id: t.status for t in report.tests} == {"ua": "changed", "vc": "changed"}
+    assert sorted(report.not_previewed) == ["evals/uses_b.eval.yaml", "other/far.eval.yaml"]
+    full = repo.diff(full=True)
+    assert {t.id: t.status for t in full.tests} == {
+        "ua": "changed",
+        "vc": "changed",
+        "ub": "unchanged",
+        "far": "unchanged",
+    }
+    # a settings file above an eval file reaches all of it
+    repo.write({"evals/.agentv/config.yaml": "execution:\n  verbose: true\n"})
+    assert sorted(repo.diff().not_previewed) == ["other/far.eval.yaml"]

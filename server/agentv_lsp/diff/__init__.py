@@ -70,7 +70,7 @@ def diff_revisions(
             before_snap, after_snap, previewed, requested, shown_root, cwd, map_files
         )
         notes = migration_notes(before_snap, after_snap)
-        return compare(before_snap, after_snap, before, after, previewed, notes, full, skipped)
+        return compare(before_snap, after_snap, before, after, previewed, notes, full, skipped, shown_root)
 
 
 def _path_filter(paths: Sequence[str]) -> Callable[[str], bool]:

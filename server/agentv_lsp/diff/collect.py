@@ -143,8 +143,13 @@ def collect_file(
     fs = RecordingFileSystem(allowed_roots=(snapshot.root,))
     previewer = _PREVIEWERS[choice.major]
     result, skipped = previewer(path, snapshot.root, _cwd_in(snapshot, cwd, shown_root), fs)
-    if snapshot.root != shown_root:
-        result = reroot(result, snapshot.root, shown_root)
+    # Absolute paths name the folder the revision was laid out in: the messages are shown under
+    # the user's repository here, the prompts when compared (`compare`, only where they differ).
+    moved = snapshot.root != shown_root
+
+    def shown(text: str) -> str:
+        return text.replace(snapshot.root, shown_root) if moved else text
+
     used = {_relative(p, snapshot.root) for p in fs.touched}
     used.discard(None)
     used.update(_runtime_manifests(snapshot, relative, choice))
@@ -153,10 +158,10 @@ def collect_file(
         runtime=choice.version,
         runtime_major=choice.major,
         runtime_reason=choice.reason,
-        load_error=result.get("load_error"),
+        load_error=shown(result["load_error"]) if result.get("load_error") else None,
         tests={},
         skipped={},
-        warnings=[str(w) for w in result.get("warnings", [])],
+        warnings=[shown(str(w)) for w in result.get("warnings", [])],
         used_files={u for u in used if u is not None},
     )
     seen: dict[str, int] = {}
@@ -169,7 +174,7 @@ def collect_file(
             own_files=tuple(dict.fromkeys([*case.get("file_paths", ()), *case.get("guideline_paths", ())])),
         )
     for test_id, reason in skipped:
-        prompts.skipped[_key(test_id, seen)] = reason
+        prompts.skipped[_key(test_id, seen)] = shown(reason)
     return prompts
 
 
@@ -205,16 +210,6 @@ def _runtime_manifests(snapshot: Snapshot, relative: str, choice: RuntimeChoice)
         if os.path.isfile(snapshot.path_of(candidate)):
             found.add(candidate)
     return found
-
-
-def reroot(value: dict[str, Any], old: str, new: str) -> dict[str, Any]:
-    """`value` with the folder `old` named `new` in every string (through JSON: C speed)."""
-    text = json.dumps(value, ensure_ascii=False)
-    needle = json.dumps(old, ensure_ascii=False)[1:-1]
-    if needle not in text:
-        return value
-    replaced: dict[str, Any] = json.loads(text.replace(needle, json.dumps(new, ensure_ascii=False)[1:-1]))
-    return replaced
 
 
 # ---- the two formats: preview, skipped tests, and where each field is in a preview case ----

@@ -165,9 +165,19 @@ def _lines(text: str | None) -> list[str]:
 class _Changed:
     """Whether a repository file differs between the revisions (bytes compared, memoised)."""
 
-    def __init__(self, base: Snapshot, head: Snapshot) -> None:
+    def __init__(self, base: Snapshot, head: Snapshot, shown_root: str) -> None:
         self.base, self.head = base, head
         self.known: dict[tuple[str, str], bool] = {}
+        self.shown_root = shown_root
+
+    def shown(self, before: str | None, after: str | None) -> tuple[str | None, str | None]:
+        """Two texts with the folders the revisions were laid out in named as the repository."""
+        return self._shown(before, self.base.root), self._shown(after, self.head.root)
+
+    def _shown(self, text: str | None, root: str) -> str | None:
+        if text is None or root == self.shown_root or root not in text:
+            return text
+        return text.replace(root, self.shown_root)
 
     def __call__(self, before: str, after: str | None = None) -> bool:
         after = before if after is None else after
@@ -209,8 +219,9 @@ def compare(
     migration_notes: MigrationNotes | None = None,
     count_all: bool = False,
     not_previewed: list[str] | None = None,
+    shown_root: str | None = None,
 ) -> DiffReport:
-    changed = _Changed(base, head)
+    changed = _Changed(base, head, shown_root or head.root)
 
     tests: list[TestChange] = []
     files: list[FileChange] = []
@@ -295,7 +306,7 @@ def _compare_file(
                 raw_x, raw_y = tb.fields.get(name), ta.fields.get(name)
                 if raw_x == raw_y:
                     continue
-                x, y = field_text(name, raw_x), field_text(name, raw_y)
+                x, y = changed.shown(field_text(name, raw_x), field_text(name, raw_y))
                 if x != y:
                     title = FIELD_TITLES[name]
                     change.fields.append(
