@@ -163,7 +163,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     diff.add_argument("--format", choices=("text", "markdown", "json"), default="text")
     diff.add_argument(
-        "--agentv", choices=REQUESTS, default="auto", help="which AgentV runtime judges the files (as in check)"
+        "--agentv",
+        choices=REQUESTS,
+        default="auto",
+        help="which AgentV runtime judges the files (as in check)",
     )
     diff.add_argument(
         "--repo-root", metavar="DIR", help="the repository (default: the git root of the working directory)"
@@ -263,6 +266,7 @@ def run_preview(args: argparse.Namespace) -> int:
         "runtime_reason": runtime.reason,
         **preview_file(ef, case_id=args.case),
     }
+    _add_tokens(result)
     missing_case = args.case is not None and ef.loaded and not result["cases"]
     if args.json:
         sys.stdout.write(json.dumps(result, ensure_ascii=False, indent=2) + "\n")
@@ -277,6 +281,20 @@ def run_preview(args: argparse.Namespace) -> int:
         )
         return EXIT_FINDINGS
     return EXIT_OK if ef.loaded else EXIT_FINDINGS
+
+
+def _add_tokens(result: dict[str, Any]) -> None:
+    """Each case's token counts (`agentv_lsp.tokens`: o200k_base, offline)."""
+    from agentv_lsp.tokens import case_tokens
+
+    for case in result["cases"]:
+        case["tokens"] = case_tokens(case)
+
+
+def _token_line(case: dict[str, Any]) -> str | None:
+    from agentv_lsp.tokens import describe
+
+    return describe(case["tokens"]) if case.get("tokens") else None
 
 
 def _head_text(path: str) -> str | None:
@@ -295,6 +313,7 @@ def _run_preview_v4(
 
     result = preview_v4(args.eval_file, repo_root, cwd, fs, case_id=args.case)
     result["runtime_reason"] = runtime.reason
+    _add_tokens(result)
     loaded = result["load_error"] is None
     if args.json:
         sys.stdout.write(json.dumps(result, ensure_ascii=False, indent=2) + "\n")
@@ -416,6 +435,8 @@ def render_preview(result: dict[str, Any], mode: str, color: bool, out: TextIO, 
                 + _indent(content(case["judge_prompt"]["question"]))
                 + "\n"
             )
+        if (tokens := _token_line(case)) is not None:
+            out.write(s(f"── {tokens}", "2") + "\n")
     _write_note(content, s, out)
 
 
@@ -470,6 +491,8 @@ def render_preview_v4(
         judge = case.get("judge_prompt")
         if judge:
             out.write(s("── grader prompt (user)", "1") + "\n" + _indent(content(judge["question"])) + "\n")
+        if (tokens := _token_line(case)) is not None:
+            out.write(s(f"── {tokens}", "2") + "\n")
     _write_note(content, s, out)
 
 
