@@ -134,13 +134,21 @@ def _head(path: str) -> str | None:
 
 
 def collect_file(
-    snapshot: Snapshot, relative: str, requested: Requested, shown_root: str, cwd: str
+    snapshot: Snapshot,
+    relative: str,
+    requested: Requested,
+    shown_root: str,
+    cwd: str,
+    overlays: dict[str, str] | None = None,
 ) -> FilePrompts:
     """One eval file's tests. `shown_root`: the folder absolute paths in prompts are shown under
     (the user's repository, whichever folder the revision was laid out in)."""
     path = snapshot.path_of(relative)
-    choice = choose_runtime(path, _head(path), snapshot.root, requested)
-    fs = RecordingFileSystem(allowed_roots=(snapshot.root,))
+    head = (overlays or {}).get(path)
+    choice = choose_runtime(
+        path, head[:_HEAD_BYTES] if head is not None else _head(path), snapshot.root, requested
+    )
+    fs = RecordingFileSystem(allowed_roots=(snapshot.root,), overlays=dict(overlays or {}))
     previewer = _PREVIEWERS[choice.major]
     result, skipped = previewer(path, snapshot.root, _cwd_in(snapshot, cwd, shown_root), fs)
     # Absolute paths name the folder the revision was laid out in: the messages are shown under

@@ -506,6 +506,7 @@ def create_server() -> AgentVLanguageServer:
         diagnostics,
         hover,
         links,
+        prompt_diff,
         symbols,
         watch,
     )
@@ -522,6 +523,7 @@ def create_server() -> AgentVLanguageServer:
         links,
         completion,
         actions,
+        prompt_diff,
     ):
         feature.register(server)
     return server
