@@ -109,3 +109,19 @@ async def test_the_unsaved_buffer_against_head(client: LanguageClient, repo: Pat
     assert "no test loads with this id" in unknown["text"]
     bad = await rendered(client, uri, "review", "sideways")
     assert "error" in bad
+
+
+async def test_each_test_has_a_compare_prompt_with_head_lens(client: LanguageClient, repo: Path) -> None:
+    uri = open_doc(client, repo / "evals" / "suite.eval.yaml")
+    lenses = await client.text_document_code_lens_async(
+        lsp.CodeLensParams(text_document=lsp.TextDocumentIdentifier(uri=uri))
+    )
+    resolved = [await client.code_lens_resolve_async(lens) for lens in lenses or []]
+    compare = [
+        r.command for r in resolved if r.command and r.command.command == "agentv.comparePromptWithHead"
+    ]
+    assert [c.title for c in compare] == ["⇄ Compare prompt with HEAD"] * 2
+    assert [list(c.arguments or []) for c in compare] == [
+        [{"uri": uri, "caseId": "review"}],
+        [{"uri": uri, "caseId": "greet"}],
+    ]

@@ -4,6 +4,7 @@ import * as vsc from "./common/vscodeapi";
 import type { ExtensionContext } from "./common/vscodeapi";
 import { parsePreviewTarget } from "./preview/model";
 import { PreviewPanel } from "./preview/panel";
+import { registerPromptDiff } from "./promptDiff";
 import { ServerManager } from "./server";
 import { StatusItem } from "./status";
 
@@ -47,6 +48,11 @@ export async function activate(context: ExtensionContext): Promise<void> {
     vsc.registerCommand("agentv.showFilePreview", (arg?: unknown) => panel.showFile(uriArg(arg))),
     vsc.registerCommand("agentv.restartServer", () => mgr.restart("restart command")),
     vsc.registerCommand("agentv.showServerLog", () => log.show()),
+    // agentv-lsp diff in the editor: "Compare prompt with HEAD" (code lens and palette)
+    ...registerPromptDiff(
+      (method, params) => mgr.request(method, params),
+      (uri, line) => mgr.previewCase(uri, { position: { line, character: 0 } }),
+    ),
   );
   await mgr.start();
 }

@@ -175,3 +175,11 @@ export function newPosition(line: number, character: number): vscode.Position {
 export async function showTextDocument(uri: vscode.Uri): Promise<void> {
   await vscode.window.showTextDocument(uri, { preview: true });
 }
+
+// ---- agentv-lsp diff: read-only documents of rendered prompts ("Compare prompt with HEAD") ----
+export function registerTextDocumentContentProvider(
+  scheme: string,
+  provide: (uri: vscode.Uri) => Promise<string>,
+): vscode.Disposable {
+  return vscode.workspace.registerTextDocumentContentProvider(scheme, { provideTextDocumentContent: provide });
+}

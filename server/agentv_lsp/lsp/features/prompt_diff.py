@@ -8,6 +8,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from lsprotocol import types as lsp
+
 from agentv_lsp.diff.git import GitError
 from agentv_lsp.diff.single import buffer_prompt, revision_prompt
 from agentv_lsp.formats.runtime import parse_requested
@@ -15,6 +17,32 @@ from agentv_lsp.lsp.convert import uri_to_path
 from agentv_lsp.lsp.server import AgentVLanguageServer
 
 RENDERED_PROMPT = "agentv/renderedPrompt"
+# The code lens "Compare prompt with HEAD" runs this client command with the preview lens's
+# arguments (`[{"uri", "caseId"}]`); the VS Code extension registers it.
+COMPARE_COMMAND = "agentv.comparePromptWithHead"
+COMPARE = "compare"
+
+
+def with_compare_lenses(lenses: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each test's preview lens followed by a "Compare prompt with HEAD" lens (resolved later)."""
+    out: list[dict[str, Any]] = []
+    for lens in lenses:
+        out.append(lens)
+        data = lens.get("data")
+        if isinstance(data, dict) and data.get("kind") == "preview":
+            out.append({"range": lens["range"], "data": {**data, "kind": COMPARE}})
+    return out
+
+
+def compare_lens(resolved: lsp.CodeLens) -> lsp.CodeLens:
+    command = resolved.command
+    if command is not None and command.arguments:
+        resolved.command = lsp.Command(
+            title="⇄ Compare prompt with HEAD", command=COMPARE_COMMAND, arguments=command.arguments
+        )
+    else:
+        resolved.command = lsp.Command(title="", command="")
+    return resolved
 
 
 def rendered_prompt(ls: AgentVLanguageServer, params: Any) -> dict[str, Any]:
