@@ -531,3 +531,17 @@ def test_only_the_eval_files_a_change_can_reach_are_previewed(tmp_path: Path) ->
     # a settings file above an eval file reaches all of it
     repo.write({"evals/.agentv/config.yaml": "execution:\n  verbose: true\n"})
     assert sorted(repo.diff().not_previewed) == ["other/far.eval.yaml"]
+
+
+def test_the_eval_file_is_a_cause_only_for_the_entries_its_edit_touched(tmp_path: Path) -> None:
+    repo = GitRepo(tmp_path / "r")
+    tests = [v4_test("a", "Hi", file="snippets/a.py"), v4_test("b", "Ho"), v4_test("c", "Hu")]
+    repo.commit({"evals/snippets/a.py": "x = 1\n", "evals/x.eval.yaml": v4_suite(tests)})
+    edited = [tests[0], v4_test("b", "Ho ho"), tests[2]]
+    repo.write({"evals/snippets/a.py": "x = 2\n", "evals/x.eval.yaml": v4_suite(edited)})
+    causes = {t.id: t.causes for t in repo.diff().tests if t.status == "changed"}
+    assert causes == {"a": ["evals/snippets/a.py"], "b": ["evals/x.eval.yaml"]}
+    # a suite-level edit reaches every test through the eval file
+    repo.write({"evals/x.eval.yaml": v4_suite(edited, suite_input="Be brief.")})
+    causes = {t.id: t.causes for t in repo.diff().tests if t.status == "changed"}
+    assert all("evals/x.eval.yaml" in c for c in causes.values()) and set(causes) == {"a", "b", "c"}

@@ -4,6 +4,7 @@ unified diff), the files whose change reached it, and its token counts before an
 from __future__ import annotations
 
 import difflib
+import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -168,6 +169,7 @@ class _Changed:
     def __init__(self, base: Snapshot, head: Snapshot, shown_root: str) -> None:
         self.base, self.head = base, head
         self.known: dict[tuple[str, str], bool] = {}
+        self.entries: dict[tuple[str, str], tuple[set[str] | None, bool]] = {}
         self.shown_root = shown_root
 
     def shown(self, before: str | None, after: str | None) -> tuple[str | None, str | None]:
@@ -178,6 +180,19 @@ class _Changed:
         if text is None or root == self.shown_root or root not in text:
             return text
         return text.replace(root, self.shown_root)
+
+    def entry_touched(self, before: str, after: str, test_id: str) -> bool:
+        """Whether the edit of an eval file touched this test's entry or the suite-level part
+        (lines outside every `- id:` entry); True when the entries cannot be told apart."""
+        key = (before, after)
+        found = self.entries.get(key)
+        if found is None:
+            found = self.entries[key] = _touched_entries(
+                (self.base.read_bytes(before) or b"").decode("utf-8", "replace"),
+                (self.head.read_bytes(after) or b"").decode("utf-8", "replace"),
+            )
+        touched, suite_level = found
+        return suite_level or touched is None or test_id in touched
 
     def __call__(self, before: str, after: str | None = None) -> bool:
         after = before if after is None else after
@@ -375,9 +390,14 @@ def _causes(
     changed: _Changed,
 ) -> list[str]:
     causes: list[str] = []
+    eval_changed = False
     if fb is not None and fa is not None:
         if changed(fb.file, fa.file):
-            causes.append(fa.file)
+            eval_changed = True
+            either = ta or tb
+            test_id = either.id if either is not None else ""
+            if changed.entry_touched(fb.file, fa.file, test_id):
+                causes.append(fa.file)
         if fb.runtime != fa.runtime:
             causes.append(f"runtime: AgentV {fb.runtime} -> {fa.runtime} ({fa.runtime_reason})")
     elif fa is not None:
@@ -390,7 +410,64 @@ def _causes(
     for path in sorted(candidates - evals):
         if changed(path):
             causes.append(path)
+    if eval_changed and fa is not None and fa.file not in causes and not causes:
+        causes.insert(0, fa.file)  # nothing else changed: the eval file it is, wherever the edit was
     return causes
+
+
+# `- id: name` (or `- "id": 'name'`): where a test's entry starts in an eval or cases file
+_ENTRY = re.compile(r"""^(\s*)-\s+["']?id["']?\s*:\s*["']?([^"'#\n]*?)["']?\s*(?:#.*)?$""")
+
+
+def _entries(lines: list[str]) -> list[tuple[int, int, str]] | None:
+    """(first line, end line, test id) of each `- id:` entry; None when there is none."""
+    starts = []
+    for number, line in enumerate(lines):
+        match = _ENTRY.match(line)
+        if match:
+            starts.append((number, len(match.group(1)), match.group(2)))
+    if not starts:
+        return None
+    out = []
+    for i, (first, indent, test_id) in enumerate(starts):
+        end = starts[i + 1][0] if i + 1 < len(starts) else len(lines)
+        for number in range(first + 1, end):
+            text = lines[number]
+            body = text.lstrip()
+            if not body or body.startswith("#"):
+                continue
+            depth = len(text) - len(body)
+            if depth < indent or (depth == indent and not body.startswith("-")):
+                end = number  # back at the list's level or above: a suite-level key
+                break
+        out.append((first, end, test_id))
+    return out
+
+
+def _touched_entries(before: str, after: str) -> tuple[set[str] | None, bool]:
+    """The ids of the entries an edit touched, and whether it touched lines outside every entry."""
+    old_lines, new_lines = before.splitlines(), after.splitlines()
+    old_entries, new_entries = _entries(old_lines), _entries(new_lines)
+    if old_entries is None or new_entries is None:
+        return None, True
+    touched: set[str] = set()
+    suite_level = False
+
+    def mark(entries: list[tuple[int, int, str]], first: int, last: int) -> None:
+        nonlocal suite_level
+        for line in range(first, max(last, first + 1)):
+            owner = next((test_id for a, b, test_id in entries if a <= line < b), None)
+            if owner is None:
+                suite_level = True
+            else:
+                touched.add(owner)
+
+    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag != "equal":
+            mark(old_entries, i1, i2)
+            mark(new_entries, j1, j2)
+    return touched, suite_level
 
 
 def _changed_lines(diff: str) -> int:
