@@ -169,6 +169,43 @@ def build_parser() -> argparse.ArgumentParser:
         "repo root, whether a reference uses ../, an absolute path or a symlink",
     )
 
+    # ---- diff (agentv_lsp.diff) ----
+    diff = sub.add_parser(
+        "diff",
+        help="what a change does to each test's prompts, between two git revisions, with token counts",
+        description=(
+            "Compare every test's prompts (question, chatPrompt, systemMessage or guidelines, criteria, "
+            "expected output, grader prompt, assertions) between two revisions: BASE (default HEAD) and "
+            "HEAD (default: the working tree). Each revision is read whole from git's objects, without "
+            "running anything the repository configures. Exit status: 0 no prompt changed, 1 some "
+            "changed, 2 usage error or a revision that cannot be read."
+        ),
+    )
+    diff.add_argument(
+        "words",
+        nargs="*",
+        metavar="[BASE [HEAD]] [PATHS...]",
+        help="up to two revisions (a word that names a commit), then files or folders to limit the "
+        "comparison to (write ./NAME for a path that is also a revision's name)",
+    )
+    diff.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    diff.add_argument(
+        "--agentv",
+        choices=REQUESTS,
+        default="auto",
+        help="which AgentV runtime judges the files (as in check)",
+    )
+    diff.add_argument(
+        "--repo-root", metavar="DIR", help="the repository (default: the git root of the working directory)"
+    )
+    diff.add_argument("--unchanged", action="store_true", help="text format: list unchanged tests too")
+    diff.add_argument(
+        "--full",
+        action="store_true",
+        help="preview every eval file and count every test's tokens (default: only the eval files "
+        "that read a changed file, and the tokens of the tests that changed)",
+    )
+
     serve = sub.add_parser(
         "serve",
         help="run the language server (stdio by default)",
@@ -237,6 +274,10 @@ def _dispatch(argv: Sequence[str] | None) -> int:
             sys.stdout,
             untrusted=args.untrusted,
         )
+    if args.command == "diff":
+        from agentv_lsp.diff.cli import run_diff_command
+
+        return run_diff_command(args)
     from agentv_lsp.lsp.server import run_server
 
     return run_server(args.tcp)
@@ -267,6 +308,7 @@ def run_preview(args: argparse.Namespace) -> int:
         **preview_file(ef, case_id=args.case),
     }
     result["warnings"] = [*_runtime_warnings(runtime), *result["warnings"]]
+    _add_tokens(result)
     missing_case = args.case is not None and ef.loaded and not result["cases"]
     if args.json:
         sys.stdout.write(json.dumps(result, ensure_ascii=False, indent=2) + "\n")
@@ -281,6 +323,20 @@ def run_preview(args: argparse.Namespace) -> int:
         )
         return EXIT_FINDINGS
     return EXIT_OK if ef.loaded else EXIT_FINDINGS
+
+
+def _add_tokens(result: dict[str, Any]) -> None:
+    """Each case's token counts (`agentv_lsp.tokens`: o200k_base, offline)."""
+    from agentv_lsp.tokens import case_tokens
+
+    for case in result["cases"]:
+        case["tokens"] = case_tokens(case)
+
+
+def _token_line(case: dict[str, Any]) -> str | None:
+    from agentv_lsp.tokens import describe
+
+    return describe(case["tokens"]) if case.get("tokens") else None
 
 
 def _head_text(path: str, fs: FileSystem) -> str | None:
@@ -306,6 +362,7 @@ def _run_preview_v4(
     result = preview_v4(args.eval_file, repo_root, cwd, fs, case_id=args.case)
     result["runtime_reason"] = runtime.reason
     result["warnings"] = [*_runtime_warnings(runtime), *result["warnings"]]
+    _add_tokens(result)
     loaded = result["load_error"] is None
     if args.json:
         sys.stdout.write(json.dumps(result, ensure_ascii=False, indent=2) + "\n")
@@ -427,6 +484,8 @@ def render_preview(result: dict[str, Any], mode: str, color: bool, out: TextIO, 
                 + _indent(content(case["judge_prompt"]["question"]))
                 + "\n"
             )
+        if (tokens := _token_line(case)) is not None:
+            out.write(s(f"── {tokens}", "2") + "\n")
     _write_note(content, s, out)
 
 
@@ -481,6 +540,8 @@ def render_preview_v4(
         judge = case.get("judge_prompt")
         if judge:
             out.write(s("── grader prompt (user)", "1") + "\n" + _indent(content(judge["question"])) + "\n")
+        if (tokens := _token_line(case)) is not None:
+            out.write(s(f"── {tokens}", "2") + "\n")
     _write_note(content, s, out)
 
 

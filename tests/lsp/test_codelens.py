@@ -24,7 +24,13 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 async def resolved_lenses(client: LanguageClient, uri: str) -> list[lsp.CodeLens]:
     lenses = await client.text_document_code_lens_async(lsp.CodeLensParams(text_document=doc_id(uri)))
-    return [await client.code_lens_resolve_async(lens) for lens in lenses or []]
+    # "Compare prompt with HEAD" lenses: tests/lsp/test_diff_prompt.py
+    shown = [
+        lens
+        for lens in lenses or []
+        if not (isinstance(lens.data, dict) and lens.data.get("kind") == "compare")
+    ]
+    return [await client.code_lens_resolve_async(lens) for lens in shown]
 
 
 async def test_code_lens_previews_each_case_with_a_summary(client: LanguageClient, repo: Path) -> None:

@@ -5,6 +5,7 @@ import type { ExtensionContext } from "./common/vscodeapi";
 import { parsePreviewTarget } from "./preview/model";
 import { PreviewPanel } from "./preview/panel";
 import { SHOW_PROOF, describeMigration, parseMigrationReport, parseProof } from "./migrated";
+import { registerPromptDiff } from "./promptDiff";
 import { ServerManager } from "./server";
 import { StatusItem } from "./status";
 
@@ -63,6 +64,11 @@ export async function activate(context: ExtensionContext): Promise<void> {
     vsc.registerCommand("agentv.showFilePreview", (arg?: unknown) => panel.showFile(uriArg(arg))),
     vsc.registerCommand("agentv.restartServer", () => mgr.restart("restart command")),
     vsc.registerCommand("agentv.showServerLog", () => log.show()),
+    // agentv-lsp diff in the editor: "Compare prompt with HEAD" (code lens and palette)
+    ...registerPromptDiff(
+      (method, params) => mgr.request(method, params),
+      (uri, line) => mgr.previewCase(uri, { position: { line, character: 0 } }),
+    ),
   );
   await mgr.start();
 }

@@ -256,6 +256,13 @@ export class ServerManager implements Disposable {
     }
   }
 
+  /** A custom request of the server (agentv/renderedPrompt for "Compare prompt with HEAD"). */
+  async request(method: string, params: unknown): Promise<unknown> {
+    const c = this.client;
+    if (!c || c.state !== State.Running) throw new Error("the AgentV language server is not running (see AgentV: Show Language Server Log)");
+    return c.sendRequest(method, params);
+  }
+
   private async executeOnServer(command: string, args: unknown[]): Promise<unknown> {
     const c = this.client;
     if (!c || c.state !== State.Running) throw new Error("the AgentV language server is not running (see AgentV: Show Language Server Log)");

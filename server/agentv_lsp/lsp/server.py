@@ -522,6 +522,7 @@ def create_server() -> AgentVLanguageServer:
         diagnostics,
         hover,
         links,
+        prompt_diff,
         symbols,
         watch,
         workspace_edits,
@@ -540,6 +541,7 @@ def create_server() -> AgentVLanguageServer:
         completion,
         actions,
         workspace_edits,
+        prompt_diff,
     ):
         feature.register(server)
     return server

@@ -181,3 +181,11 @@ export async function showUntitled(content: string, language: string): Promise<v
   const doc = await vscode.workspace.openTextDocument({ content, language });
   await vscode.window.showTextDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.Beside });
 }
+
+// ---- agentv-lsp diff: read-only documents of rendered prompts ("Compare prompt with HEAD") ----
+export function registerTextDocumentContentProvider(
+  scheme: string,
+  provide: (uri: vscode.Uri) => Promise<string>,
+): vscode.Disposable {
+  return vscode.workspace.registerTextDocumentContentProvider(scheme, { provideTextDocumentContent: provide });
+}

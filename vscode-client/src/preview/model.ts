@@ -46,6 +46,20 @@ export interface CasePreview {
   assertions?: unknown[];
   /** Which AgentV judged the file, e.g. "4.42.4". */
   runtime?: string;
+  /** Token counts of the candidate's prompt and the grader prompt (agentv-lsp diff / preview). */
+  tokens?: TokenCounts;
+}
+
+export interface TokenCounts {
+  tokenizer: string;
+  candidate: number;
+  grader: number | null;
+}
+
+function tokenCounts(v: unknown): { tokens?: TokenCounts } {
+  const o = (v && typeof v === "object" ? v : {}) as Record<string, unknown>;
+  if (typeof o.tokenizer !== "string" || typeof o.candidate !== "number") return {};
+  return { tokens: { tokenizer: o.tokenizer, candidate: o.candidate, grader: typeof o.grader === "number" ? o.grader : null } };
 }
 
 export interface FilePreview {
@@ -163,6 +177,7 @@ export function normalizeCase(v: unknown): CasePreview | null {
     warnings: strList(o.warnings),
     ...(error ? { error } : {}),
     ...v4Fields(o),
+    ...tokenCounts(o.tokens),
   };
 }
 

@@ -14,6 +14,7 @@ from lsprotocol import types as lsp
 from agentv_lsp.engine.model import EvalCase
 from agentv_lsp.engine.prompt import needs_role_markers, segments_by_message
 from agentv_lsp.lsp.convert import JsonDict
+from agentv_lsp.lsp.features import prompt_diff
 from agentv_lsp.lsp.features.commands import PREVIEW_CASE
 from agentv_lsp.lsp.filemodel import FileModel
 from agentv_lsp.lsp.server import AgentVLanguageServer, guard
@@ -64,7 +65,9 @@ def register(server: AgentVLanguageServer) -> None:
             return []
         model = await ls.model(uri)
         if isinstance(model, V4Model) and model.kind in ("eval", "cases"):  # 4.x: cases files too
-            return await asyncio.to_thread(v4_navigation.code_lenses, model, uri)
+            return prompt_diff.with_compare_lenses(
+                await asyncio.to_thread(v4_navigation.code_lenses, model, uri)
+            )
         if not isinstance(model, FileModel) or model.kind != "eval":
             return []
         lines = await asyncio.to_thread(model.case_lines)
@@ -74,13 +77,16 @@ def register(server: AgentVLanguageServer) -> None:
             where = {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 0}}
             for kind in (PREVIEW, SUMMARY):
                 lenses.append({"range": where, "data": {"uri": uri, "index": index, "kind": kind}})
-        return lenses
+        return prompt_diff.with_compare_lenses(lenses)
 
     @server.feature(lsp.CODE_LENS_RESOLVE)
     @guard()
     async def code_lens_resolve(ls: AgentVLanguageServer, lens: lsp.CodeLens) -> lsp.CodeLens:
         data: Any = lens.data if isinstance(lens.data, dict) else {}
         uri, index, kind = data.get("uri"), data.get("index"), data.get("kind")
+        if kind == prompt_diff.COMPARE:  # "Compare prompt with HEAD": the preview lens, retitled
+            lens.data = {**data, "kind": PREVIEW}
+            return prompt_diff.compare_lens(await code_lens_resolve(ls, lens))
         model = await ls.model(uri) if isinstance(uri, str) else None
         if isinstance(model, V4Model) and isinstance(index, int) and model.kind in ("eval", "cases"):
             lens.command = await asyncio.to_thread(v4_navigation.resolve_lens, model, uri, index, str(kind))

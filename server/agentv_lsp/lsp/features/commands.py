@@ -20,6 +20,7 @@ from agentv_lsp.lsp.filemodel import FileModel
 from agentv_lsp.lsp.server import AgentVLanguageServer, guard
 from agentv_lsp.lsp.v4 import commands as v4_commands
 from agentv_lsp.lsp.v4.model import V4Model
+from agentv_lsp.tokens import case_tokens
 
 PREVIEW_CASE = "agentv.previewCase"
 PREVIEW_FILE = "agentv.previewFile"
@@ -44,6 +45,7 @@ def case_preview(model: FileModel, index: int) -> dict[str, Any] | None:
             "warnings": [n.render() for n in notices],
         }
     result = preview_case(ef, outcome.case, notices)
+    result["tokens"] = case_tokens(result)
     result["index"] = index
     result["warnings"] = [n.render() for n in notices]
     return result

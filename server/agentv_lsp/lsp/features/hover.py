@@ -33,6 +33,7 @@ from agentv_lsp.lsp.server import AgentVLanguageServer, guard
 from agentv_lsp.lsp.v4 import hover as v4_hover
 from agentv_lsp.lsp.v4.model import V4Model
 from agentv_lsp.lsp.yamlnav import path_at, value_at
+from agentv_lsp.tokens import case_tokens, describe
 
 CASE_HEADER_KEYS = ("id", "outcome", "conversation_id", "note")
 HEAD_LINES = 8
@@ -63,6 +64,7 @@ def case_markdown(preview: dict[str, Any]) -> str:
             parts.append(fence(turn["content"]))
     else:
         parts.append("*One visible turn: the question is sent flat (no chatPrompt).*")
+    parts.append(f"*{describe(case_tokens(preview))}*")
     guidelines = preview["guideline_paths"]
     parts.append("**Guidelines:** " + (", ".join(f"`{g}`" for g in guidelines) if guidelines else "none"))
     if preview.get("warnings"):

@@ -17,6 +17,7 @@ from agentv_lsp.lsp.server import AgentVLanguageServer
 from agentv_lsp.lsp.v4.cases import cases_context
 from agentv_lsp.lsp.v4.model import V4Model
 from agentv_lsp.lsp.v4.preview import file_preview, preview_at, preview_by_id
+from agentv_lsp.tokens import case_tokens
 
 
 async def eval_model(ls: AgentVLanguageServer, target: dict[str, Any]) -> V4Model | None:
@@ -40,6 +41,13 @@ async def eval_model(ls: AgentVLanguageServer, target: dict[str, Any]) -> V4Mode
 
 
 def preview_case(model: V4Model, target: dict[str, Any]) -> dict[str, Any] | None:
+    found = _preview_case(model, target)
+    if found is not None and "error" not in found:
+        found["tokens"] = case_tokens(found)  # the panel shows them
+    return found
+
+
+def _preview_case(model: V4Model, target: dict[str, Any]) -> dict[str, Any] | None:
     case_id = target.get("caseId")
     if isinstance(case_id, str):
         return preview_by_id(model, case_id)

@@ -26,6 +26,7 @@ from agentv_lsp.lsp.v4.references import Reference, reference_at
 from agentv_lsp.lsp.v4.schema_nav import schema_for_path
 from agentv_lsp.lsp.v4.units import unit_at
 from agentv_lsp.lsp.yamlnav import path_at
+from agentv_lsp.tokens import case_tokens, describe
 
 MAX_TURNS_SHOWN = 6
 HEAD_LINES = 8
@@ -90,6 +91,7 @@ def markdown_of_test(preview: dict[str, Any], runtime: str) -> str:
         parts += [heading, fence(str(judge.get("question", "")))]
     else:
         parts.append("*No LLM grader prompt (deterministic or script graders only).*")
+    parts.append(f"*{describe(case_tokens(preview))}*")
     warnings = preview.get("warnings")
     if isinstance(warnings, list) and warnings:
         parts.append("**AgentV warns:**\n" + "\n".join(f"- {str(w).splitlines()[0]}" for w in warnings if w))

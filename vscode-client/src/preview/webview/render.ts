@@ -128,6 +128,11 @@ export function renderCase(doc: Doc, c: CasePreview, mode: Mode, fileName: strin
   if (fileName) meta.appendChild(el(doc, "span", { cls: "file", text: fileName }));
   if (c.conversation_id) meta.appendChild(el(doc, "span", { cls: "badge", text: `conversation: ${c.conversation_id}` }));
   if (c.runtime) meta.appendChild(el(doc, "span", { cls: "badge runtime", text: `AgentV ${c.runtime}` }));
+  if (c.tokens) {
+    const grader = c.tokens.grader === null ? "" : `, grader ${c.tokens.grader.toLocaleString("en")}`;
+    const text = `${c.tokens.candidate.toLocaleString("en")} tokens${grader} (${c.tokens.tokenizer})`;
+    meta.appendChild(el(doc, "span", { cls: "badge tokens", text, attrs: { "data-section": "tokens" } }));
+  }
   const root = el(doc, "article", { cls: "case", attrs: { "data-case-id": c.id, "data-mode": mode } }, [
     el(doc, "header", {}, [el(doc, "h1", { text: c.id }), meta]),
     withTabs ? tabs(doc, hooks, mode) : null,

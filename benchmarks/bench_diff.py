@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""`agentv-lsp diff` of two revisions of a 10,000-test 4.x repository against `agentv-lsp check`
+of one revision (target: the diff within 2.5x the check).
+
+Usage: python benchmarks/bench_diff.py [--cases N] [--files K] [--repeat R]
+
+The repository is benchmarks/make_workload_v4.py's (10,000 tests in 100 files by default),
+committed, then changed (the snippet most eval files inline edited, one test's criteria edited in
+10 files) and committed again. Three diffs are timed: that change, the same with --full (every
+eval file previewed, every test's tokens counted) and a change that reaches every file (the
+suite-level grader prompt file edited). Commands run as whole processes, in turns; medians.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+GIT_ENV = {
+    **{k: v for k, v in os.environ.items() if not k.startswith("GIT_")},
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_AUTHOR_NAME": "bench",
+    "GIT_AUTHOR_EMAIL": "bench@example.com",
+    "GIT_COMMITTER_NAME": "bench",
+    "GIT_COMMITTER_EMAIL": "bench@example.com",
+}
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=root, env=GIT_ENV, check=True, capture_output=True, text=True
+    ).stdout
+
+
+def build(root: Path, cases: int, files: int) -> tuple[str, str, str]:
+    subprocess.run(
+        [
+            sys.executable,
+            str(HERE / "make_workload_v4.py"),
+            str(root),
+            "--cases",
+            str(cases),
+            "--files",
+            str(files),
+            "--force",
+        ],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+    os.rmdir(root / ".git")  # the workload's marker folder: a real repository instead
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "base")
+    base = git(root, "rev-parse", "HEAD").strip()
+    # the snippet that the most eval files inline changes (the change reaches those files)
+    texts = [p.read_text() for p in (root / "evals").glob("*.eval.yaml")]
+    snippets = sorted((root / "evals" / "snippets").iterdir())
+    shared = max(snippets, key=lambda p: (sum(p.name in t for t in texts), p.name))
+    shared.write_text(shared.read_text() + "\n# one more line\n")
+    for path in sorted((root / "evals").glob("*.eval.yaml"))[:10]:
+        text = path.read_text()
+        path.write_text(text.replace("criteria:", "criteria: (edited)", 1))
+    git(root, "commit", "-qam", "head")
+    head = git(root, "rev-parse", "HEAD").strip()
+    rubric = root / "evals" / "judges" / "rubric.md"
+    rubric.write_text(rubric.read_text() + "\nBe strict.\n")
+    git(root, "commit", "-qam", "everywhere")
+    return base, head, git(root, "rev-parse", "HEAD").strip()
+
+
+def timed(command: list[str], cwd: Path) -> float:
+    start = time.perf_counter()
+    subprocess.run(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--cases", type=int, default=10_000)
+    parser.add_argument("--files", type=int, default=100)
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-diff-") as scratch:
+        root = Path(scratch) / "repo"
+        base, head, everywhere = build(root, args.cases, args.files)
+        cli = [sys.executable, "-m", "agentv_lsp"]
+        runs: dict[str, list[float]] = {
+            "check": [],
+            "diff": [],
+            "diff --full": [],
+            "diff (all files reached)": [],
+        }
+        for _ in range(args.repeat):
+            runs["check"].append(timed([*cli, "check", "evals"], root))
+            runs["diff"].append(timed([*cli, "diff", base, head, "--format", "json"], root))
+            runs["diff --full"].append(timed([*cli, "diff", base, head, "--format", "json", "--full"], root))
+            runs["diff (all files reached)"].append(
+                timed([*cli, "diff", head, everywhere, "--format", "json"], root)
+            )
+        check = statistics.median(runs["check"])
+        print(f"{args.cases:,} tests in {args.files} files, {args.repeat} runs each (medians)")
+        for name, times in runs.items():
+            median = statistics.median(times)
+            print(f"{name + ':':<28}{median:6.2f} s  {median / check:5.2f}x check")
+        print("target: diff within 2.5x the check of one revision")
+
+
+if __name__ == "__main__":
+    main()

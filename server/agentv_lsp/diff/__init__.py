@@ -1,0 +1,106 @@
+"""`agentv-lsp diff`: what a change does to each test's prompts, between two revisions.
+
+Each revision is read whole as it is (`snapshot`), every eval file previewed by the runtime that
+judges it in that revision (`collect`), and the tests matched by eval file (following git's
+rename detection) and id (`compare`). No LSP types here: the CLI and the language server call
+`diff_revisions`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from collections.abc import Callable, Sequence
+from contextlib import ExitStack
+
+from agentv_lsp.diff.affected import affected_files
+from agentv_lsp.diff.collect import FilePrompts, Pair, collect_pairs, eval_files
+from agentv_lsp.diff.compare import DiffReport, compare, pair_files
+from agentv_lsp.diff.git import GitError, renames_between, repository_top
+from agentv_lsp.diff.migration import migration_notes
+from agentv_lsp.diff.snapshot import WORKING_TREE, Snapshot, changed_paths, open_snapshot
+from agentv_lsp.formats.runtime import Requested
+
+__all__ = ["DiffReport", "GitError", "Job", "diff_revisions"]
+
+# The share of lines two files must have in common to count as a rename of one another when one
+# side is the working tree (git's own default threshold, 50%); between commits git decides.
+_RENAME_SIMILARITY = 0.5
+
+Job = Callable[[Pair], tuple[FilePrompts | None, FilePrompts | None]]
+MapFiles = Callable[[Job, list[Pair]], list[tuple[FilePrompts | None, FilePrompts | None]]]
+
+
+def diff_revisions(
+    repo_root: str,
+    base: str = "HEAD",
+    head: str | None = WORKING_TREE,
+    paths: Sequence[str] = (),
+    requested: Requested = "auto",
+    cwd: str | None = None,
+    map_files: MapFiles | None = None,
+    full: bool = False,
+) -> DiffReport:
+    """Compare the prompts of `base` (a revision) and `head` (a revision, or None: the working
+    tree). `paths`: repo-relative files or folders to limit the comparison to. `full`: preview
+    every eval file and count every test's tokens (else only the files the change can reach, see
+    `affected`, and the tokens of the tests that changed). Raises GitError when a revision
+    cannot be read."""
+    top = repository_top(repo_root)
+    shown_root = os.path.realpath(top)
+    cwd = os.path.realpath(cwd or top)
+    wanted = _path_filter(paths)
+    with ExitStack() as stack:
+        before_snap = stack.enter_context(open_snapshot(shown_root, base))
+        after_snap = stack.enter_context(open_snapshot(shown_root, head))
+        before_files = eval_files(before_snap, wanted, requested)
+        after_files = eval_files(after_snap, wanted, requested)
+        if before_snap.commit and after_snap.commit:
+            renames = renames_between(shown_root, before_snap.commit, after_snap.commit)
+        else:
+            renames = similar_files(before_snap, after_snap, before_files, after_files)
+        pairs = pair_files(before_files, after_files, renames)
+        previewed = pairs
+        if not full:
+            moved, modified = changed_paths(before_snap, after_snap)
+            reached = affected_files(after_snap, pairs, moved, modified)
+            previewed = [p for p in pairs if p in reached]
+        skipped = [p[1] or p[0] or "" for p in pairs if p not in previewed]
+        before, after = collect_pairs(
+            before_snap, after_snap, previewed, requested, shown_root, cwd, map_files
+        )
+        notes = migration_notes(before_snap, after_snap)
+        return compare(before_snap, after_snap, before, after, previewed, notes, full, skipped, shown_root)
+
+
+def _path_filter(paths: Sequence[str]) -> Callable[[str], bool]:
+    prefixes = [p.strip("/").replace(os.sep, "/") for p in paths if p.strip("/") not in ("", ".")]
+    if not prefixes:
+        return lambda _relative: True
+    return lambda relative: any(relative == p or relative.startswith(p + "/") for p in prefixes)
+
+
+def similar_files(
+    base: Snapshot, head: Snapshot, before: Sequence[str], after: Sequence[str]
+) -> dict[str, str]:
+    """Renames between a commit and the working tree: each eval file gone from one side paired
+    with the most similar new one (by lines in common, at least half), most similar pairs first."""
+    gone = [p for p in before if p not in set(after)]
+    new = [p for p in after if p not in set(before)]
+    if not gone or not new:
+        return {}
+    scored = []
+    for old in gone:
+        old_lines = (base.read_bytes(old) or b"").decode("utf-8", "replace").splitlines()
+        for candidate in new:
+            new_lines = (head.read_bytes(candidate) or b"").decode("utf-8", "replace").splitlines()
+            matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+            if matcher.real_quick_ratio() >= _RENAME_SIMILARITY and matcher.ratio() >= _RENAME_SIMILARITY:
+                scored.append((matcher.ratio(), old, candidate))
+    pairs: dict[str, str] = {}
+    taken: set[str] = set()
+    for _score, old, candidate in sorted(scored, key=lambda s: (-s[0], s[1], s[2])):
+        if old not in pairs and candidate not in taken:
+            pairs[old] = candidate
+            taken.add(candidate)
+    return pairs

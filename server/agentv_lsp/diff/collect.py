@@ -1,0 +1,365 @@
+"""Every test's prompts in one revision: each eval file previewed by the runtime that judges it.
+
+The preview objects of both formats become the same flat record per test: named fields of
+text (`FIELDS`), token counts, and the files that reached it. Which files reached a test is
+recorded while previewing (a `FileSystem` that notes every file read or found): the test's own
+inlined files (`file_paths`, v2 `guideline_paths`), and the files its eval file read for all its
+tests (config, grader templates, cases files, the eval file itself).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentv_lsp import tokens
+from agentv_lsp.diff.snapshot import Snapshot
+from agentv_lsp.engine.files import FileSystem, FileText
+from agentv_lsp.formats.runtime import Requested, RuntimeChoice, choose_runtime
+
+# The fields compared, in the order they are shown.
+FIELDS = (
+    "criteria",
+    "lm.systemMessage",
+    "lm.guidelines",
+    "lm.question",
+    "lm.chatPrompt",
+    "agent.systemMessage",
+    "agent.guidelines",
+    "agent.question",
+    "agent.chatPrompt",
+    "expected_output",
+    "reference_answer",
+    "grader_prompt",
+    "assertions",
+)
+FIELD_TITLES = {
+    "criteria": "criteria",
+    "lm.systemMessage": "systemMessage (LM)",
+    "lm.guidelines": "guidelines (LM)",
+    "lm.question": "question (LM)",
+    "lm.chatPrompt": "chatPrompt (LM)",
+    "agent.systemMessage": "systemMessage (agent)",
+    "agent.guidelines": "guidelines (agent)",
+    "agent.question": "question (agent)",
+    "agent.chatPrompt": "chatPrompt (agent)",
+    "expected_output": "expected_output",
+    "reference_answer": "reference answer",
+    "grader_prompt": "grader prompt",
+    "assertions": "assertions",
+}
+_V2_EVAL = re.compile(
+    r"""^(?:["']?evalcases["']?[ \t]*:|["']?\$schema["']?[ \t]*:[ \t]*["']?agentv-eval)""", re.M
+)
+_HEAD_BYTES = 1 << 20
+
+
+@dataclass
+class TestPrompts:
+    file: str  # the eval file, repo-relative
+    id: str
+    fields: dict[str, Any]  # raw values (strings, JSON-like data); `field_text` shows one
+    own_files: tuple[str, ...]  # files inlined into this test only (repo-relative)
+
+
+@dataclass
+class FilePrompts:
+    file: str
+    runtime: str  # "4.42.4", "2 (agentv-eval-v2)"
+    runtime_major: int
+    runtime_reason: str
+    load_error: str | None
+    tests: dict[str, TestPrompts]  # by test key (id, "id#2" for a repeated id)
+    skipped: dict[str, str]  # test key -> the runtime's reason
+    warnings: list[str]
+    used_files: set[str] = field(default_factory=set)  # every repo file this eval file read
+
+
+class RecordingFileSystem(FileSystem):
+    """A FileSystem that notes every path read, and every path found to exist."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.touched: set[str] = set()
+
+    def exists(self, path: str) -> bool:
+        found = super().exists(path)
+        if found:
+            self.touched.add(path)
+        return found
+
+    def read(self, path: str) -> FileText:
+        self.touched.add(path)
+        return super().read(path)
+
+    def read_document(self, path: str) -> str:
+        self.touched.add(path)
+        return super().read_document(path)
+
+
+def eval_files(snapshot: Snapshot, wanted: Callable[[str], bool], requested: Requested) -> list[str]:
+    """The eval files of a revision (repo-relative), as a folder walk of each runtime finds them:
+    4.x `*.eval.yaml|yml`, v2 YAML declaring `agentv-eval-v2` or `evalcases`; `node_modules` and
+    dot-folders skipped as AgentV skips them."""
+    found = []
+    for relative in snapshot.files:
+        lower = relative.lower()
+        if not lower.endswith((".yaml", ".yml")) or not wanted(relative):
+            continue
+        parts = relative.split("/")
+        if any(p == "node_modules" or p.startswith(".") for p in parts[:-1]):
+            continue
+        if lower.endswith((".eval.yaml", ".eval.yml")):
+            found.append(relative)
+            continue
+        head = _head(snapshot.path_of(relative))
+        if head is None or not _V2_EVAL.search(head):
+            continue
+        choice = choose_runtime(snapshot.path_of(relative), head, snapshot.root, requested)
+        if choice.major == 2:
+            found.append(relative)
+    return found
+
+
+def _head(path: str) -> str | None:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(_HEAD_BYTES).decode("utf-8", "replace")
+    except OSError:
+        return None
+
+
+def collect_file(
+    snapshot: Snapshot,
+    relative: str,
+    requested: Requested,
+    shown_root: str,
+    cwd: str,
+    overlays: dict[str, str] | None = None,
+) -> FilePrompts:
+    """One eval file's tests. `shown_root`: the folder absolute paths in prompts are shown under
+    (the user's repository, whichever folder the revision was laid out in)."""
+    path = snapshot.path_of(relative)
+    head = (overlays or {}).get(path)
+    choice = choose_runtime(
+        path, head[:_HEAD_BYTES] if head is not None else _head(path), snapshot.root, requested
+    )
+    fs = RecordingFileSystem(allowed_roots=(snapshot.root,), overlays=dict(overlays or {}))
+    previewer = _PREVIEWERS[choice.major]
+    result, skipped = previewer(path, snapshot.root, _cwd_in(snapshot, cwd, shown_root), fs)
+    # Absolute paths name the folder the revision was laid out in: the messages are shown under
+    # the user's repository here, the prompts when compared (`compare`, only where they differ).
+    moved = snapshot.root != shown_root
+
+    def shown(text: str) -> str:
+        return text.replace(snapshot.root, shown_root) if moved else text
+
+    used = {_relative(p, snapshot.root) for p in fs.touched}
+    used.discard(None)
+    used.update(_runtime_manifests(snapshot, relative, choice))
+    prompts = FilePrompts(
+        file=relative,
+        runtime=choice.version,
+        runtime_major=choice.major,
+        runtime_reason=choice.reason,
+        load_error=shown(result["load_error"]) if result.get("load_error") else None,
+        tests={},
+        skipped={},
+        warnings=[shown(str(w)) for w in result.get("warnings", [])],
+        used_files={u for u in used if u is not None},
+    )
+    seen: dict[str, int] = {}
+    for case in result.get("cases", []):
+        key = _key(case.get("id"), seen)
+        prompts.tests[key] = TestPrompts(
+            file=relative,
+            id=str(case.get("id")),
+            fields=_fields(case, choice.major),
+            own_files=tuple(dict.fromkeys([*case.get("file_paths", ()), *case.get("guideline_paths", ())])),
+        )
+    for test_id, reason in skipped:
+        prompts.skipped[_key(test_id, seen)] = shown(reason)
+    return prompts
+
+
+def _key(test_id: object, seen: dict[str, int]) -> str:
+    base = str(test_id) if test_id is not None else "(no id)"
+    seen[base] = seen.get(base, 0) + 1
+    return base if seen[base] == 1 else f"{base}#{seen[base]}"
+
+
+def _cwd_in(snapshot: Snapshot, cwd: str, shown_root: str) -> str:
+    """The working directory as the revision's folder holds it (AgentV searches it for files)."""
+    rel = os.path.relpath(cwd, shown_root)
+    if rel == os.curdir or rel.startswith(os.pardir):
+        return snapshot.root
+    return os.path.join(snapshot.root, rel)
+
+
+def _relative(path: str, root: str) -> str | None:
+    rel = os.path.relpath(path, root)
+    if rel.startswith(os.pardir) or os.path.isabs(rel):
+        return None
+    return rel.replace(os.sep, "/")
+
+
+def _runtime_manifests(snapshot: Snapshot, relative: str, choice: RuntimeChoice) -> set[str]:
+    """The package.json files that decided the runtime (a change there can switch formats)."""
+    if "package.json" not in choice.reason and "node_modules" not in choice.reason:
+        return set()
+    found = set()
+    parts = relative.split("/")[:-1]
+    for depth in range(len(parts), -1, -1):
+        candidate = "/".join([*parts[:depth], "package.json"])
+        if os.path.isfile(snapshot.path_of(candidate)):
+            found.add(candidate)
+    return found
+
+
+# ---- the two formats: preview, skipped tests, and where each field is in a preview case ----
+
+Previewer = Callable[[str, str, str, FileSystem], tuple[dict[str, Any], list[tuple[object, str]]]]
+
+
+def _preview_v4(
+    path: str, root: str, cwd: str, fs: FileSystem
+) -> tuple[dict[str, Any], list[tuple[object, str]]]:
+    from agentv_lsp.formats.v4.preview import preview_v4
+
+    result = preview_v4(path, root, cwd, fs)
+    return result, [(s.get("id"), str(s.get("reason", ""))) for s in result.get("skipped", [])]
+
+
+def _preview_v2(
+    path: str, root: str, cwd: str, fs: FileSystem
+) -> tuple[dict[str, Any], list[tuple[object, str]]]:
+    from agentv_lsp.engine.loader import load_case, open_eval_file
+    from agentv_lsp.engine.preview import preview_case
+
+    ef = open_eval_file(path, repo_root=root, cwd=cwd, fs=fs)
+    cases: list[dict[str, Any]] = []
+    skipped: list[tuple[object, str]] = []
+    warnings = [n.render() for n in ef.notices]
+    if ef.loaded:
+        for index in range(len(ef.raw_cases)):
+            outcome = load_case(ef, index)
+            warnings.extend(n.render() for n in outcome.notices)
+            if outcome.case is None:
+                reason = "; ".join(n.message for n in outcome.notices) or "skipped by the runtime"
+                raw_id = outcome.raw_id if isinstance(outcome.raw_id, str) else None
+                skipped.append((raw_id, reason))
+            else:
+                cases.append(preview_case(ef, outcome.case))
+    result = {"load_error": ef.load_error, "warnings": warnings, "cases": cases}
+    return result, skipped
+
+
+_PREVIEWERS: dict[int, Previewer] = {4: _preview_v4, 2: _preview_v2}
+
+# Where each compared field is in a preview case of each format.
+_FIELD_SOURCES: dict[int, dict[str, Callable[[dict[str, Any]], Any]]] = {
+    4: {
+        "criteria": lambda c: c.get("criteria"),
+        "expected_output": lambda c: c.get("expected_output"),
+        "assertions": lambda c: c.get("assertions"),
+    },
+    2: {
+        "criteria": lambda c: c.get("expected_outcome"),
+        "assertions": lambda c: c.get("evaluator"),
+    },
+}
+
+
+def test_tokens(prompts: TestPrompts) -> dict[str, Any]:
+    """The token counts of a test (`tokens.case_tokens` of the preview case its fields came from)."""
+    f = prompts.fields
+    case = {
+        "lm": {
+            "chatPrompt": f.get("lm.chatPrompt"),
+            "systemMessage": f.get("lm.systemMessage"),
+            "guidelines": f.get("lm.guidelines"),
+            "question": f.get("lm.question"),
+        },
+        "judge_prompt": f.get("grader_prompt"),
+    }
+    return tokens.case_tokens(case)
+
+
+def _fields(case: dict[str, Any], major: int) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, source in _FIELD_SOURCES[major].items():
+        _put(out, name, source(case))
+    for mode in ("lm", "agent"):
+        block = case.get(mode) or {}
+        _put(out, f"{mode}.systemMessage", block.get("systemMessage"))
+        _put(out, f"{mode}.guidelines", block.get("guidelines") or None)
+        _put(out, f"{mode}.question", block.get("question"))
+        _put(out, f"{mode}.chatPrompt", block.get("chatPrompt"))
+    _put(out, "reference_answer", case.get("reference_answer"))
+    _put(out, "grader_prompt", case.get("judge_prompt"))
+    return {name: out[name] for name in FIELDS if name in out}
+
+
+def _put(out: dict[str, Any], name: str, value: Any) -> None:
+    if value is not None:
+        out[name] = value
+
+
+def field_text(name: str, value: Any) -> str | None:
+    """A field's value as the text compared line by line (chatPrompt: each message under its role)."""
+    if value is None or isinstance(value, str):
+        return value
+    if name.endswith(".chatPrompt"):
+        return _chat_text(value)
+    if name == "grader_prompt" and isinstance(value, dict):
+        system, question = value.get("systemPrompt"), value.get("question") or ""
+        return f"[system]\n{system}\n[user]\n{question}" if system else str(question)
+    return json.dumps(value, ensure_ascii=False, indent=2)
+
+
+def _chat_text(chat: Any) -> str | None:
+    """A chatPrompt as text: each message under its role, content lists as JSON."""
+    if not isinstance(chat, list):
+        return None
+    parts = []
+    for message in chat:
+        if not isinstance(message, dict):
+            continue
+        content = message.get("content")
+        text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False, indent=2)
+        parts.append(f"[{message.get('role')}]\n{text}")
+    return "\n".join(parts)
+
+
+Pair = tuple[str | None, str | None]  # an eval file's path in the base and in the head revision
+
+
+def collect_pairs(
+    base: Snapshot,
+    head: Snapshot,
+    pairs: list[Pair],
+    requested: Requested,
+    shown_root: str,
+    cwd: str,
+    map_jobs: Callable[
+        [Callable[[Pair], tuple[FilePrompts | None, FilePrompts | None]], list[Pair]], list[Any]
+    ]
+    | None = None,
+) -> tuple[dict[str, FilePrompts], dict[str, FilePrompts]]:
+    """Both sides of each pair, in one job (one process: a prompt unchanged between the revisions
+    is counted once)."""
+
+    def one(pair: Pair) -> tuple[FilePrompts | None, FilePrompts | None]:
+        old, new = pair
+        before = collect_file(base, old, requested, shown_root, cwd) if old is not None else None
+        after = collect_file(head, new, requested, shown_root, cwd) if new is not None else None
+        return before, after
+
+    results = map_jobs(one, pairs) if map_jobs is not None else [one(p) for p in pairs]
+    before_files = {b.file: b for b, _ in results if b is not None}
+    after_files = {a.file: a for _, a in results if a is not None}
+    return before_files, after_files

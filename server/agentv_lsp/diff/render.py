@@ -1,0 +1,257 @@
+"""`agentv-lsp diff` output: text (people), json (tools), markdown (CI job summaries, PR comments).
+
+Everything shown comes from untrusted files. Text: each line is escaped like `check` escapes
+(`report.one_line`: control, bidi and invisible characters, CI command markers) and starts with
+our own prefix. Markdown: names are HTML-escaped (and `@` too, so no one is mentioned), diffs go
+in fences longer than any backtick run they hold, and the whole report stays under a size cap.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from collections.abc import Iterable
+
+from agentv_lsp.diff.compare import LOAD_STATES, STATUS_ORDER, DiffReport, FileChange, TestChange
+from agentv_lsp.report import one_line, shown_path
+from agentv_lsp.tokens import TOKENIZER
+
+# A GitHub PR comment holds 65,536 characters; a job summary 1 MiB. The report fits both.
+MARKDOWN_LIMIT = 65_000
+_FIELD_DIFF_LIMIT = 6_000  # characters of one field's diff in one collapsible section
+_LINE_LIMIT = 1_000
+
+
+def render_json(report: DiffReport) -> str:
+    return json.dumps(report.as_json(), ensure_ascii=False, indent=2) + "\n"
+
+
+# ---- text ----
+
+
+def _n(value: int) -> str:
+    return f"{value:,}"
+
+
+def _delta(before: int, after: int) -> str:
+    change = after - before
+    return f"{_n(before)} -> {_n(after)}" + (f" ({change:+,})" if change else "")
+
+
+def _token_change(t: TestChange) -> str:
+    parts = []
+    for kind in ("candidate", "grader"):
+        b = (t.tokens_before or {}).get(kind)
+        a = (t.tokens_after or {}).get(kind)
+        if b is None and a is None:
+            continue
+        if b is None or a is None:
+            parts.append(f"{kind} {_n(a or b or 0)}" + (" (new)" if b is None else " (gone)"))
+        else:
+            parts.append(f"{kind} {_delta(b, a)}")
+    return f"tokens ({TOKENIZER}) " + ", ".join(parts) if parts else ""
+
+
+def _tests_prompts(n: int) -> str:
+    return f"{n} test's prompts" if n == 1 else f"{n:,} tests' prompts"
+
+
+def _counts(counts: dict[str, int]) -> str:
+    shown = [f"{counts[s]} {s}" for s in STATUS_ORDER if counts.get(s)]
+    return ", ".join(shown) or "no tests"
+
+
+def summary_line(report: DiffReport) -> str:
+    s = report.summary()
+    total = sum(s["tests"].values())
+    tb, ta = s["tokens"]["before"], s["tokens"]["after"]
+    return (
+        f"{_counts(s['tests'])} (of {_n(total)} tests in {s['files']} eval files previewed"
+        f"{_not_previewed(report)}); tokens ({TOKENIZER}) of {s['tokens']['of']}: "
+        f"candidate {_delta(tb['candidate'], ta['candidate'])}, grader {_delta(tb['grader'], ta['grader'])}"
+    )
+
+
+def _not_previewed(report: DiffReport) -> str:
+    n = len(report.not_previewed)
+    if not n:
+        return ""
+    return f"; {n} more eval file{'s' if n != 1 else ''} read no changed file (not previewed; --full does)"
+
+
+def _test_title(t: TestChange) -> str:
+    where = shown_path(t.file) + (f" (was {one_line(t.base_file)})" if t.base_file else "")
+    return f"{t.status:<17} {where}  {one_line(t.id, 200)}"
+
+
+def render_text(report: DiffReport, show_unchanged: bool = False) -> str:
+    out = [f"agentv-lsp diff: {one_line(report.base_label)} -> {one_line(report.head_label)}"]
+    for t in report.tests:
+        if t.status == "unchanged" and not show_unchanged:
+            continue
+        line = _test_title(t)
+        if t.fields:
+            line += "  [" + ", ".join(f.title for f in t.fields) + "]"
+        out.append(line)
+        if t.note:
+            out.append("    " + one_line(t.note, _LINE_LIMIT))
+        tokens = _token_change(t)
+        if tokens and t.status != "unchanged":
+            out.append("    " + tokens)
+        if t.causes:
+            out.append("    because: " + ", ".join(one_line(c, 300) for c in t.causes))
+        for f in t.fields:
+            out.extend("    " + one_line(line, _LINE_LIMIT) for line in f.diff.splitlines())
+    out.append("files:")
+    for file_change in report.files:
+        out.append("  " + _file_line(file_change))
+    if report.causes:
+        out.append("why:")
+        for path, n in report.causes:
+            out.append(f"  {one_line(path, 300)} changed: {_tests_prompts(n)} changed")
+    out.append("summary: " + summary_line(report))
+    return "\n".join(out) + "\n"
+
+
+def _file_line(f: FileChange) -> str:
+    name = one_line(f.file) + (f" (renamed from {one_line(f.base_file)})" if f.base_file else "")
+    runtime = ""
+    if f.runtime_before and f.runtime_after and f.runtime_before != f.runtime_after:
+        runtime = f"; judged by AgentV {f.runtime_before} -> {f.runtime_after}"
+    error = ""
+    if f.load_error_after:
+        error = f"; does not load: {one_line(f.load_error_after, 300)}"
+    tb, ta = f.tokens_before, f.tokens_after
+    return (
+        f"{name}: {f.status}; {_counts(f.counts)}{runtime}{error}; candidate tokens "
+        f"{_delta(tb['candidate'], ta['candidate'])}, grader {_delta(tb['grader'], ta['grader'])}"
+    )
+
+
+# ---- markdown ----
+
+
+def md_text(text: str, limit: int = 300) -> str:
+    """Untrusted text inside markdown or HTML: one line, escaped, no markdown syntax, no mentions."""
+    shown = html.escape(one_line(text, limit), quote=True)
+    shown = re.sub(r"([\\`*_\[\]{}()#+!|~>])", r"\\\1", shown)
+    return shown.replace("@", "&#64;")
+
+
+def md_code(text: str, limit: int = 300) -> str:
+    """A name in <code> (HTML: markdown does not apply inside)."""
+    return "<code>" + html.escape(one_line(text, limit), quote=True).replace("@", "&#64;") + "</code>"
+
+
+def _fence(body: str) -> str:
+    longest = max((len(m) for m in re.findall(r"`+", body)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def _md_delta(before: int, after: int) -> str:
+    change = after - before
+    return f"{_n(before)} → {_n(after)}" + (f" ({change:+,})" if change else "")
+
+
+def render_markdown(report: DiffReport, limit: int = MARKDOWN_LIMIT) -> str:
+    s = report.summary()
+    total = sum(s["tests"].values())
+    tb, ta = s["tokens"]["before"], s["tokens"]["after"]
+    head = [
+        f"## AgentV prompt diff: {md_code(report.base_label)} → {md_code(report.head_label)}",
+        "",
+        f"**{md_text(_counts({k: v for k, v in s['tests'].items() if k != 'unchanged'}) if report.prompts_changed else 'No prompt changed')}** "
+        f"of {_n(total)} tests in {s['files']} eval files previewed{md_text(_not_previewed(report))}. "
+        f"Tokens ({TOKENIZER}, text only) of {s['tokens']['of']}: "
+        f"candidate {_md_delta(tb['candidate'], ta['candidate'])}, grader {_md_delta(tb['grader'], ta['grader'])}.",
+        "",
+        "| status | tests |",
+        "|---|---:|",
+        *[f"| {status} | {_n(s['tests'][status])} |" for status in STATUS_ORDER if s["tests"].get(status)],
+        "",
+    ]
+    if report.causes:
+        head.append("**Why:**")
+        head.append("")
+        for path, n in report.causes[:30]:
+            head.append(f"- {md_code(path)} changed: {_tests_prompts(n)} changed")
+        if len(report.causes) > 30:
+            head.append(f"- … and {len(report.causes) - 30} more files")
+        head.append("")
+    changed_files = [f for f in report.files if any(k != "unchanged" for k in f.counts)]
+    if changed_files:
+        head += [
+            "| eval file | tests | candidate tokens | grader tokens |",
+            "|---|---|---:|---:|",
+        ]
+        for f in changed_files[:50]:
+            name = md_code(f.file) + (f" (was {md_code(f.base_file)})" if f.base_file else "")
+            head.append(
+                f"| {name} | {md_text(_counts(f.counts))} | "
+                f"{_md_delta(f.tokens_before['candidate'], f.tokens_after['candidate'])} | "
+                f"{_md_delta(f.tokens_before['grader'], f.tokens_after['grader'])} |"
+            )
+        if len(changed_files) > 50:
+            head.append(f"| … {len(changed_files) - 50} more files | | | |")
+        head.append("")
+    text = "\n".join(head) + "\n"
+    shown = [t for t in report.tests if t.status != "unchanged"]
+    # load-state changes first, then the largest changes
+    shown.sort(key=lambda t: (t.status not in LOAD_STATES, -t.lines_changed, t.file, t.id))
+    left_out = 0
+    reserve = 200  # room for the closing line
+    for index, t in enumerate(shown):
+        section = _md_section(t, report)
+        if len(text) + len(section) + reserve > limit:
+            left_out = len(shown) - index
+            break
+        text += section
+    if left_out:
+        text += f"\n_{left_out} more changed test{'s' if left_out != 1 else ''} left out to keep this report under {_n(limit)} characters; `agentv-lsp diff --format json` lists them all._\n"
+    return text
+
+
+def _md_section(t: TestChange, report: DiffReport) -> str:
+    fields = ", ".join(f.title for f in t.fields)
+    tokens = _token_change(t).replace(" -> ", " → ")
+    summary = (
+        f"{md_code(t.file)} · <b>{html.escape(one_line(t.id, 200)).replace('@', '&#64;')}</b> · {t.status}"
+    )
+    if fields:
+        summary += f" · {html.escape(fields)}"
+    if t.lines_changed and t.fields:
+        summary += f" · {t.lines_changed} lines"
+    parts = [f"<details><summary>{summary}</summary>", ""]
+    if tokens:
+        parts.append(f"{md_text(tokens)}  ")
+    if t.causes:
+        parts.append("because: " + ", ".join(md_code(c) for c in t.causes) + "  ")
+    if t.note:
+        parts.append(md_text(t.note, 600))
+    parts.append("")
+    for f in t.fields:
+        body = "\n".join(one_line(line, _LINE_LIMIT) for line in _cut(f.diff.splitlines(), _FIELD_DIFF_LIMIT))
+        fence = _fence(body)
+        parts += [f"{fence}diff", body, fence, ""]
+    parts += ["</details>", ""]
+    return "\n".join(parts) + "\n"
+
+
+def _cut(lines: Iterable[str], limit: int) -> list[str]:
+    out: list[str] = []
+    used = 0
+    all_lines = list(lines)
+    for i, line in enumerate(all_lines):
+        if used + len(line) > limit:
+            out.append(f"… {len(all_lines) - i} more lines of this diff")
+            break
+        out.append(line)
+        used += len(line) + 1
+    return out
+
+
+def render(report: DiffReport, fmt: str, show_unchanged: bool = False) -> str:
+    if fmt == "text":
+        return render_text(report, show_unchanged)
+    return render_json(report) if fmt == "json" else render_markdown(report)

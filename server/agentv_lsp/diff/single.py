@@ -1,0 +1,50 @@
+"""One test's rendered prompt as a text document, at a revision or in an editor buffer (the
+editor's "Compare prompt with HEAD": both sides through `collect`, as the diff sees them)."""
+
+from __future__ import annotations
+
+import os
+
+from agentv_lsp.diff.collect import FIELD_TITLES, FIELDS, TestPrompts, collect_file, field_text, test_tokens
+from agentv_lsp.diff.git import repository_top
+from agentv_lsp.diff.snapshot import Snapshot, open_snapshot
+from agentv_lsp.formats.runtime import Requested
+from agentv_lsp.tokens import describe
+
+
+def render_test(test: TestPrompts | None, where: str, laid_out: str = "", shown_root: str = "") -> str:
+    """The fields of a test as one document: a heading line per field, then its text (absolute
+    paths under `laid_out`, the folder a revision was laid out in, shown under `shown_root`)."""
+    if test is None:
+        return f"# {where}: no test loads with this id\n"
+    parts = [f"# {test.id} ({test.file}, {where})", describe(test_tokens(test)), ""]
+    for name in FIELDS:
+        text = field_text(name, test.fields.get(name))
+        if text is not None:
+            if laid_out and laid_out != shown_root:
+                text = text.replace(laid_out, shown_root)
+            parts += [f"## {FIELD_TITLES[name]}", text, ""]
+    return "\n".join(parts)
+
+
+def buffer_prompt(repo: str, path: str, text: str, test_id: str, requested: Requested = "auto") -> str:
+    """The test as the editor's text (unsaved edits included) makes it; other files from disk."""
+    top = os.path.realpath(repository_top(repo))
+    relative = os.path.relpath(os.path.realpath(path), top).replace(os.sep, "/")
+    snapshot = Snapshot("buffer", top, [relative])
+    found = collect_file(snapshot, relative, requested, top, top, overlays={snapshot.path_of(relative): text})
+    return render_test(found.tests.get(test_id), "unsaved buffer")
+
+
+def revision_prompt(
+    repo: str, path: str, test_id: str, revision: str = "HEAD", requested: Requested = "auto"
+) -> str:
+    """The test as `revision` makes it. The commit is laid out for this call and removed after it
+    (nothing is left behind if the editor goes away)."""
+    top = os.path.realpath(repository_top(repo))
+    relative = os.path.relpath(os.path.realpath(path), top).replace(os.sep, "/")
+    with open_snapshot(top, revision) as snapshot:
+        if relative not in snapshot.object_ids:
+            return f"# {snapshot.label}: {relative} is not in this revision\n"
+        found = collect_file(snapshot, relative, requested, top, top)
+        return render_test(found.tests.get(test_id), snapshot.label, snapshot.root, top)
