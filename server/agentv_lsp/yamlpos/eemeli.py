@@ -1,0 +1,577 @@
+"""The slow, exact reader: PyYAML's pure-Python scanner, parser and composer, bent to eemeli/yaml's rules.
+
+libyaml (C) reads most eval files exactly as AgentV's YAML library (eemeli/yaml 2.9.1) does, and
+`document` uses it first. Where the two libraries part (a tab in a block scalar or after a `-`,
+anchors defined twice or with a `:` in their name, `%` directives, empty or multi-line implicit keys
+in flow collections, `:x` and `?x` in flow, a comment glued to a token, `-` inside a flow collection,
+the non-specific tag `!`), this reader is used instead: it yields the same `yaml.nodes` tree, with
+the same marks, so nothing downstream knows which reader ran. Each override below names the
+eemeli/yaml rule it follows; PyYAML's own code is kept wherever the two agree.
+
+It is about a hundred times slower than libyaml, which is why `document` only sends it the texts
+libyaml refuses or might misread (`needs_eemeli_rules`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import yaml
+from yaml.composer import Composer, ComposerError
+from yaml.events import AliasEvent, MappingStartEvent, ScalarEvent, SequenceStartEvent
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from yaml.parser import Parser, ParserError
+from yaml.reader import Reader
+from yaml.resolver import BaseResolver
+from yaml.scanner import Scanner, ScannerError, SimpleKey
+from yaml.tokens import (
+    BlockEndToken,
+    BlockEntryToken,
+    DirectiveToken,
+    DocumentEndToken,
+    DocumentStartToken,
+    FlowEntryToken,
+    FlowMappingEndToken,
+    FlowSequenceEndToken,
+    KeyToken,
+    ScalarToken,
+    StreamEndToken,
+    ValueToken,
+)
+
+PLAIN = "?plain"  # an untagged plain scalar, resolved later by the YAML 1.2 core schema
+PLAIN_11 = "?plain-1.1"  # the same under `%YAML 1.1`, resolved by eemeli/yaml's yaml-1.1 schema
+STR = "tag:yaml.org,2002:str"
+SEQ = "tag:yaml.org,2002:seq"
+MAP = "tag:yaml.org,2002:map"
+
+_BREAKS = "\r\n"
+_END = "\0" + _BREAKS
+_BLANK = "\0 \t" + _BREAKS
+_FLOW_INDICATORS = ",[]{}"
+
+
+class EemeliError(yaml.MarkedYAMLError):
+    """A text eemeli/yaml refuses, with eemeli/yaml's own message where we know it."""
+
+    def __init__(self, problem: str, mark: Any) -> None:
+        super().__init__(None, None, problem, mark)
+
+
+class _Scanner(Scanner):
+    def __init__(self) -> None:
+        super().__init__()
+        self.flow_kinds: list[str] = []  # "[" or "{" per open flow collection
+        self.after_json_node = False  # the last token was a quoted scalar or a closed flow collection
+        self.tab_after_indicator: Any = None  # mark of a tab separating a block indicator from content
+
+    # -- white space and comments ---------------------------------------------------------------
+    def scan_to_next_token(self) -> None:
+        # eemeli/yaml: spaces and tabs both separate tokens; a tab may not indent a block
+        # collection (checked where one starts); a comment needs white space before it.
+        if self.index == 0 and self.peek() == "\ufeff":
+            self.forward()
+        glued = self.index > 0 and self.peek() == "#" and self.prefix_before() not in " \t\r\n"
+        if glued and self.flow_level_or_token_before():
+            raise EemeliError(
+                "Comments must be separated from other tokens by white space characters", self.get_mark()
+            )
+        tab_mark = None
+        found = False
+        while not found:
+            while self.peek() in " \t":
+                if self.peek() == "\t" and tab_mark is None:
+                    tab_mark = self.get_mark()
+                self.forward()
+            if self.peek() == "#":
+                while self.peek() not in _END:
+                    self.forward()
+            if self.scan_line_break():
+                tab_mark = None
+                if not self.flow_level:
+                    self.allow_simple_key = True
+            else:
+                found = True
+        self.tab_after_indicator = tab_mark
+
+    def prefix_before(self) -> str:
+        return self.buffer[self.pointer - 1] if self.pointer > 0 else "\n"
+
+    def flow_level_or_token_before(self) -> bool:
+        return bool(self.tokens) or self.tokens_taken > 0
+
+    # -- simple keys: eemeli/yaml lets an implicit key of a flow mapping span lines --------------
+    def stale_possible_simple_keys(self) -> None:
+        for level in list(self.possible_simple_keys):
+            key = self.possible_simple_keys[level]
+            in_flow_map = level > 0 and level <= len(self.flow_kinds) and self.flow_kinds[level - 1] == "{"
+            if (key.line != self.line and not in_flow_map) or self.index - key.index > 1024:
+                if key.required:
+                    raise ScannerError(
+                        "while scanning a simple key", key.mark, "could not find expected ':'", self.get_mark()
+                    )
+                if level > 0 and key.line != self.line:
+                    self.stale_flow_key = key  # a `:` next in this flow sequence is an error
+                del self.possible_simple_keys[level]
+
+    stale_flow_key: SimpleKey | None = None
+
+    def save_possible_simple_key(self) -> None:
+        self.stale_flow_key = None
+        super().save_possible_simple_key()
+        key = self.possible_simple_keys.get(self.flow_level)
+        if key is not None and self.tab_after_indicator is not None and self.tokens_before_on_line():
+            key.tab_mark = self.tab_after_indicator  # type: ignore[attr-defined]
+
+    # -- flow collections ------------------------------------------------------------------------
+    def fetch_flow_collection_start(self, TokenClass: Any) -> None:  # noqa: N803 (PyYAML's name)
+        self.flow_kinds.append(self.peek())
+        super().fetch_flow_collection_start(TokenClass)
+        self.after_json_node = False
+
+    def fetch_flow_collection_end(self, TokenClass: Any) -> None:  # noqa: N803
+        if self.flow_kinds:
+            self.flow_kinds.pop()
+        super().fetch_flow_collection_end(TokenClass)
+        self.after_json_node = True
+
+    def fetch_flow_scalar(self, style: Any) -> None:
+        super().fetch_flow_scalar(style)
+        self.after_json_node = True
+
+    def fetch_more_tokens(self) -> None:
+        was_json = self.after_json_node
+        self.after_json_node = False
+        self.scan_to_next_token()
+        self.after_json_node = was_json
+        ch = self.peek()
+        if self.flow_level and ch == "-" and self.peek(1) in _BLANK + _FLOW_INDICATORS:
+            raise EemeliError("Block collections are not allowed within flow collections", self.get_mark())
+        # the rest as PyYAML does it, minus the white space already skipped
+        self.stale_possible_simple_keys()
+        self.unwind_indent(self.column)
+        ch = self.peek()
+        if ch == "\0":
+            return self.fetch_stream_end()
+        if ch == "%" and self.check_directive():
+            return self.fetch_directive()
+        if ch == "-" and self.check_document_start():
+            return self.fetch_document_start()
+        if ch == "." and self.check_document_end():
+            return self.fetch_document_end()
+        handlers = {
+            "[": self.fetch_flow_sequence_start,
+            "{": self.fetch_flow_mapping_start,
+            "]": self.fetch_flow_sequence_end,
+            "}": self.fetch_flow_mapping_end,
+            ",": self.fetch_flow_entry,
+        }
+        if ch in handlers:
+            self.after_json_node = False
+            return handlers[ch]()
+        self.after_json_node = False
+        if ch == "-" and self.check_block_entry():
+            return self.fetch_block_entry()
+        if ch == "?" and self.check_key():
+            return self.fetch_key()
+        if ch == ":" and (self.check_value() or (self.flow_level and was_json)):
+            return self.fetch_value()
+        if ch == "*":
+            return self.fetch_alias()
+        if ch == "&":
+            return self.fetch_anchor()
+        if ch == "!":
+            return self.fetch_tag()
+        if ch == "|" and not self.flow_level:
+            return self.fetch_literal()
+        if ch == ">" and not self.flow_level:
+            return self.fetch_folded()
+        if ch == "'":
+            return self.fetch_single()
+        if ch == '"':
+            return self.fetch_double()
+        if self.check_plain():
+            return self.fetch_plain()
+        raise ScannerError(
+            "while scanning for the next token",
+            None,
+            f"found character {ch!r} that cannot start any token",
+            self.get_mark(),
+        )
+
+    # -- block indicators: a tab after one may not indent a block collection -----------------------
+    def _no_tab_indent(self) -> None:
+        if self.tab_after_indicator is not None and not self.flow_level and self.tokens_before_on_line():
+            raise EemeliError("Tabs are not allowed as indentation", self.tab_after_indicator)
+
+    def tokens_before_on_line(self) -> bool:
+        last = self.tokens[-1] if self.tokens else None
+        return last is not None and last.end_mark.line == self.line
+
+    def fetch_block_entry(self) -> None:
+        self._no_tab_indent()
+        super().fetch_block_entry()
+
+    def fetch_key(self) -> None:
+        self._no_tab_indent()
+        super().fetch_key()
+
+    def fetch_value(self) -> None:
+        level = self.flow_level
+        if level and level not in self.possible_simple_keys and self.stale_flow_key is not None:
+            raise EemeliError(
+                "Implicit keys of flow sequence pairs need to be on a single line", self.stale_flow_key.mark
+            )
+        key = self.possible_simple_keys.get(level)
+        if key is not None and not level and getattr(key, "tab_mark", None) is not None:
+            if self.add_indent_would_open(key.column):
+                raise EemeliError("Tabs are not allowed as indentation", key.tab_mark)
+        super().fetch_value()
+
+    def add_indent_would_open(self, column: int) -> bool:
+        return self.indent < column
+
+    # -- `?` and `:` -------------------------------------------------------------------------------
+    def check_key(self) -> bool:
+        # eemeli/yaml: `?x` starts a plain scalar in flow context too
+        return bool(self.peek(1) in _BLANK or (self.flow_level and self.peek(1) in _FLOW_INDICATORS))
+
+    def check_value(self) -> bool:
+        if self.flow_level:
+            return bool(self.peek(1) in _BLANK + _FLOW_INDICATORS)
+        return bool(self.peek(1) in _BLANK)
+
+    def check_plain(self) -> bool:
+        ch = self.peek()
+        nxt = self.peek(1)
+        if ch not in "\0 \t\r\n-?:,[]{}#&*!|>'\"%@`":
+            return True
+        if ch in "-?:" and nxt not in _BLANK:
+            return not (self.flow_level and nxt in _FLOW_INDICATORS)
+        return False
+
+    def scan_plain(self) -> ScalarToken:
+        chunks: list[str] = []
+        start_mark = self.get_mark()
+        end_mark = start_mark
+        indent = self.indent + 1
+        spaces: list[str] | None = []
+        while True:
+            length = 0
+            if self.peek() == "#":
+                break
+            while True:
+                ch = self.peek(length)
+                if ch in _BLANK:
+                    break
+                if ch == ":":
+                    after = self.peek(length + 1)
+                    if after in _BLANK or (self.flow_level and after in _FLOW_INDICATORS):
+                        break
+                if self.flow_level and ch in _FLOW_INDICATORS:
+                    break
+                length += 1
+            if length == 0:
+                break
+            self.allow_simple_key = False
+            chunks.extend(spaces or ())
+            chunks.append(self.prefix(length))
+            self.forward(length)
+            end_mark = self.get_mark()
+            spaces = self.scan_plain_spaces(indent, start_mark)
+            if not spaces or self.peek() == "#" or (not self.flow_level and self.column < indent):
+                break
+        return ScalarToken("".join(chunks), True, start_mark, end_mark)
+
+    def scan_plain_spaces(self, indent: int, start_mark: Any) -> list[str] | None:
+        chunks: list[str] = []
+        length = 0
+        while self.peek(length) in " \t":
+            length += 1
+        whitespaces = self.prefix(length)
+        self.forward(length)
+        ch = self.peek()
+        if ch in _BREAKS:
+            line_break = self.scan_line_break()
+            self.allow_simple_key = True
+            if self._document_marker():
+                return None
+            breaks: list[str] = []
+            while self.peek() in " \t" + _BREAKS:
+                if self.peek() in " \t":
+                    self.forward()
+                else:
+                    breaks.append(self.scan_line_break())
+                    if self._document_marker():
+                        return None
+            if not breaks:
+                chunks.append(" ")
+            chunks.extend(breaks)
+            del line_break
+        elif whitespaces:
+            chunks.append(whitespaces)
+        return chunks
+
+    def _document_marker(self) -> bool:
+        return self.prefix(3) in ("---", "...") and self.peek(3) in _BLANK
+
+    # -- anchors and aliases: any characters but white space and flow indicators ---------------------
+    def scan_anchor(self, TokenClass: Any) -> Any:  # noqa: N803
+        start_mark = self.get_mark()
+        name = "alias" if self.peek() == "*" else "anchor"
+        self.forward()
+        length = 0
+        while self.peek(length) not in _BLANK + _FLOW_INDICATORS:
+            length += 1
+        if not length:
+            raise ScannerError(
+                f"while scanning an {name}",
+                start_mark,
+                f"expected an {name} name, but found {self.peek()!r}",
+                self.get_mark(),
+            )
+        value = self.prefix(length)
+        self.forward(length)
+        return TokenClass(value, start_mark, self.get_mark())
+
+    # -- directives: unknown names are ignored, `%YAML` keeps its version text --------------------
+    def scan_directive(self) -> DirectiveToken:
+        start_mark = self.get_mark()
+        self.forward()
+        length = 0
+        while self.peek(length) not in _BLANK:
+            length += 1
+        name = self.prefix(length)
+        self.forward(length)
+        params: list[str] = []
+        while True:
+            while self.peek() in " \t":
+                self.forward()
+            if self.peek() in _END or self.peek() == "#":
+                break
+            length = 0
+            while self.peek(length) not in _BLANK:
+                length += 1
+            params.append(self.prefix(length))
+            self.forward(length)
+        end_mark = self.get_mark()
+        while self.peek() not in _END:
+            self.forward()
+        self.scan_line_break()
+        return DirectiveToken(name, (params, start_mark), start_mark, end_mark)
+
+    # -- block scalars -------------------------------------------------------------------------------
+    def scan_block_scalar_ignored_line(self, start_mark: Any) -> None:
+        spaced = False
+        while self.peek() in " \t":
+            spaced = True
+            self.forward()
+        if self.peek() == "#":
+            if not spaced:
+                raise EemeliError(
+                    "Comments must be separated from other tokens by white space characters", self.get_mark()
+                )
+            while self.peek() not in _END:
+                self.forward()
+        if self.peek() not in _END:
+            raise ScannerError(
+                "while scanning a block scalar",
+                start_mark,
+                f"expected a comment or a line break, but found {self.peek()!r}",
+                self.get_mark(),
+            )
+        self.scan_line_break()
+
+
+class _Parser(Parser):
+    # eemeli/yaml: unknown directives are ignored, `%YAML` may repeat, any 1.x version is read
+    # (1.1 with its own scalar rules), and `%YAML` with a version it cannot read fails.
+    def process_directives(self) -> Any:
+        self.yaml_version = None
+        self.tag_handles = {}
+        while self.check_token(DirectiveToken):
+            token = self.get_token()
+            params, mark = token.value
+            if token.name == "YAML":
+                version = params[0] if params else ""
+                if version not in ("1.1", "1.2") and not re.fullmatch(r"1\.[0-9]+", version):
+                    raise EemeliError(f"Unsupported YAML version {version}", mark)
+                self.yaml_version = (1, 1) if version == "1.1" else (1, 2)
+            elif token.name == "TAG" and len(params) >= 2:
+                self.tag_handles[params[0]] = params[1]
+        value = self.yaml_version, (self.tag_handles.copy() or None)
+        for key in self.DEFAULT_TAGS:
+            self.tag_handles.setdefault(key, self.DEFAULT_TAGS[key])
+        return value
+
+    def parse_document_start(self) -> Any:
+        # a `...` with no document before it ends nothing (eemeli/yaml reads `...` alone as null)
+        while self.check_token(DocumentEndToken):
+            self.get_token()
+        return super().parse_document_start()
+
+    def parse_implicit_document_start(self) -> Any:
+        if self.check_token(DocumentEndToken):
+            return self.parse_document_start()
+        return super().parse_implicit_document_start()
+
+    # -- empty implicit keys: `: value` ----------------------------------------------------------
+    def parse_block_mapping_key(self) -> Any:
+        if self.check_token(ValueToken):
+            self.state = self.parse_block_mapping_value
+            return self.process_empty_scalar(self.peek_token().start_mark)
+        return super().parse_block_mapping_key()
+
+    def parse_flow_mapping_key(self, first: bool = False) -> Any:
+        if not self.check_token(FlowMappingEndToken):
+            if not first:
+                if self.check_token(FlowEntryToken):
+                    self.get_token()
+                else:
+                    token = self.peek_token()
+                    raise ParserError(
+                        "while parsing a flow mapping",
+                        self.marks[-1],
+                        f"expected ',' or '}}', but got {token.id!r}",
+                        token.start_mark,
+                    )
+            if self.check_token(ValueToken):
+                self.state = self.parse_flow_mapping_value
+                return self.process_empty_scalar(self.peek_token().start_mark)
+            return super().parse_flow_mapping_key(first=True)
+        return super().parse_flow_mapping_key(first=True)
+
+    def parse_flow_sequence_entry(self, first: bool = False) -> Any:
+        if not self.check_token(FlowSequenceEndToken):
+            if not first:
+                if self.check_token(FlowEntryToken):
+                    self.get_token()
+                else:
+                    token = self.peek_token()
+                    raise ParserError(
+                        "while parsing a flow sequence",
+                        self.marks[-1],
+                        f"expected ',' or ']', but got {token.id!r}",
+                        token.start_mark,
+                    )
+            if self.check_token(ValueToken):
+                token = self.peek_token()
+                self.state = self.parse_flow_sequence_entry_empty_key
+                return MappingStartEvent(None, None, True, token.start_mark, token.end_mark, flow_style=True)
+            return super().parse_flow_sequence_entry(first=True)
+        return super().parse_flow_sequence_entry(first=True)
+
+    # -- what `keytext` needs: which pairs have no value at all (`{ a }`, not `{ a: }`) -----------
+    def _missing_value(self, mark: Any) -> Any:
+        event = self.process_empty_scalar(mark)
+        event.missing = True
+        return event
+
+    def parse_block_mapping_value(self) -> Any:
+        if self.check_token(ValueToken):
+            return super().parse_block_mapping_value()
+        self.state = self.parse_block_mapping_key
+        return self._missing_value(self.peek_token().start_mark)
+
+    def parse_flow_mapping_value(self) -> Any:
+        if self.check_token(ValueToken):
+            return super().parse_flow_mapping_value()
+        self.state = self.parse_flow_mapping_key
+        return self._missing_value(self.peek_token().start_mark)
+
+    def parse_flow_mapping_empty_value(self) -> Any:
+        self.state = self.parse_flow_mapping_key
+        return self._missing_value(self.peek_token().start_mark)
+
+    def parse_flow_sequence_entry_mapping_value(self) -> Any:
+        if self.check_token(ValueToken):
+            return super().parse_flow_sequence_entry_mapping_value()
+        self.state = self.parse_flow_sequence_entry_mapping_end
+        return self._missing_value(self.peek_token().start_mark)
+
+    def parse_flow_sequence_entry_empty_key(self) -> Any:
+        self.state = self.parse_flow_sequence_entry_mapping_value
+        return self.process_empty_scalar(self.peek_token().start_mark)
+
+
+class _Composer(Composer):
+    """Anchors may be defined again (an alias takes the latest); every node keeps its anchor."""
+
+    def compose_node(self, parent: Node | None, index: Any) -> Node:
+        if self.check_event(AliasEvent):
+            event = self.get_event()
+            if event.anchor not in self.anchors:
+                raise ComposerError(None, None, f"found undefined alias {event.anchor!r}", event.start_mark)
+            return self.anchors[event.anchor]
+        event = self.peek_event()
+        anchor = event.anchor
+        self.depth = getattr(self, "depth", 0) + 1
+        try:
+            if self.depth > MAX_NESTING:
+                raise EemeliError(TOO_DEEP, event.start_mark)
+            if self.check_event(ScalarEvent):
+                node = self.compose_scalar_node(anchor)
+            elif self.check_event(SequenceStartEvent):
+                node = self.compose_sequence_node(anchor)
+            else:
+                node = self.compose_mapping_node(anchor)
+        finally:
+            self.depth -= 1
+        node.anchor = anchor  # type: ignore[attr-defined]
+        return node
+
+    def compose_scalar_node(self, anchor: Any) -> Node:
+        event = self.peek_event()
+        tag = event.tag
+        if tag == "!" and event.implicit[0]:
+            event.implicit = (False, False)  # the non-specific tag: a string, whatever it reads as
+        missing = getattr(event, "missing", False)
+        node = super().compose_scalar_node(anchor)
+        if tag == "!":
+            node.tag = STR
+        if missing:
+            node.missing = True  # type: ignore[attr-defined]
+        return node
+
+
+# Beyond this, `document` reports "too deep" (as it does past MAX_DEPTH converting): the
+# Python composer recurses, three frames a level.
+MAX_NESTING = 1000
+TOO_DEEP = "too deep"
+
+
+class EemeliLoader(Reader, _Scanner, _Parser, _Composer, BaseResolver):
+    def __init__(self, stream: str) -> None:
+        Reader.__init__(self, stream)
+        _Scanner.__init__(self)
+        Parser.__init__(self)
+        Composer.__init__(self)
+        BaseResolver.__init__(self)
+
+    def resolve(self, kind: type, value: Any, implicit: Any) -> str:
+        if kind is ScalarNode:
+            if not implicit[0]:
+                return STR
+            return PLAIN_11 if getattr(self, "yaml_version", None) == (1, 1) else PLAIN
+        return SEQ if kind is SequenceNode else MAP
+
+    def compose_document(self) -> Any:
+        # anchors are per document; `self.anchors = {}` happens in Composer.compose_document
+        return super().compose_document()
+
+
+def compose(text: str) -> Node | None:
+    """The node tree eemeli/yaml's rules give `text`; raises yaml.MarkedYAMLError when it refuses."""
+    loader = EemeliLoader(text)
+    try:
+        node: Node | None = loader.get_single_node()
+        return node
+    finally:
+        loader.dispose()
+
+
+__all__ = ["MAP", "PLAIN", "PLAIN_11", "SEQ", "STR", "EemeliError", "EemeliLoader", "MappingNode", "compose"]
+
+# silence "imported but unused" for names kept for readers of the overrides above
+_ = (BlockEndToken, BlockEntryToken, DocumentStartToken, KeyToken, StreamEndToken)
