@@ -37,6 +37,7 @@ from yaml.tokens import (
     KeyToken,
     ScalarToken,
     StreamEndToken,
+    TagToken,
     ValueToken,
 )
 
@@ -59,6 +60,10 @@ class EemeliError(yaml.MarkedYAMLError):
         super().__init__(None, None, problem, mark)
 
 
+_GLUED_COMMENT = "Comments must be separated from other tokens by white space characters"
+_UNSEPARATED = "Tags and anchors must be separated from the next token by white space"
+
+
 class _Scanner(Scanner):
     def __init__(self) -> None:
         super().__init__()
@@ -68,38 +73,43 @@ class _Scanner(Scanner):
 
     # -- white space and comments ---------------------------------------------------------------
     def scan_to_next_token(self) -> None:
-        # eemeli/yaml: spaces and tabs both separate tokens; a tab may not indent a block
-        # collection (checked where one starts); a comment needs white space before it.
+        # eemeli/yaml: spaces and tabs both separate tokens, but a tab may not indent block
+        # content (at a line start, or after `-`, `?`, `:` before a block collection), and a
+        # comment needs white space before it.
         if self.index == 0 and self.peek() == "\ufeff":
             self.forward()
-        glued = self.index > 0 and self.peek() == "#" and self.prefix_before() not in " \t\r\n"
-        if glued and self.flow_level_or_token_before():
-            raise EemeliError(
-                "Comments must be separated from other tokens by white space characters", self.get_mark()
-            )
-        tab_mark = None
-        found = False
-        while not found:
+        before = self.prefix_before()
+        if self.index > 0 and self.peek() == "#" and before not in " \t\r\n":
+            raise EemeliError(_GLUED_COMMENT, self.get_mark())
+        after_indicator = self.column > 0 and before in "-?:"
+        at_line_start = self.column == 0
+        self.tab_after_indicator = None
+        while True:
+            spaces = 0
+            tab_mark = None
             while self.peek() in " \t":
                 if self.peek() == "\t" and tab_mark is None:
                     tab_mark = self.get_mark()
+                elif tab_mark is None:
+                    spaces += 1
                 self.forward()
+            content = self.peek() not in _END + "#"
+            if tab_mark is not None and content and not self.flow_level:
+                if at_line_start and spaces <= self.indent:
+                    raise EemeliError("Tabs are not allowed as indentation", tab_mark)
+                if after_indicator:
+                    self.tab_after_indicator = tab_mark
             if self.peek() == "#":
                 while self.peek() not in _END:
                     self.forward()
-            if self.scan_line_break():
-                tab_mark = None
-                if not self.flow_level:
-                    self.allow_simple_key = True
-            else:
-                found = True
-        self.tab_after_indicator = tab_mark
+            if not self.scan_line_break():
+                return
+            if not self.flow_level:
+                self.allow_simple_key = True
+            at_line_start, after_indicator = True, False
 
     def prefix_before(self) -> str:
         return self.buffer[self.pointer - 1] if self.pointer > 0 else "\n"
-
-    def flow_level_or_token_before(self) -> bool:
-        return bool(self.tokens) or self.tokens_taken > 0
 
     # -- simple keys: eemeli/yaml lets an implicit key of a flow mapping span lines --------------
     def stale_possible_simple_keys(self) -> None:
@@ -121,7 +131,7 @@ class _Scanner(Scanner):
         self.stale_flow_key = None
         super().save_possible_simple_key()
         key = self.possible_simple_keys.get(self.flow_level)
-        if key is not None and self.tab_after_indicator is not None and self.tokens_before_on_line():
+        if key is not None and self.tab_after_indicator is not None:
             key.tab_mark = self.tab_after_indicator  # type: ignore[attr-defined]
 
     # -- flow collections ------------------------------------------------------------------------
@@ -202,12 +212,8 @@ class _Scanner(Scanner):
 
     # -- block indicators: a tab after one may not indent a block collection -----------------------
     def _no_tab_indent(self) -> None:
-        if self.tab_after_indicator is not None and not self.flow_level and self.tokens_before_on_line():
+        if self.tab_after_indicator is not None and not self.flow_level:
             raise EemeliError("Tabs are not allowed as indentation", self.tab_after_indicator)
-
-    def tokens_before_on_line(self) -> bool:
-        last = self.tokens[-1] if self.tokens else None
-        return last is not None and last.end_mark.line == self.line
 
     def fetch_block_entry(self) -> None:
         self._no_tab_indent()
@@ -335,6 +341,7 @@ class _Scanner(Scanner):
         self.forward(length)
         return TokenClass(value, start_mark, self.get_mark())
 
+
     # -- directives: unknown names are ignored, `%YAML` keeps its version text --------------------
     def scan_directive(self) -> DirectiveToken:
         start_mark = self.get_mark()
@@ -361,7 +368,95 @@ class _Scanner(Scanner):
         self.scan_line_break()
         return DirectiveToken(name, (params, start_mark), start_mark, end_mark)
 
+    # -- tags: `!` then anything but white space and flow indicators; white space after it --------
+    def scan_tag(self) -> Any:
+        start_mark = self.get_mark()
+        if self.peek(1) == "<":
+            length = 2
+            while self.peek(length) not in _BLANK + ">":
+                length += 1
+            if self.peek(length) != ">":
+                raise ScannerError("while parsing a tag", start_mark, "expected '>'", self.get_mark())
+            handle, suffix = None, self.prefix(length)[2:]
+            self.forward(length + 1)
+        else:
+            length = 1
+            while self.peek(length) not in _BLANK + _FLOW_INDICATORS:
+                length += 1
+            text = self.prefix(length)
+            self.forward(length)
+            second = text.find("!", 1)
+            if text == "!":
+                handle, suffix = None, "!"
+            elif second == -1:
+                handle, suffix = "!", text[1:]
+            else:
+                handle, suffix = text[: second + 1], text[second + 1 :]
+        self._separated()
+        return TagToken((handle, suffix), start_mark, self.get_mark())
+
+    def _separated(self) -> None:
+        ch = self.peek()
+        if ch not in _BLANK and not (self.flow_level and ch in _FLOW_INDICATORS):
+            raise EemeliError(_UNSEPARATED, self.get_mark())
+
     # -- block scalars -------------------------------------------------------------------------------
+    def scan_block_scalar(self, style: Any) -> ScalarToken:
+        # PyYAML's, with eemeli/yaml's rules: content may start at column 0 at the top level,
+        # leading blank lines may not be indented more than the first content line (without
+        # an indentation indicator), a line indented less than the content may not start
+        # with a tab, and document markers end the scalar.
+        folded = style == ">"
+        chunks: list[str] = []
+        start_mark = self.get_mark()
+        self.forward()
+        chomping, increment = self.scan_block_scalar_indicators(start_mark)
+        self.scan_block_scalar_ignored_line(start_mark)
+        min_indent = max(self.indent + 1, 0)
+        if increment is None:
+            breaks, max_indent, end_mark = self.scan_block_scalar_indentation()
+            indent = max(min_indent, max_indent, 1 if min_indent else 0)
+            if self.peek() not in _END and self.peek() != "\t" and min_indent <= self.column < max_indent:
+                raise EemeliError(
+                    "Block scalars with more-indented leading empty lines must use an explicit indentation indicator",
+                    self.get_mark(),
+                )
+            if self.peek() not in _END and self.peek() != "\t" and self.column >= min_indent:
+                indent = max(min_indent, self.column)
+        else:
+            indent = min_indent + increment - 1 if min_indent else increment
+            breaks, end_mark = self.scan_block_scalar_breaks(indent)
+        self._no_tab_before(indent)
+        line_break = ""
+        while self.column == indent and self.peek() != "\0" and not (indent == 0 and self._document_marker()):
+            chunks.extend(breaks)
+            leading_non_space = self.peek() not in " \t"
+            length = 0
+            while self.peek(length) not in _END:
+                length += 1
+            chunks.append(self.prefix(length))
+            self.forward(length)
+            line_break = self.scan_line_break()
+            breaks, end_mark = self.scan_block_scalar_breaks(indent)
+            self._no_tab_before(indent)
+            if self.column == indent and self.peek() != "\0" and not (indent == 0 and self._document_marker()):
+                if folded and line_break == "\n" and leading_non_space and self.peek() not in " \t":
+                    if not breaks:
+                        chunks.append(" ")
+                else:
+                    chunks.append(line_break)
+            else:
+                break
+        if chomping is not False:
+            chunks.append(line_break)
+        if chomping is True:
+            chunks.extend(breaks)
+        return ScalarToken("".join(chunks), False, start_mark, end_mark, style)
+
+    def _no_tab_before(self, indent: int) -> None:
+        if self.peek() == "\t" and self.column < indent:
+            raise EemeliError("Block scalar values in collections must be indented", self.get_mark())
+
     def scan_block_scalar_ignored_line(self, start_mark: Any) -> None:
         spaced = False
         while self.peek() in " \t":
@@ -369,9 +464,7 @@ class _Scanner(Scanner):
             self.forward()
         if self.peek() == "#":
             if not spaced:
-                raise EemeliError(
-                    "Comments must be separated from other tokens by white space characters", self.get_mark()
-                )
+                raise EemeliError(_GLUED_COMMENT, self.get_mark())
             while self.peek() not in _END:
                 self.forward()
         if self.peek() not in _END:
@@ -394,7 +487,9 @@ class _Parser(Parser):
             token = self.get_token()
             params, mark = token.value
             if token.name == "YAML":
-                version = params[0] if params else ""
+                if len(params) != 1:
+                    raise EemeliError("%YAML directive should contain exactly one part", mark)
+                version = params[0]
                 if version not in ("1.1", "1.2") and not re.fullmatch(r"1\.[0-9]+", version):
                     raise EemeliError(f"Unsupported YAML version {version}", mark)
                 self.yaml_version = (1, 1) if version == "1.1" else (1, 2)
