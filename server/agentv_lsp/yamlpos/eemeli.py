@@ -149,6 +149,13 @@ class _Scanner(Scanner):
     def fetch_flow_scalar(self, style: Any) -> None:
         super().fetch_flow_scalar(style)
         self.after_json_node = True
+        if style == '"':
+            token = self.tokens[-1]
+            source = self.buffer[token.start_mark.index : token.end_mark.index]
+            try:
+                token.value = double_quoted_value(source)
+            except EemeliError as exc:
+                raise EemeliError(exc.problem or "Invalid escape sequence", token.start_mark) from None
 
     def fetch_more_tokens(self) -> None:
         was_json = self.after_json_node
@@ -475,6 +482,72 @@ class _Scanner(Scanner):
                 self.get_mark(),
             )
         self.scan_line_break()
+
+
+_ESCAPES = {
+    "0": "\0", "a": "\x07", "b": "\b", "e": "\x1b", "f": "\f", "n": "\n", "r": "\r", "t": "\t",
+    "v": "\v", "N": "\x85", "_": "\xa0", "L": "\u2028", "P": "\u2029", " ": " ", '"': '"', "/": "/",
+    "\\": "\\", "\t": "\t",
+}  # fmt: skip
+_HEX_DIGITS = {"x": 2, "u": 4, "U": 8}
+
+
+def double_quoted_value(source: str) -> str:
+    """A double-quoted scalar's value from its source (quotes included), by eemeli/yaml's rules:
+    a line break folds to a space, or to n-1 line breaks before n-1 blank lines; white space
+    around breaks is dropped; an escaped line break is dropped with the next line's indentation
+    only, so a blank line after it still folds (`"a\\<br><br>b"` is "a b"). An escaped surrogate
+    pair is one character; a lone one becomes U+FFFD, as in any UTF-8 output of the runtime."""
+    out: list[str] = []
+    i, end = 1, len(source) - 1
+    while i < end:
+        ch = source[i]
+        if ch == "\r" and source[i + 1] == "\n":
+            i += 1
+            continue
+        if ch == "\n":
+            breaks = 0
+            while i + 1 < end and source[i + 1] in " \t\n\r":
+                if source[i + 1] == "\r" and source[i + 2] != "\n":
+                    break
+                if source[i + 1] == "\n":
+                    breaks += 1
+                i += 1
+            out.append("\n" * breaks or " ")
+        elif ch == "\\":
+            i += 1
+            nxt = source[i]
+            if nxt in _ESCAPES:
+                out.append(_ESCAPES[nxt])
+            elif nxt == "\n" or (nxt == "\r" and source[i + 1] == "\n"):
+                if nxt == "\r":
+                    i += 1
+                while source[i + 1] in " \t":
+                    i += 1
+            elif nxt in _HEX_DIGITS:
+                digits = source[i + 1 : i + 1 + _HEX_DIGITS[nxt]]
+                if len(digits) != _HEX_DIGITS[nxt] or not all(c in "0123456789abcdefABCDEF" for c in digits):
+                    raise EemeliError(f"Invalid escape sequence \\{nxt}{digits}", None)
+                code = int(digits, 16)
+                if code > 0x10FFFF:
+                    raise EemeliError(f"Invalid escape sequence \\{nxt}{digits}", None)
+                out.append(chr(code))
+                i += len(digits)
+            else:
+                raise EemeliError(f"Invalid escape sequence \\{nxt}", None)
+        elif ch in " \t":
+            start = i
+            while source[i + 1] in " \t":
+                i += 1
+            if source[i + 1] != "\n" and not (source[i + 1] == "\r" and source[i + 2] == "\n"):
+                out.append(source[start : i + 1])
+        else:
+            out.append(ch)
+        i += 1
+    value = "".join(out)
+    if any("\ud800" <= c <= "\udfff" for c in value):
+        value = value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return value
 
 
 class _Parser(Parser):
