@@ -797,14 +797,17 @@ def _compose_by_eemeli_rules(text: str, refused: YamlError | None = None) -> Nod
     except RecursionError:
         return YamlError("too-deep", TOO_DEEP_MESSAGE, Span(0, 0, 0, 1))
     if refused is not None:
-        return refused
+        # both refuse: libyaml's message, the one users of earlier versions know, when it
+        # points at the same line; else ours (libyaml's may blame a line eemeli/yaml reads)
+        return refused if refused.span.start_line == error.span.start_line else error
     if not isinstance(error, YamlError) or error.kind != "syntax":
         return error
     try:
         _compose(text)
     except yaml.MarkedYAMLError as exc:
-        if not isinstance(exc, eemeli.EemeliError):
-            return _from_marked(exc)  # libyaml refuses too: its message
+        libyaml_error = _from_marked(exc)
+        if libyaml_error.span.start_line == error.span.start_line:
+            return libyaml_error
     except yaml.YAMLError:
         pass
     return error

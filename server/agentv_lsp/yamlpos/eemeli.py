@@ -702,6 +702,27 @@ class _Composer(Composer):
             node.missing = True  # type: ignore[attr-defined]
         return node
 
+    def compose_mapping_node(self, anchor: Any) -> Node:
+        node = super().compose_mapping_node(anchor)
+        if not node.flow_style and node.start_mark.column > 0:
+            self._flow_key_after_value(node)
+        return node
+
+    def _flow_key_after_value(self, node: MappingNode) -> None:
+        """eemeli/yaml's parser does not take a flow collection at the start of a line as the key
+        of a further entry of an indented block mapping whose previous entry has a value
+        (`m:\n  a: 1\n  [x]: 2`): it fails with "Map comment with trailing content"."""
+        buffer = self.buffer  # type: ignore[attr-defined]
+        for (_, before), (key, _) in zip(node.value, node.value[1:]):
+            if not isinstance(key, (SequenceNode, MappingNode)) or not key.flow_style:
+                continue
+            if isinstance(before, ScalarNode) and before.value == "" and before.start_mark.index == before.end_mark.index:
+                continue  # `a:` with nothing after it
+            start = key.start_mark.index
+            line_start = max(buffer.rfind("\n", 0, start), buffer.rfind("\r", 0, start)) + 1
+            if buffer[line_start:start].strip(" \t") == "":
+                raise EemeliError("Map comment with trailing content", key.start_mark)
+
 
 # Beyond this, `document` reports "too deep" (as it does past MAX_DEPTH converting): the
 # Python composer recurses, three frames a level.
