@@ -687,6 +687,8 @@ class _Composer(Composer):
         finally:
             self.depth -= 1
         node.anchor = anchor  # type: ignore[attr-defined]
+        if getattr(node, "flow_style", False) is None:
+            node.flow_style = False  # an indentless sequence: block style, as libyaml marks it
         return node
 
     def compose_scalar_node(self, anchor: Any) -> Node:
@@ -700,6 +702,8 @@ class _Composer(Composer):
             node.tag = STR
         if missing:
             node.missing = True  # type: ignore[attr-defined]
+        if node.style is None:
+            node.style = ""  # plain, as libyaml marks it
         return node
 
     def compose_mapping_node(self, anchor: Any) -> Node:
