@@ -61,6 +61,7 @@ class EemeliError(yaml.MarkedYAMLError):
 
 
 _GLUED_COMMENT = "Comments must be separated from other tokens by white space characters"
+_NO_VALUE = "Implicit map keys need to be followed by map values"
 _UNSEPARATED = "Tags and anchors must be separated from the next token by white space"
 
 
@@ -118,14 +119,18 @@ class _Scanner(Scanner):
             in_flow_map = level > 0 and level <= len(self.flow_kinds) and self.flow_kinds[level - 1] == "{"
             if (key.line != self.line and not in_flow_map) or self.index - key.index > 1024:
                 if key.required:
-                    raise ScannerError(
-                        "while scanning a simple key", key.mark, "could not find expected ':'", self.get_mark()
-                    )
+                    raise EemeliError(_NO_VALUE, key.mark)
                 if level > 0 and key.line != self.line:
                     self.stale_flow_key = key  # a `:` next in this flow sequence is an error
                 del self.possible_simple_keys[level]
 
     stale_flow_key: SimpleKey | None = None
+
+    def remove_possible_simple_key(self) -> None:
+        key = self.possible_simple_keys.get(self.flow_level)
+        if key is not None and key.required:
+            raise EemeliError(_NO_VALUE, key.mark)
+        super().remove_possible_simple_key()
 
     def save_possible_simple_key(self) -> None:
         self.stale_flow_key = None

@@ -28,7 +28,6 @@ _TRIGGERS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("-", re.compile(r"-(?=[,\]}])(?<=[\[{, \t]-)")),
     # an anchor or alias name with a `:` in it (`&a:b`, `*a:`), which libyaml cuts at the `:`
     ("&", re.compile(r"&(?<![^ \t\r\n\[{,]&)[^ \t\r\n,\[\]{}]*:")),
-    ("&", re.compile(r"\*(?<![^ \t\r\n\[{,]\*)[^ \t\r\n,\[\]{}]*:")),
     # a block scalar with an indentation indicator (`|2`, `>-1`), or whose first lines hold
     # only white space: eemeli/yaml keeps or refuses those lines by rules of its own
     ("|", re.compile(r"\|(?:[1-9][-+]?|[-+][1-9])[ \t]*(?:#.*)?$", re.MULTILINE)),
@@ -40,6 +39,12 @@ _TRIGGERS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 
 
+# An anchor at a token start; only where one is can an alias `*name:` (a name ending in `:`
+# for eemeli/yaml, the alias `name` and a `:` for libyaml) mean anything.
+_ANCHOR = re.compile(r"&(?<![^ \t\r\n\[{,]&)[^ \t\r\n,\[\]{}]")
+_ALIAS_WITH_COLON = re.compile(r"\*(?<![^ \t\r\n\[{,]\*)[^ \t\r\n,\[\]{}]*:")
+
+
 def needs_eemeli_rules(text: str) -> bool:
     """Whether `text` holds a construct libyaml may read differently from eemeli/yaml."""
     if text.startswith("%"):
@@ -47,4 +52,4 @@ def needs_eemeli_rules(text: str) -> bool:
     for trigger, pattern in _TRIGGERS:
         if trigger in text and pattern.search(text) is not None:
             return True
-    return False
+    return "&" in text and "*" in text and _ANCHOR.search(text) is not None and _ALIAS_WITH_COLON.search(text) is not None

@@ -309,33 +309,23 @@ def _timestamp_11(match: re.Match[str]) -> str:
 
     year, month, day = (int(match.group(i)) for i in (1, 2, 3))
     hour, minute = int(match.group(4) or 0), int(match.group(5) or 0)
-    second = float(match.group(6) or 0)
-    millis = int((match.group(7) or ".000")[1:].ljust(3, "0")[:3]) if match.group(7) else 0
-    try:
-        moment = datetime.datetime(year, 1, 1, tzinfo=datetime.timezone.utc)
-        moment += datetime.timedelta(
-            days=day - 1, hours=hour, minutes=minute, seconds=int(second), milliseconds=millis
+    second = int(float(match.group(6) or 0))
+    millis = int((match.group(7) + "00")[1:4]) if match.group(7) else 0
+    try:  # Date.UTC: months, days and times past their range carry over
+        year += (month - 1) // 12
+        first = datetime.datetime(year, (month - 1) % 12 + 1, 1, tzinfo=datetime.timezone.utc)
+        moment = first + datetime.timedelta(
+            days=day - 1, hours=hour, minutes=minute, seconds=second, milliseconds=millis
         )
-        moment = moment.replace(month=1)  # months are added below, as Date.UTC does (overflowing)
-        moment = _add_months(moment, month - 1)
+        zone = match.group(8)
+        if zone and zone != "Z":
+            offset = _sexagesimal(zone)
+            if abs(offset) < 30:
+                offset *= 60
+            moment -= datetime.timedelta(minutes=offset)
     except (OverflowError, ValueError):
         return "Invalid Date"
-    zone = match.group(8)
-    if zone and zone != "Z":
-        offset = _sexagesimal(zone)
-        if abs(offset) < 30:
-            offset *= 60
-        moment -= datetime.timedelta(minutes=offset)
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
-
-
-def _add_months(moment: Any, months: int) -> Any:
-    import datetime
-
-    year = moment.year + (moment.month - 1 + months) // 12
-    month = (moment.month - 1 + months) % 12 + 1
-    start = datetime.datetime(year, month, 1, tzinfo=datetime.timezone.utc)
-    return start + (moment - moment.replace(day=1))
 
 
 def resolve_plain_11(text: str) -> PlainValue:
