@@ -19,8 +19,8 @@ import pytest
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from agentv_lsp.yamlpos import eemeli, parse_yaml
 from agentv_lsp.yamlpos import document as yaml_document
+from agentv_lsp.yamlpos import eemeli, parse_yaml
 from agentv_lsp.yamlpos.prescan import needs_eemeli_rules
 from agentv_lsp.yamlpos.scalars import js_json_stringify
 

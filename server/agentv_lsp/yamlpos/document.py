@@ -28,8 +28,8 @@ from yaml.nodes import CollectionNode, MappingNode, Node, ScalarNode, SequenceNo
 
 from agentv_lsp.gcpause import collector_paused
 from agentv_lsp.yamlpos import eemeli
-from agentv_lsp.yamlpos.prescan import needs_eemeli_rules
 from agentv_lsp.yamlpos.keytext import collection_key_text
+from agentv_lsp.yamlpos.prescan import needs_eemeli_rules
 from agentv_lsp.yamlpos.scalars import js_json_stringify, resolve_plain, resolve_plain_11, resolve_tagged
 
 # The runtime (eemeli/yaml on V8) dies with "Maximum call stack size exceeded" at about
@@ -358,7 +358,13 @@ def _parse_into(doc: YamlDocument, text: str) -> None:
 
 
 def _convert_into(
-    doc: YamlDocument, root: Node | None, text: str, restore: dict[str, str], escapes: dict[str, str], *, exact: bool
+    doc: YamlDocument,
+    root: Node | None,
+    text: str,
+    restore: dict[str, str],
+    escapes: dict[str, str],
+    *,
+    exact: bool,
 ) -> None:
     doc.root = root
     if root is None:
@@ -762,7 +768,7 @@ class _Refused:
     error: YamlError
 
 
-def _compose_by_libyaml(text: str, escapes: dict[str, str]) -> Node | None | YamlError | _Refused:
+def _compose_by_libyaml(text: str, escapes: dict[str, str]) -> Node | YamlError | _Refused | None:
     retries = 0
     while True:
         try:
@@ -780,15 +786,15 @@ def _compose_by_libyaml(text: str, escapes: dict[str, str]) -> Node | None | Yam
             return YamlError("syntax", f"YAML error: {exc}", Span(0, 0, 0, 0))
 
 
-def _compose_by_eemeli_rules(text: str, refused: YamlError | None = None) -> Node | None | YamlError:
+def _compose_by_eemeli_rules(text: str, refused: YamlError | None = None) -> Node | YamlError | None:
     """The tree eemeli/yaml's rules give (`eemeli`), or why they refuse the text. When libyaml
     refuses it too, its message is the one given: the one users of earlier versions know."""
     try:
         return _eemeli_compose(text)
     except eemeli.EemeliError as exc:
         if exc.problem == eemeli.TOO_DEEP:
-            mark = exc.problem_mark
-            return YamlError("too-deep", TOO_DEEP_MESSAGE, Span(mark.line, mark.column, mark.line, mark.column + 1))
+            line, col = (exc.problem_mark.line, exc.problem_mark.column) if exc.problem_mark else (0, 0)
+            return YamlError("too-deep", TOO_DEEP_MESSAGE, Span(line, col, line, col + 1))
         error = _from_marked(exc)
     except yaml.MarkedYAMLError as exc:
         error = _from_marked(exc)
@@ -963,7 +969,9 @@ class _Converter:
             # `!!set`, `!!omap`: a JavaScript Set or Map, which JSON.stringify prints as {}
             value = {}
             self.values[key] = value
-            for child in (c for pair in node.value for c in pair) if isinstance(node, MappingNode) else node.value:
+            for child in (
+                (c for pair in node.value for c in pair) if isinstance(node, MappingNode) else node.value
+            ):
                 self.convert(child, depth + 1)
             return value
         elif isinstance(node, SequenceNode):
@@ -998,7 +1006,9 @@ class _Converter:
                     ident = _key_identity(raw_key)
                     if ident in seen:
                         raise _LoadError(
-                            YamlError("duplicate-key", "Map keys must be unique (duplicate key)", Span.of(k_node))
+                            YamlError(
+                                "duplicate-key", "Map keys must be unique (duplicate key)", Span.of(k_node)
+                            )
                         )
                     seen[ident] = k_node
             else:

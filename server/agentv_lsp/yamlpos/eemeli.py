@@ -1,3 +1,6 @@
+# PyYAML's stages are mixins that call one another's methods (`self.peek`, `self.check_token`,
+# `self.get_event`); its type stubs type each stage alone, so these codes cannot be checked here.
+# mypy: disable-error-code="attr-defined, no-untyped-call, override"
 """The slow, exact reader: PyYAML's pure-Python scanner, parser and composer, bent to eemeli/yaml's rules.
 
 libyaml (C) reads most eval files exactly as AgentV's YAML library (eemeli/yaml 2.9.1) does, and
@@ -26,17 +29,12 @@ from yaml.reader import Reader
 from yaml.resolver import BaseResolver
 from yaml.scanner import Scanner, ScannerError, SimpleKey
 from yaml.tokens import (
-    BlockEndToken,
-    BlockEntryToken,
     DirectiveToken,
     DocumentEndToken,
-    DocumentStartToken,
     FlowEntryToken,
     FlowMappingEndToken,
     FlowSequenceEndToken,
-    KeyToken,
     ScalarToken,
-    StreamEndToken,
     TagToken,
     ValueToken,
 )
@@ -137,15 +135,15 @@ class _Scanner(Scanner):
         super().save_possible_simple_key()
         key = self.possible_simple_keys.get(self.flow_level)
         if key is not None and self.tab_after_indicator is not None:
-            key.tab_mark = self.tab_after_indicator  # type: ignore[attr-defined]
+            key.tab_mark = self.tab_after_indicator
 
     # -- flow collections ------------------------------------------------------------------------
-    def fetch_flow_collection_start(self, TokenClass: Any) -> None:  # noqa: N803 (PyYAML's name)
+    def fetch_flow_collection_start(self, TokenClass: Any) -> None:
         self.flow_kinds.append(self.peek())
         super().fetch_flow_collection_start(TokenClass)
         self.after_json_node = False
 
-    def fetch_flow_collection_end(self, TokenClass: Any) -> None:  # noqa: N803
+    def fetch_flow_collection_end(self, TokenClass: Any) -> None:
         if self.flow_kinds:
             self.flow_kinds.pop()
         super().fetch_flow_collection_end(TokenClass)
@@ -242,13 +240,11 @@ class _Scanner(Scanner):
                 "Implicit keys of flow sequence pairs need to be on a single line", self.stale_flow_key.mark
             )
         key = self.possible_simple_keys.get(level)
-        if key is not None and not level and getattr(key, "tab_mark", None) is not None:
-            if self.add_indent_would_open(key.column):
-                raise EemeliError("Tabs are not allowed as indentation", key.tab_mark)
+        tab_mark = getattr(key, "tab_mark", None)
+        if key is not None and not level and tab_mark is not None and self.indent < key.column:
+            # the key opens a block mapping after a tab that follows `-`, `?` or `:`
+            raise EemeliError("Tabs are not allowed as indentation", tab_mark)
         super().fetch_value()
-
-    def add_indent_would_open(self, column: int) -> bool:
-        return self.indent < column
 
     # -- `?` and `:` -------------------------------------------------------------------------------
     def check_key(self) -> bool:
@@ -311,7 +307,7 @@ class _Scanner(Scanner):
         self.forward(length)
         ch = self.peek()
         if ch in _BREAKS:
-            line_break = self.scan_line_break()
+            self.scan_line_break()  # a single break folds to a space (CR, LF and CRLF alike)
             self.allow_simple_key = True
             if self._document_marker():
                 return None
@@ -326,7 +322,6 @@ class _Scanner(Scanner):
             if not breaks:
                 chunks.append(" ")
             chunks.extend(breaks)
-            del line_break
         elif whitespaces:
             chunks.append(whitespaces)
         return chunks
@@ -335,7 +330,7 @@ class _Scanner(Scanner):
         return self.prefix(3) in ("---", "...") and self.peek(3) in _BLANK
 
     # -- anchors and aliases: any characters but white space and flow indicators ---------------------
-    def scan_anchor(self, TokenClass: Any) -> Any:  # noqa: N803
+    def scan_anchor(self, TokenClass: Any) -> Any:
         start_mark = self.get_mark()
         name = "alias" if self.peek() == "*" else "anchor"
         self.forward()
@@ -352,7 +347,6 @@ class _Scanner(Scanner):
         value = self.prefix(length)
         self.forward(length)
         return TokenClass(value, start_mark, self.get_mark())
-
 
     # -- directives: unknown names are ignored, `%YAML` keeps its version text --------------------
     def scan_directive(self) -> DirectiveToken:
@@ -451,7 +445,11 @@ class _Scanner(Scanner):
             line_break = self.scan_line_break()
             breaks, end_mark = self.scan_block_scalar_breaks(indent)
             self._no_tab_before(indent)
-            if self.column == indent and self.peek() != "\0" and not (indent == 0 and self._document_marker()):
+            if (
+                self.column == indent
+                and self.peek() != "\0"
+                and not (indent == 0 and self._document_marker())
+            ):
                 if folded and line_break == "\n" and leading_non_space and self.peek() not in " \t":
                     if not breaks:
                         chunks.append(" ")
@@ -691,7 +689,7 @@ class _Composer(Composer):
                 node = self.compose_mapping_node(anchor)
         finally:
             self.depth -= 1
-        node.anchor = anchor  # type: ignore[attr-defined]
+        node.anchor = anchor
         if getattr(node, "flow_style", False) is None:
             node.flow_style = False  # an indentless sequence: block style, as libyaml marks it
         return node
@@ -706,7 +704,7 @@ class _Composer(Composer):
         if tag == "!":
             node.tag = STR
         if missing:
-            node.missing = True  # type: ignore[attr-defined]
+            node.missing = True
         if node.style is None:
             node.style = ""  # plain, as libyaml marks it
         return node
@@ -721,11 +719,15 @@ class _Composer(Composer):
         """eemeli/yaml's parser does not take a flow collection at the start of a line as the key
         of a further entry of an indented block mapping whose previous entry has a value
         (`m:\n  a: 1\n  [x]: 2`): it fails with "Map comment with trailing content"."""
-        buffer = self.buffer  # type: ignore[attr-defined]
-        for (_, before), (key, _) in zip(node.value, node.value[1:]):
+        buffer = self.buffer
+        for (_, before), (key, _) in zip(node.value, node.value[1:], strict=False):
             if not isinstance(key, (SequenceNode, MappingNode)) or not key.flow_style:
                 continue
-            if isinstance(before, ScalarNode) and before.value == "" and before.start_mark.index == before.end_mark.index:
+            if (
+                isinstance(before, ScalarNode)
+                and before.value == ""
+                and before.start_mark.index == before.end_mark.index
+            ):
                 continue  # `a:` with nothing after it
             start = key.start_mark.index
             line_start = max(buffer.rfind("\n", 0, start), buffer.rfind("\r", 0, start)) + 1
@@ -754,10 +756,6 @@ class EemeliLoader(Reader, _Scanner, _Parser, _Composer, BaseResolver):
             return PLAIN_11 if getattr(self, "yaml_version", None) == (1, 1) else PLAIN
         return SEQ if kind is SequenceNode else MAP
 
-    def compose_document(self) -> Any:
-        # anchors are per document; `self.anchors = {}` happens in Composer.compose_document
-        return super().compose_document()
-
 
 def compose(text: str) -> Node | None:
     """The node tree eemeli/yaml's rules give `text`; raises yaml.MarkedYAMLError when it refuses."""
@@ -769,7 +767,4 @@ def compose(text: str) -> Node | None:
         loader.dispose()
 
 
-__all__ = ["MAP", "PLAIN", "PLAIN_11", "SEQ", "STR", "EemeliError", "EemeliLoader", "MappingNode", "compose"]
-
-# silence "imported but unused" for names kept for readers of the overrides above
-_ = (BlockEndToken, BlockEntryToken, DocumentStartToken, KeyToken, StreamEndToken)
+__all__ = ["MAP", "PLAIN", "PLAIN_11", "SEQ", "STR", "EemeliError", "EemeliLoader", "compose"]

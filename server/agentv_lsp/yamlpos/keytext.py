@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from yaml.nodes import Node, ScalarNode, SequenceNode
 
 from agentv_lsp.yamlpos.scalars import js_json_stringify, js_number, resolve_plain
 
@@ -33,8 +33,9 @@ _CORE_TAGS = frozenset(
 
 def collection_key_text(node: Node, *, alias: bool = False) -> str:
     """The key eemeli/yaml gives a mapping entry whose key is `node` (a collection)."""
-    if alias and getattr(node, "anchor", None):
-        return "*" + node.anchor  # type: ignore[attr-defined]
+    anchor: str | None = getattr(node, "anchor", None)
+    if alias and anchor:
+        return "*" + anchor
     return _Writer(node).collection(node, "")
 
 
@@ -44,7 +45,7 @@ class _Writer:
         self.written: set[int] = {id(key)}
 
     def node(self, node: Node, indent: str, *, implicit_key: bool = False) -> str:
-        anchor = getattr(node, "anchor", None)
+        anchor: str | None = getattr(node, "anchor", None)
         if id(node) in self.written and anchor:
             return "*" + anchor  # a second appearance of the same node: an alias
         self.written.add(id(node))
@@ -54,7 +55,9 @@ class _Writer:
         tag = node.tag
         if tag not in _CORE_TAGS:
             props.append(_tag_text(tag))
-        body = self.scalar(node, implicit_key) if isinstance(node, ScalarNode) else self.collection(node, indent)
+        body = (
+            self.scalar(node, implicit_key) if isinstance(node, ScalarNode) else self.collection(node, indent)
+        )
         return " ".join([*props, body]) if props else body
 
     def collection(self, node: Node, indent: str) -> str:

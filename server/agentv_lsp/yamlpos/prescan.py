@@ -52,4 +52,9 @@ def needs_eemeli_rules(text: str) -> bool:
     for trigger, pattern in _TRIGGERS:
         if trigger in text and pattern.search(text) is not None:
             return True
-    return "&" in text and "*" in text and _ANCHOR.search(text) is not None and _ALIAS_WITH_COLON.search(text) is not None
+    return (
+        "&" in text
+        and "*" in text
+        and _ANCHOR.search(text) is not None
+        and _ALIAS_WITH_COLON.search(text) is not None
+    )

@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any, TypeAlias
+from typing import TypeAlias
 
 __all__ = ["PlainValue", "js_json_stringify", "js_number", "js_string_literal", "resolve_plain"]
 
@@ -278,7 +278,10 @@ def _int_11(text: str, offset: int, radix: int) -> int | float:
         offset += 1
     digits = text[offset:].replace("_", "")
     # parseInt reads the longest valid prefix; an empty one is NaN
-    valid = re.match("[0-1]*" if radix == 2 else "[0-7]*" if radix == 8 else "[0-9a-fA-F]*" if radix == 16 else "[0-9]*", digits)
+    valid = re.match(
+        "[0-1]*" if radix == 2 else "[0-7]*" if radix == 8 else "[0-9a-fA-F]*" if radix == 16 else "[0-9]*",
+        digits,
+    )
     head = valid.group() if valid else ""
     if not head:
         return math.nan
@@ -313,7 +316,7 @@ def _timestamp_11(match: re.Match[str]) -> str:
     millis = int((match.group(7) + "00")[1:4]) if match.group(7) else 0
     try:  # Date.UTC: months, days and times past their range carry over
         year += (month - 1) // 12
-        first = datetime.datetime(year, (month - 1) % 12 + 1, 1, tzinfo=datetime.timezone.utc)
+        first = datetime.datetime(year, (month - 1) % 12 + 1, 1, tzinfo=datetime.UTC)
         moment = first + datetime.timedelta(
             days=day - 1, hours=hour, minutes=minute, seconds=second, milliseconds=millis
         )
