@@ -967,13 +967,14 @@ class _Converter:
             raise _LoadError(YamlError("too-deep", TOO_DEEP_MESSAGE, _head_span(node)))
         elif node.tag in _OTHER_COLLECTIONS:
             # `!!set`, `!!omap`: a JavaScript Set or Map, which JSON.stringify prints as {}
-            value = {}
-            self.values[key] = value
-            for child in (
-                (c for pair in node.value for c in pair) if isinstance(node, MappingNode) else node.value
-            ):
-                self.convert(child, depth + 1)
-            return value
+            # (read as usual first, for the same errors: duplicate keys, aliases, depth)
+            self.values[key] = {}
+            if isinstance(node, MappingNode):
+                self._fill_mapping(node, {}, depth)
+            else:
+                for child in node.value:
+                    self.convert(child, depth + 1)
+            return self.values[key]
         elif isinstance(node, SequenceNode):
             items: list[Any] = []
             self.values[key] = items

@@ -49,6 +49,9 @@ _BREAKS = "\r\n"
 _END = "\0" + _BREAKS
 _BLANK = "\0 \t" + _BREAKS
 _FLOW_INDICATORS = ",[]{}"
+# the characters of a tag after its `!` (URI characters but the flow indicators), and `%xx`
+_TAG_CHARS = frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-#;/?:@&=+$_.!~*'()")
+_HEX = frozenset("0123456789abcdefABCDEF")
 
 
 class EemeliError(yaml.MarkedYAMLError):
@@ -94,7 +97,9 @@ class _Scanner(Scanner):
                 self.forward()
             content = self.peek() not in _END + "#"
             if tab_mark is not None and content and not self.flow_level:
-                if at_line_start and spaces <= self.indent:
+                # (at the top level a flow collection may follow such a tab)
+                flow_at_top = self.indent < 0 and self.peek() in "[{"
+                if at_line_start and spaces <= max(self.indent, 0) and not flow_at_top:
                     raise EemeliError("Tabs are not allowed as indentation", tab_mark)
                 if after_indicator:
                     self.tab_after_indicator = tab_mark
@@ -312,13 +317,22 @@ class _Scanner(Scanner):
             if self._document_marker():
                 return None
             breaks: list[str] = []
+            spaces, tab_mark = 0, None
             while self.peek() in " \t" + _BREAKS:
                 if self.peek() in " \t":
+                    if self.peek() == "\t" and tab_mark is None:
+                        tab_mark = self.get_mark()
+                    elif tab_mark is None:
+                        spaces += 1
                     self.forward()
                 else:
                     breaks.append(self.scan_line_break())
+                    spaces, tab_mark = 0, None
                     if self._document_marker():
                         return None
+            continues = self.peek() not in _END + "#" and (self.flow_level or self.column >= indent)
+            if tab_mark is not None and continues and not self.flow_level and spaces <= self.indent:
+                raise EemeliError("Tabs are not allowed as indentation", tab_mark)
             if not breaks:
                 chunks.append(" ")
             chunks.extend(breaks)
@@ -346,6 +360,8 @@ class _Scanner(Scanner):
             )
         value = self.prefix(length)
         self.forward(length)
+        if name == "anchor":
+            self._separated()
         return TokenClass(value, start_mark, self.get_mark())
 
     # -- directives: unknown names are ignored, `%YAML` keeps its version text --------------------
@@ -387,17 +403,23 @@ class _Scanner(Scanner):
             self.forward(length + 1)
         else:
             length = 1
-            while self.peek(length) not in _BLANK + _FLOW_INDICATORS:
-                length += 1
+            while True:
+                ch = self.peek(length)
+                if ch in _TAG_CHARS:
+                    length += 1
+                elif ch == "%" and all(c in _HEX for c in self.prefix(length + 3)[length + 1 :]):
+                    length += 3
+                else:
+                    break
             text = self.prefix(length)
             self.forward(length)
-            second = text.find("!", 1)
+            last = text.rfind("!")  # eemeli/yaml: the handle runs to the last `!`
             if text == "!":
                 handle, suffix = None, "!"
-            elif second == -1:
-                handle, suffix = "!", text[1:]
+            elif not text[last + 1 :]:
+                raise EemeliError(f"The {text} tag has no suffix", start_mark)
             else:
-                handle, suffix = text[: second + 1], text[second + 1 :]
+                handle, suffix = text[: last + 1], text[last + 1 :]
         self._separated()
         return TagToken((handle, suffix), start_mark, self.get_mark())
 
@@ -462,6 +484,34 @@ class _Scanner(Scanner):
         if chomping is True:
             chunks.extend(breaks)
         return ScalarToken("".join(chunks), False, start_mark, end_mark, style)
+
+    def scan_block_scalar_indicators(self, start_mark: Any) -> Any:
+        # PyYAML's wants a space after the indicators; eemeli/yaml takes a tab too
+        chomping, increment = None, None
+        for _ in range(2):
+            ch = self.peek()
+            if ch in "+-" and chomping is None:
+                chomping = ch == "+"
+            elif ch in "123456789" and increment is None:
+                increment = int(ch)
+            elif ch == "0" and increment is None:
+                raise ScannerError(
+                    "while scanning a block scalar",
+                    start_mark,
+                    "expected indentation indicator in the range 1-9, but found 0",
+                    self.get_mark(),
+                )
+            else:
+                break
+            self.forward()
+        if self.peek() not in _BLANK:
+            raise ScannerError(
+                "while scanning a block scalar",
+                start_mark,
+                f"expected chomping or indentation indicators, but found {self.peek()!r}",
+                self.get_mark(),
+            )
+        return chomping, increment
 
     def _no_tab_before(self, indent: int) -> None:
         if self.peek() == "\t" and self.column < indent:
@@ -569,21 +619,26 @@ class _Parser(Parser):
                 if version not in ("1.1", "1.2") and not re.fullmatch(r"1\.[0-9]+", version):
                     raise EemeliError(f"Unsupported YAML version {version}", mark)
                 self.yaml_version = (1, 1) if version == "1.1" else (1, 2)
-            elif token.name == "TAG" and len(params) >= 2:
+            elif token.name == "TAG":
+                if len(params) != 2:
+                    raise EemeliError("%TAG directive should contain exactly two parts", mark)
                 self.tag_handles[params[0]] = params[1]
         value = self.yaml_version, (self.tag_handles.copy() or None)
         for key in self.DEFAULT_TAGS:
             self.tag_handles.setdefault(key, self.DEFAULT_TAGS[key])
         return value
 
-    def parse_document_start(self) -> Any:
-        # a `...` with no document before it ends nothing (eemeli/yaml reads `...` alone as null)
-        while self.check_token(DocumentEndToken):
-            self.get_token()
-        return super().parse_document_start()
-
+    # a `...` with no document before it ends nothing (eemeli/yaml reads `...` alone as null)
     def parse_implicit_document_start(self) -> Any:
         if self.check_token(DocumentEndToken):
+            self.get_token()
+            if self.check_token(DocumentEndToken):  # `...` twice: an empty document between
+                raise ComposerError(
+                    "expected a single document in the stream",
+                    None,
+                    "but found another document",
+                    self.peek_token().start_mark,
+                )
             return self.parse_document_start()
         return super().parse_implicit_document_start()
 

@@ -19,6 +19,7 @@ from agentv_lsp.yamlpos.scalars import js_json_stringify, js_number, resolve_pla
 
 _LINE_WIDTH = 80
 _INDENT_STEP = "  "
+_STR = "tag:yaml.org,2002:str"
 _CORE_TAGS = frozenset(
     (
         "tag:yaml.org,2002:str",
@@ -53,8 +54,8 @@ class _Writer:
         if anchor:
             props.append("&" + anchor)
         tag = node.tag
-        if tag not in _CORE_TAGS:
-            props.append(_tag_text(tag))
+        if tag not in _CORE_TAGS or (tag == _STR and isinstance(node, ScalarNode) and not node.style):
+            props.append(_tag_text(tag))  # a tag written in the text (`!!str` on a plain scalar)
         body = (
             self.scalar(node, implicit_key) if isinstance(node, ScalarNode) else self.collection(node, indent)
         )
