@@ -110,6 +110,7 @@ def test_refusals_name_the_runtimes_message_where_libyaml_reads_the_text() -> No
         "a: >-1\n x\n",
         "a: |\n     \n  b\n",
         'a: "x\\\n\n  y"\n',
+        "- a\n...\n...\n",
     ],
 )
 def test_prescan_sends_what_libyaml_misreads_silently_to_the_exact_reader(text: str) -> None:

@@ -628,17 +628,24 @@ class _Parser(Parser):
             self.tag_handles.setdefault(key, self.DEFAULT_TAGS[key])
         return value
 
-    # a `...` with no document before it ends nothing (eemeli/yaml reads `...` alone as null)
+    # a `...` with no document before it ends nothing (eemeli/yaml reads `...` alone as null);
+    # a second one after a document starts an empty document (PyYAML skips it)
+    def parse_document_start(self) -> Any:
+        if self.check_token(DocumentEndToken):
+            self._another_document()
+        return super().parse_document_start()
+
+    def _another_document(self) -> None:
+        raise ComposerError(
+            "expected a single document in the stream",
+            None,
+            "but found another document",
+            self.peek_token().start_mark,
+        )
+
     def parse_implicit_document_start(self) -> Any:
         if self.check_token(DocumentEndToken):
             self.get_token()
-            if self.check_token(DocumentEndToken):  # `...` twice: an empty document between
-                raise ComposerError(
-                    "expected a single document in the stream",
-                    None,
-                    "but found another document",
-                    self.peek_token().start_mark,
-                )
             return self.parse_document_start()
         return super().parse_implicit_document_start()
 

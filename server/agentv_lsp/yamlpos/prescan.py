@@ -34,6 +34,8 @@ _TRIGGERS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (">", re.compile(r">(?:[1-9][-+]?|[-+][1-9])[ \t]*(?:#.*)?$", re.MULTILINE)),
     ("|", re.compile(r"\|[-+]?[ \t]*(?:#.*)?\r?\n(?:[ \t]*\r?\n)*[ \t]+\r?\n")),
     (">", re.compile(r">[-+]?[ \t]*(?:#.*)?\r?\n(?:[ \t]*\r?\n)*[ \t]+\r?\n")),
+    # a document end marker `...` (a second one starts another document for eemeli/yaml)
+    (".", re.compile(r"\.\.\.(?<=\n\.\.\.)(?=[ \t\r\n]|$)")),
     # an escaped line break (`\` at a line end in a double-quoted string) before a blank line
     ("\\", re.compile(r"\\\r?\n[ \t]*\r?\n")),
 )
@@ -47,7 +49,7 @@ _ALIAS_WITH_COLON = re.compile(r"\*(?<![^ \t\r\n\[{,]\*)[^ \t\r\n,\[\]{}]*:")
 
 def needs_eemeli_rules(text: str) -> bool:
     """Whether `text` holds a construct libyaml may read differently from eemeli/yaml."""
-    if text.startswith("%"):
+    if text.startswith(("%", "...")):
         return True
     for trigger, pattern in _TRIGGERS:
         if trigger in text and pattern.search(text) is not None:

@@ -383,8 +383,12 @@ def resolve_tagged(tag: str, text: str) -> object:
         import base64
         import binascii
 
+        # Node's Buffer.from(text, "base64"): other characters skipped, decoding stops at `=`,
+        # a last lone character ignored
         cleaned = re.sub(r"[^A-Za-z0-9+/=_-]", "", text).split("=")[0]
         cleaned = cleaned.replace("-", "+").replace("_", "/")
+        if len(cleaned) % 4 == 1:
+            cleaned = cleaned[:-1]
         try:
             data = base64.b64decode(cleaned + "=" * (-len(cleaned) % 4))
         except (binascii.Error, ValueError):
