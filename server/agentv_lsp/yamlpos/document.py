@@ -1,13 +1,33 @@
-"""YAML with positions, read the way AgentV's YAML library (eemeli/yaml 2.8, `parse()`) reads it.
+"""YAML with positions, read exactly the way AgentV's YAML library reads it.
 
-libyaml's C composer builds the node tree (with line/column marks on every node) and
-this module turns it into plain JSON-like Python values under YAML 1.2 core-schema rules:
-`yes`/`on`/dates stay strings, `001` is an int, duplicate keys and multi-document streams
-are errors, and aliases obey the same "excessive alias count" limit as the runtime.
-Errors come back as data (`YamlError`), never as exceptions.
+AgentV 4.42.4 reads every YAML file with eemeli/yaml 2.9.1 as `parse(text, {merge: true})`;
+this module gives the same value (key order included) and loads or refuses exactly where it
+does: all 402 cases of the YAML test suite (tests/yaml_suite). Two readers build the node tree,
+the same `yaml.nodes` tree with line/column marks on every node either way:
+
+* libyaml's C composer, first: it reads nearly every eval file as eemeli/yaml does, at C speed.
+* the exact reader (`eemeli`: PyYAML's pure-Python stages bent to eemeli/yaml's rules), about a
+  hundred times slower, for the texts libyaml refuses (a tab opening a line of a block scalar,
+  an anchor defined twice, `%` directives, multi-line implicit keys in flow mappings...) and
+  for those it might read differently without a word, which a pre-scan of substring checks
+  finds (`prescan`: `%YAML 1.1`, tags, `?x`, glued comments, `-` alone in a flow collection,
+  anchors with a `:`, indentation indicators, escaped line breaks before a blank line...).
+  A collection used as a mapping key sends the text there too: eemeli/yaml keys the mapping
+  by the collection's YAML text (`"[ a, b ]"`, `keytext`), anchors included.
+
+When both readers refuse a text, libyaml's message is kept where it names the same line (the
+message users of earlier versions know); otherwise the exact reader's, in eemeli/yaml's words.
+
+The tree becomes plain JSON-like Python values under YAML 1.2 core-schema rules (`%YAML 1.1`:
+eemeli/yaml's yaml-1.1 schema): `yes`/`on`/dates stay strings, `001` is an int, duplicate keys
+and multi-document streams are errors, explicit tags act as in eemeli/yaml (`!!binary` a Buffer,
+`!!set` and `!!omap` a Set and a Map, unknown tags a string), and aliases obey the same
+"excessive alias count" limit as the runtime. Errors come back as data (`YamlError`), never as
+exceptions.
 
 Positions are 0-based lines and 0-based columns counted in Unicode code points, as libyaml
-reports them; the LSP layer converts columns to UTF-16 when a client needs that.
+reports them (the exact reader marks nodes the same way); the LSP layer converts columns to
+UTF-16 when a client needs that.
 """
 
 from __future__ import annotations
