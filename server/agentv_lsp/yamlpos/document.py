@@ -808,7 +808,8 @@ def _compose_by_libyaml(text: str, escapes: dict[str, str]) -> Node | YamlError 
 
 def _compose_by_eemeli_rules(text: str, refused: YamlError | None = None) -> Node | YamlError | None:
     """The tree eemeli/yaml's rules give (`eemeli`), or why they refuse the text. When libyaml
-    refuses it too, its message is the one given: the one users of earlier versions know."""
+    refuses it too (`refused`, else it is asked) on the same line, its message is the one
+    given: the one users of earlier versions know."""
     try:
         return _eemeli_compose(text)
     except eemeli.EemeliError as exc:

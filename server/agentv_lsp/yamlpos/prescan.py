@@ -35,7 +35,7 @@ _TRIGGERS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("|", re.compile(r"\|[-+]?[ \t]*(?:#.*)?\r?\n(?:[ \t]*\r?\n)*[ \t]+\r?\n")),
     (">", re.compile(r">[-+]?[ \t]*(?:#.*)?\r?\n(?:[ \t]*\r?\n)*[ \t]+\r?\n")),
     # a document end marker `...` (a second one starts another document for eemeli/yaml)
-    (".", re.compile(r"\.\.\.(?<=\n\.\.\.)(?=[ \t\r\n]|$)")),
+    ("\n...", re.compile(r"\.\.\.(?<=\n\.\.\.)(?=[ \t\r\n]|$)")),
     # an escaped line break (`\` at a line end in a double-quoted string) before a blank line
     ("\\", re.compile(r"\\\r?\n[ \t]*\r?\n")),
 )
