@@ -807,9 +807,8 @@ def _compose_by_libyaml(text: str, escapes: dict[str, str]) -> Node | YamlError 
 
 
 def _compose_by_eemeli_rules(text: str, refused: YamlError | None = None) -> Node | YamlError | None:
-    """The tree eemeli/yaml's rules give (`eemeli`), or why they refuse the text. When libyaml
-    refuses it too (`refused`, else it is asked) on the same line, its message is the one
-    given: the one users of earlier versions know."""
+    """The tree eemeli/yaml's rules give (`eemeli`), or why they refuse the text (`refused`:
+    libyaml's error, when it refused the text first)."""
     try:
         return _eemeli_compose(text)
     except eemeli.EemeliError as exc:
@@ -823,20 +822,18 @@ def _compose_by_eemeli_rules(text: str, refused: YamlError | None = None) -> Nod
         error = YamlError("syntax", f"YAML error: {exc}", Span(0, 0, 0, 0))
     except RecursionError:
         return YamlError("too-deep", TOO_DEEP_MESSAGE, Span(0, 0, 0, 1))
-    if refused is not None:
-        # both refuse: libyaml's message, the one users of earlier versions know, when it
-        # points at the same line; else ours (libyaml's may blame a line eemeli/yaml reads)
-        return refused if refused.span.start_line == error.span.start_line else error
-    if not isinstance(error, YamlError) or error.kind != "syntax":
-        return error
-    try:
-        _compose(text)
-    except yaml.MarkedYAMLError as exc:
-        libyaml_error = _from_marked(exc)
-        if libyaml_error.span.start_line == error.span.start_line:
-            return libyaml_error
-    except yaml.YAMLError:
-        pass
+    if refused is None and error.kind == "syntax":
+        try:
+            _compose(text)
+        except yaml.MarkedYAMLError as exc:
+            refused = _from_marked(exc)
+        except yaml.YAMLError:
+            pass
+    # Both refuse: libyaml's message (the one users of earlier versions know) where it names
+    # the same line; else ours, in eemeli/yaml's words (libyaml may blame a line eemeli/yaml
+    # reads, such as a tab opening a line of a block scalar).
+    if refused is not None and refused.span.start_line == error.span.start_line:
+        return refused
     return error
 
 

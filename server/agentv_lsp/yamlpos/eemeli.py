@@ -103,6 +103,8 @@ class _Scanner(Scanner):
                     raise EemeliError("Tabs are not allowed as indentation", tab_mark)
                 if after_indicator:
                     self.tab_after_indicator = tab_mark
+            if content and at_line_start and self.flow_level and self.column <= self.indent:
+                self._flow_line_indented_too_little()
             if self.peek() == "#":
                 while self.peek() not in _END:
                     self.forward()
@@ -111,6 +113,20 @@ class _Scanner(Scanner):
             if not self.flow_level:
                 self.allow_simple_key = True
             at_line_start, after_indicator = True, False
+
+    def _flow_line_indented_too_little(self) -> None:
+        """eemeli/yaml: a flow collection inside a block collection needs each of its further
+        lines indented more than the block entry's key or `-`; only the outermost closing
+        bracket may sit at that column."""
+        outer = self.flow_kinds[0] if self.flow_kinds else "["
+        closing = "]" if outer == "[" else "}"
+        if self.column == self.indent and self.flow_level == 1 and self.peek() == closing:
+            return
+        kind = "sequence" if outer == "[" else "map"
+        raise EemeliError(
+            f"Flow {kind} in block collection must be sufficiently indented and end with a {closing}",
+            self.get_mark(),
+        )
 
     def prefix_before(self) -> str:
         return self.buffer[self.pointer - 1] if self.pointer > 0 else "\n"
@@ -330,6 +346,8 @@ class _Scanner(Scanner):
                     spaces, tab_mark = 0, None
                     if self._document_marker():
                         return None
+            if self.flow_level and self.peek() not in _END + "#" and self.column <= self.indent:
+                self._flow_line_indented_too_little()
             continues = self.peek() not in _END + "#" and (self.flow_level or self.column >= indent)
             if tab_mark is not None and continues and not self.flow_level and spaces <= self.indent:
                 raise EemeliError("Tabs are not allowed as indentation", tab_mark)
