@@ -72,6 +72,8 @@ class _Scanner(Scanner):
         self.flow_kinds: list[str] = []  # "[" or "{" per open flow collection
         self.after_json_node = False  # the last token was a quoted scalar or a closed flow collection
         self.tab_after_indicator: Any = None  # mark of a tab separating a block indicator from content
+        self.explicit_key_columns: set[int] = set()
+        self.empty_key_line = -1  # the line of the last `: value` entry with an empty implicit key
 
     # -- white space and comments ---------------------------------------------------------------
     def scan_to_next_token(self) -> None:
@@ -246,12 +248,20 @@ class _Scanner(Scanner):
         if self.tab_after_indicator is not None and not self.flow_level:
             raise EemeliError("Tabs are not allowed as indentation", self.tab_after_indicator)
 
+    # An entry with an empty implicit key (`: value`) takes no block collection on its line:
+    # eemeli/yaml refuses `: - x` and `: a: 1` (`? k` then `: - x` is the compact form, allowed).
+    # `explicit_key_columns`: columns of `?` keys still waiting for their `:`.
     def fetch_block_entry(self) -> None:
         self._no_tab_indent()
+        if not self.flow_level and self.line == self.empty_key_line:
+            raise EemeliError("Unexpected block-seq-ind on same line with key", self.get_mark())
         super().fetch_block_entry()
 
     def fetch_key(self) -> None:
         self._no_tab_indent()
+        if not self.flow_level:
+            self.explicit_key_columns = {c for c in self.explicit_key_columns if c < self.column}
+            self.explicit_key_columns.add(self.column)
         super().fetch_key()
 
     def fetch_value(self) -> None:
@@ -265,6 +275,14 @@ class _Scanner(Scanner):
         if key is not None and not level and tab_mark is not None and self.indent < key.column:
             # the key opens a block mapping after a tab that follows `-`, `?` or `:`
             raise EemeliError("Tabs are not allowed as indentation", tab_mark)
+        if not level:
+            if key is None:
+                if self.column in self.explicit_key_columns:
+                    self.explicit_key_columns.discard(self.column)
+                else:
+                    self.empty_key_line = self.line
+            elif key.line == self.empty_key_line and self.indent < key.column:
+                raise EemeliError("Nested mappings are not allowed in compact mappings", key.mark)
         super().fetch_value()
 
     # -- `?` and `:` -------------------------------------------------------------------------------
