@@ -380,6 +380,69 @@ def _finish(draw: st.DrawFn, text: str) -> str:
     return text
 
 
+# -- YAML constructs where libyaml and eemeli/yaml (the runtime's YAML library) part ----------------
+# A hand-written eval file (the dumper above never writes these): block scalars opening with a tab
+# (pasted Go or a Makefile) or with an indentation indicator before a line of spaces, escaped line
+# breaks before a blank line, tabs after `-` and `:`, anchors defined twice or with a `:` in the
+# name, `?x` and `:x` in flow, tags, `%YAML` directives, glued comments. Flow collections as
+# keys, unknown tags and directives, and tags a value does not fit (`!!int 1.5`) are left out:
+# the runtime then prints a Node process warning carrying its process id, which no reader can
+# reproduce.
+
+
+def _yaml_field_value(draw: st.DrawFn, indent: str) -> str:
+    """A field's value as YAML text (after `key:`), drawn from the constructs above."""
+    words = _rnd(draw).choice(["hi", "yes", "on", "012", "1_000", "a: b", "x # y", "é🎉"])
+    refused = [  # the runtime cannot load the file: rare, or few files would load
+        f" |\n{indent}   \n{indent}  {words}\n",  # a more-indented blank line first
+        f' "{words}"# glued comment\n',
+        f" [{words!r}]#glued\n",
+    ]
+    if _rnd(draw).random() < 1 / 25:
+        return _rnd(draw).choice(refused)
+    choices = [
+        f" |\n{indent}\tfmt.Println({words!r})\n{indent}}}\n",
+        f" |-\n{indent}all:\n{indent}\tgo build ./...\n",
+        f" |2\n{indent}     \n{indent}  indented {words}\n",
+        f" >2-\n{indent} \n{indent}  folded\n{indent}  {words}\n",
+        f' "first \\\n\n{indent}second"\n',
+        f' "a\\\n{indent}  \n\n{indent}b"\n',
+        f"\t{words}\n",
+        f" ! {_rnd(draw).choice(['12', 'true', 'null'])}\n",
+        f" !!str {_rnd(draw).choice(['12', 'true'])}\n",
+        " !!int " + _rnd(draw).choice(['"12"', "0x1F"]) + "\n",
+        f" [?x, :y, {words!r}]\n",
+        " {?k: v, z: :w}\n",
+        f" {words}\n",
+    ]
+    return _rnd(draw).choice(choices)
+
+
+def _yaml_quirks_file(draw: st.DrawFn) -> str:
+    """A whole eval file written by hand with the YAML constructs above."""
+    lines: list[str] = []
+    directive = _rnd(draw).choice(
+        ["", "", "%YAML 1.1\n---\n", "%YAML 1.2\n---\n", "%YAML 1.1\n%YAML 1.2\n---\n"]
+    )
+    anchor = _rnd(draw).choice(["c", "c:1", "a:b"])
+    lines.append(f"description: &{anchor} Checks the answer.\n")
+    lines.append("tests:\n")
+    for i in range(_rnd(draw).randint(1, 3)):
+        lines.append(f"  - id: y{i}\n")
+        criteria = _rnd(draw).choice(
+            [f" *{anchor}", " Says hello.", _yaml_field_value(draw, "      ").rstrip("\n")]
+        )
+        lines.append(f"    criteria:{criteria}\n")
+        lines.append(f"    input:{_yaml_field_value(draw, '      ')}")
+        if _rnd(draw).random() < 0.4:
+            lines.append(f"    expected_output:{_yaml_field_value(draw, '      ')}")
+        if _rnd(draw).random() < 0.3:
+            lines.append(f"    metadata:\n      tags:\n        -\t{_rnd(draw).choice(['x', 'on', '012'])}\n")
+        if _rnd(draw).random() < 0.2:
+            lines.append(f"    note: &{anchor} again\n    again: *{anchor}\n")
+    return directive + "".join(lines)
+
+
 @st.composite
 def repos(draw: st.DrawFn) -> GeneratedRepo:
     _CURRENT[0] = draw(st.randoms(use_true_random=True))
@@ -457,5 +520,7 @@ def repos(draw: st.DrawFn) -> GeneratedRepo:
     text = _dump(draw, suite) if suite else _rnd(draw).choice(["", "{}\n", "tests:\n"])
     if _rnd(draw).random() < 1 / 41:
         text += _rnd(draw).choice(["\n  bad: indentation\n", "tests: [\n", "\tkey: tab\n"])
+    if _rnd(draw).random() < 1 / 8:
+        text = _yaml_quirks_file(draw)
     repo.files[repo.eval_file] = _finish(draw, text)
     return repo

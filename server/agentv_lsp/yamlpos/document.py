@@ -1,13 +1,33 @@
-"""YAML with positions, read the way AgentV's YAML library (eemeli/yaml 2.8, `parse()`) reads it.
+"""YAML with positions, read exactly the way AgentV's YAML library reads it.
 
-libyaml's C composer builds the node tree (with line/column marks on every node) and
-this module turns it into plain JSON-like Python values under YAML 1.2 core-schema rules:
-`yes`/`on`/dates stay strings, `001` is an int, duplicate keys and multi-document streams
-are errors, and aliases obey the same "excessive alias count" limit as the runtime.
-Errors come back as data (`YamlError`), never as exceptions.
+AgentV 4.42.4 reads every YAML file with eemeli/yaml 2.9.1 as `parse(text, {merge: true})`;
+this module gives the same value (key order included) and loads or refuses exactly where it
+does: all 402 cases of the YAML test suite (tests/yaml_suite). Two readers build the node tree,
+the same `yaml.nodes` tree with line/column marks on every node either way:
+
+* libyaml's C composer, first: it reads nearly every eval file as eemeli/yaml does, at C speed.
+* the exact reader (`eemeli`: PyYAML's pure-Python stages bent to eemeli/yaml's rules), about a
+  hundred times slower, for the texts libyaml refuses (a tab opening a line of a block scalar,
+  an anchor defined twice, `%` directives, multi-line implicit keys in flow mappings...) and
+  for those it might read differently without a word, which a pre-scan of substring checks
+  finds (`prescan`: `%YAML 1.1`, tags, `?x`, glued comments, `-` alone in a flow collection,
+  anchors with a `:`, indentation indicators, escaped line breaks before a blank line...).
+  A collection used as a mapping key sends the text there too: eemeli/yaml keys the mapping
+  by the collection's YAML text (`"[ a, b ]"`, `keytext`), anchors included.
+
+When both readers refuse a text, libyaml's message is kept where it names the same line (the
+message users of earlier versions know); otherwise the exact reader's, in eemeli/yaml's words.
+
+The tree becomes plain JSON-like Python values under YAML 1.2 core-schema rules (`%YAML 1.1`:
+eemeli/yaml's yaml-1.1 schema): `yes`/`on`/dates stay strings, `001` is an int, duplicate keys
+and multi-document streams are errors, explicit tags act as in eemeli/yaml (`!!binary` a Buffer,
+`!!set` and `!!omap` a Set and a Map, unknown tags a string), and aliases obey the same
+"excessive alias count" limit as the runtime. Errors come back as data (`YamlError`), never as
+exceptions.
 
 Positions are 0-based lines and 0-based columns counted in Unicode code points, as libyaml
-reports them; the LSP layer converts columns to UTF-16 when a client needs that.
+reports them (the exact reader marks nodes the same way); the LSP layer converts columns to
+UTF-16 when a client needs that.
 """
 
 from __future__ import annotations
@@ -18,7 +38,7 @@ import re
 import sys
 import threading
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from sys import intern
 from typing import Any, Literal, cast
@@ -27,7 +47,10 @@ import yaml
 from yaml.nodes import CollectionNode, MappingNode, Node, ScalarNode, SequenceNode
 
 from agentv_lsp.gcpause import collector_paused
-from agentv_lsp.yamlpos.scalars import js_json_stringify, resolve_plain
+from agentv_lsp.yamlpos import eemeli
+from agentv_lsp.yamlpos.keytext import collection_key_text
+from agentv_lsp.yamlpos.prescan import needs_eemeli_rules
+from agentv_lsp.yamlpos.scalars import js_json_stringify, resolve_plain, resolve_plain_11, resolve_tagged
 
 # The runtime (eemeli/yaml on V8) dies with "Maximum call stack size exceeded" at about
 # 1,500 levels; we stop a little earlier with a clear message.
@@ -73,10 +96,7 @@ _stack_size_lock = threading.Lock()
 
 _PLAIN = "?plain"  # tag our resolver gives untagged plain scalars: resolved later by YAML 1.2 rules
 _STR = "tag:yaml.org,2002:str"
-_TAG_INT = "tag:yaml.org,2002:int"
-_TAG_FLOAT = "tag:yaml.org,2002:float"
-_TAG_BOOL = "tag:yaml.org,2002:bool"
-_TAG_NULL = "tag:yaml.org,2002:null"
+_OTHER_COLLECTIONS = frozenset(("tag:yaml.org,2002:set", "tag:yaml.org,2002:omap"))
 
 PathItem = str | int
 Path = tuple[PathItem, ...]
@@ -324,29 +344,54 @@ def _parse_into(doc: YamlDocument, text: str) -> None:
         doc.error = too_deep
         return
     text, restore = _hide_non_breaks(text)
-    retries = 0
     escapes: dict[str, str] = {}  # stand-in escape -> the surrogate escape it replaces
-    while True:
-        try:
-            root = _compose(text)
-            break
-        except yaml.MarkedYAMLError as exc:
-            retry = _blank_tab_line(text, exc) if retries < _MAX_TAB_RETRIES else None
-            if retry is None:
-                retry = _pair_surrogate_escapes(text, exc, escapes)
-            if retry is None:
-                doc.error = _from_marked(exc)
-                return
-            text, retries = retry, retries + 1
-        except yaml.YAMLError as exc:  # unmarked reader errors
-            doc.error = YamlError("syntax", f"YAML error: {exc}", Span(0, 0, 0, 0))
+    exact_tree = needs_eemeli_rules(text)
+    if exact_tree:
+        exact = _compose_by_eemeli_rules(text)
+        if isinstance(exact, YamlError):
+            doc.error = exact
             return
+        root = exact
+    else:
+        composed = _compose_by_libyaml(text, escapes)
+        if isinstance(composed, _Refused):  # libyaml refuses: eemeli/yaml may still load it
+            exact = _compose_by_eemeli_rules(text, refused=composed.error)
+            if isinstance(exact, YamlError):
+                doc.error = exact
+                return
+            root, escapes, exact_tree = exact, {}, True
+        elif isinstance(composed, YamlError):
+            doc.error = composed
+            return
+        else:
+            root = composed
+    try:
+        _convert_into(doc, root, text, restore, escapes, exact=exact_tree)
+    except _NeedsExactTree:
+        # a collection as a mapping key: eemeli/yaml keys the mapping by the collection's
+        # YAML text, anchors included, which libyaml's tree does not keep
+        exact = _compose_by_eemeli_rules(text)
+        if isinstance(exact, YamlError):
+            doc.error = exact
+            return
+        _convert_into(doc, exact, text, restore, {}, exact=True)
+
+
+def _convert_into(
+    doc: YamlDocument,
+    root: Node | None,
+    text: str,
+    restore: dict[str, str],
+    escapes: dict[str, str],
+    *,
+    exact: bool,
+) -> None:
     doc.root = root
     if root is None:
         return
     if restore or escapes:
         _restore_non_breaks(root, restore, escapes)
-    if _may_have_anchors(text):
+    if exact or _may_have_anchors(text):
         doc.error = _unindented_continuation(root, text)
         if doc.error is None:
             try:
@@ -365,6 +410,10 @@ def _parse_into(doc: YamlDocument, text: str) -> None:
     doc.error = _first_unindented(suspects, text) if suspects else None
     if doc.error is None:
         doc.value = value
+
+
+class _NeedsExactTree(Exception):
+    """A libyaml tree holds what only eemeli/yaml's rules read right (a collection key)."""
 
 
 # Characters libyaml cannot take the way eemeli/yaml does: YAML 1.1 (libyaml) also breaks
@@ -670,11 +719,8 @@ def _convert_without_aliases(root: Node, suspects: list[_Suspect]) -> Any:
                 # interned: a few keys repeat thousands of times, and every `.get("role")`
                 # then finds its key by identity instead of comparing the text
                 key = intern(raw_key) if type(raw_key) is str else _js_key(raw_key)
-            else:
-                found = len(suspects)
-                raw_key = convert(k_node, depth + 1)
-                del suspects[found:]  # `_unindented_continuation` does not look inside keys
-                key = _js_key(raw_key)
+            else:  # a collection as a key: only eemeli/yaml's rules read it (`eemeli`)
+                raise _NeedsExactTree
             if key in mapping:
                 if identities is None:
                     identities = _identities_before(cast(MappingNode, node), k_node)
@@ -735,16 +781,82 @@ def _check_duplicate(identities: set[tuple[str, Any]], key_node: Node) -> None:
     identities.add(ident)
 
 
+@dataclass(frozen=True, slots=True)
+class _Refused:
+    """libyaml refused a text (its error, reported if eemeli/yaml's rules refuse it too)."""
+
+    error: YamlError
+
+
+def _compose_by_libyaml(text: str, escapes: dict[str, str]) -> Node | YamlError | _Refused | None:
+    retries = 0
+    while True:
+        try:
+            return _compose(text)
+        except yaml.MarkedYAMLError as exc:
+            if _LIBYAML_NESTING in (exc.problem or ""):
+                return _from_marked(exc)
+            retry = _blank_tab_line(text, exc) if retries < _MAX_TAB_RETRIES else None
+            if retry is None:
+                retry = _pair_surrogate_escapes(text, exc, escapes)
+            if retry is None:
+                return _Refused(_from_marked(exc))
+            text, retries = retry, retries + 1
+        except yaml.YAMLError as exc:  # unmarked reader errors
+            return YamlError("syntax", f"YAML error: {exc}", Span(0, 0, 0, 0))
+
+
+def _compose_by_eemeli_rules(text: str, refused: YamlError | None = None) -> Node | YamlError | None:
+    """The tree eemeli/yaml's rules give (`eemeli`), or why they refuse the text (`refused`:
+    libyaml's error, when it refused the text first)."""
+    try:
+        return _eemeli_compose(text)
+    except eemeli.EemeliError as exc:
+        if exc.problem == eemeli.TOO_DEEP:
+            line, col = (exc.problem_mark.line, exc.problem_mark.column) if exc.problem_mark else (0, 0)
+            return YamlError("too-deep", TOO_DEEP_MESSAGE, Span(line, col, line, col + 1))
+        error = _from_marked(exc)
+    except yaml.MarkedYAMLError as exc:
+        error = _from_marked(exc)
+    except yaml.YAMLError as exc:
+        error = YamlError("syntax", f"YAML error: {exc}", Span(0, 0, 0, 0))
+    except RecursionError:
+        return YamlError("too-deep", TOO_DEEP_MESSAGE, Span(0, 0, 0, 1))
+    if refused is None and error.kind == "syntax":
+        try:
+            _compose(text)
+        except yaml.MarkedYAMLError as exc:
+            refused = _from_marked(exc)
+        except yaml.YAMLError:
+            pass
+    # Both refuse: libyaml's message (the one users of earlier versions know) where it names
+    # the same line; else ours, in eemeli/yaml's words (libyaml may blame a line eemeli/yaml
+    # reads, such as a tab opening a line of a block scalar).
+    if refused is not None and refused.span.start_line == error.span.start_line:
+        return refused
+    return error
+
+
+def _eemeli_compose(text: str) -> Node | None:
+    if len(text) < 8_000:
+        return eemeli.compose(text)
+    return _in_big_stack(eemeli.compose, text)
+
+
 def _compose(text: str) -> Node | None:
     if len(text) < 8_000:  # cannot nest deep enough to threaten the C stack
         return _compose_here(text)
+    return _in_big_stack(_compose_here, text)
+
+
+def _in_big_stack(compose: Callable[[str], Node | None], text: str) -> Node | None:
     # The Cython composer recurses on the C stack: give it room in a thread of its own.
     result: list[Node | None] = []
     failure: list[BaseException] = []
 
     def work() -> None:
         try:
-            result.append(_compose_here(text))
+            result.append(compose(text))
         except BaseException as exc:  # re-raised in the caller's thread
             failure.append(exc)
 
@@ -871,6 +983,16 @@ class _Converter:
             value = _scalar_value(node)
         elif depth >= MAX_DEPTH:
             raise _LoadError(YamlError("too-deep", TOO_DEEP_MESSAGE, _head_span(node)))
+        elif node.tag in _OTHER_COLLECTIONS:
+            # `!!set`, `!!omap`: a JavaScript Set or Map, which JSON.stringify prints as {}
+            # (read as usual first, for the same errors: duplicate keys, aliases, depth)
+            self.values[key] = {}
+            if isinstance(node, MappingNode):
+                self._fill_mapping(node, {}, depth)
+            else:
+                for child in node.value:
+                    self.convert(child, depth + 1)
+            return self.values[key]
         elif isinstance(node, SequenceNode):
             items: list[Any] = []
             self.values[key] = items
@@ -891,17 +1013,27 @@ class _Converter:
         seen: dict[tuple[str, Any], Node] = {}
         numeric_keys = False
         for k_node, v_node in node.value:
+            key_is_alias = id(k_node) in self.values
             for child in (k_node, v_node):
                 if id(child) in self.values:
                     self.alias_children.setdefault(id(node), set()).add(id(child))
             raw_key = self.convert(k_node, depth + 1)
-            ident = _key_identity(raw_key) if isinstance(k_node, ScalarNode) else ("node", id(k_node))
-            if ident in seen:
-                raise _LoadError(
-                    YamlError("duplicate-key", "Map keys must be unique (duplicate key)", Span.of(k_node))
-                )
-            seen[ident] = k_node
-            key = _js_key(raw_key)
+            if isinstance(k_node, ScalarNode):
+                key = _js_key(raw_key)
+                # eemeli/yaml compares scalar keys by value, anything else (an alias too) by identity
+                if not key_is_alias:
+                    ident = _key_identity(raw_key)
+                    if ident in seen:
+                        raise _LoadError(
+                            YamlError(
+                                "duplicate-key", "Map keys must be unique (duplicate key)", Span.of(k_node)
+                            )
+                        )
+                    seen[ident] = k_node
+            else:
+                if not hasattr(k_node, "anchor"):
+                    raise _NeedsExactTree  # a libyaml tree: no anchors to write the key with
+                key = collection_key_text(k_node, alias=key_is_alias)
             if key[:1].isdigit():
                 numeric_keys = True
             mapping[key] = self.convert(v_node, depth + 1)
@@ -952,19 +1084,11 @@ def _scalar_value(node: ScalarNode) -> Any:
         return resolve_plain(text)
     if tag == _STR or tag is None:
         return text
-    if tag in (_TAG_INT, _TAG_FLOAT, _TAG_BOOL, _TAG_NULL):
-        # An explicit core tag: the text is resolved as if it were plain; eemeli/yaml keeps
-        # the string when it does not fit the tag.
-        value = resolve_plain(text)
-        if tag == _TAG_NULL and value is None:
-            return None
-        if tag == _TAG_BOOL and isinstance(value, bool):
-            return value
-        if tag in (_TAG_INT, _TAG_FLOAT) and isinstance(value, (int, float)) and not isinstance(value, bool):
-            return value
-        return text
-    # Unknown tags (`!custom`): eemeli/yaml warns and keeps the scalar as a string.
-    return text
+    if tag == eemeli.PLAIN_11:
+        return resolve_plain_11(text)
+    # An explicit tag: a core tag applies when the text fits it, `!!binary` and `!!timestamp`
+    # give their values, and unknown tags (`!custom`) keep the string, as in eemeli/yaml.
+    return resolve_tagged(tag, text)
 
 
 def _js_key(value: Any) -> str:

@@ -248,3 +248,153 @@ def _wrap(open_: str, close: str, items: list[str], gap: str, current: str, inne
     if not gap:
         return open_ + ",".join(items) + close
     return f"{open_}\n{inner}" + f",\n{inner}".join(items) + f"\n{current}{close}"
+
+
+# -- YAML 1.1 (`%YAML 1.1`) and explicit tags ---------------------------------------------------------
+# A document that starts with `%YAML 1.1` is read by eemeli/yaml with its yaml-1.1 schema: these
+# tests, in that schema's order (null, true, false, binary/octal/decimal/hex integers, NaN/Inf,
+# exponent and plain floats, sexagesimal integers and floats, timestamps).
+_NULL_11 = _NULL
+_TRUE_11 = re.compile(r"Y|y|[Yy]es|YES|[Tt]rue|TRUE|[Oo]n|ON")
+_FALSE_11 = re.compile(r"N|n|[Nn]o|NO|[Ff]alse|FALSE|[Oo]ff|OFF")
+_BIN_11 = re.compile(r"[-+]?0b[0-1_]+")
+_OCT_11 = re.compile(r"[-+]?0[0-7_]+")
+_INT_11 = re.compile(r"[-+]?[0-9][0-9_]*")
+_HEX_11 = re.compile(r"[-+]?0x[0-9a-fA-F_]+")
+_EXP_11 = re.compile(r"[-+]?(?:[0-9][0-9_]*)?(?:\.[0-9_]*)?[eE][-+]?[0-9]+")
+_FLOAT_11 = re.compile(r"[-+]?(?:[0-9][0-9_]*)?\.[0-9_]*")
+_SEXAGESIMAL_INT = re.compile(r"[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+")
+_SEXAGESIMAL_FLOAT = re.compile(r"[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*")
+_TIMESTAMP = re.compile(
+    r"([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})"
+    r"(?:(?:t|T|[ \t]+)([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2}(\.[0-9]+)?)"
+    r"(?:[ \t]*(Z|[-+][012]?[0-9](?::[0-9]{2})?))?)?"
+)
+
+
+def _int_11(text: str, offset: int, radix: int) -> int | float:
+    sign = text[0]
+    if sign in "+-":
+        offset += 1
+    digits = text[offset:].replace("_", "")
+    # parseInt reads the longest valid prefix; an empty one is NaN
+    valid = re.match(
+        "[0-1]*" if radix == 2 else "[0-7]*" if radix == 8 else "[0-9a-fA-F]*" if radix == 16 else "[0-9]*",
+        digits,
+    )
+    head = valid.group() if valid else ""
+    if not head:
+        return math.nan
+    value = _js_integer(int(head, radix))
+    return -value if sign == "-" else value
+
+
+def _float_11(text: str) -> float:
+    try:
+        return float(re.match(r"[-+]?(?:[0-9]*\.?[0-9]*(?:[eE][-+]?[0-9]+)?)", text.replace("_", "")).group())  # type: ignore[union-attr]
+    except ValueError:
+        return math.nan
+
+
+def _sexagesimal(text: str) -> float:
+    sign = text[0]
+    parts = text[1:] if sign in "+-" else text
+    total = 0.0
+    for part in parts.replace("_", "").split(":"):
+        total = total * 60 + float(part)
+    total = -total if sign == "-" else total
+    return int(total) if total.is_integer() and "." not in parts else total
+
+
+def _timestamp_11(match: re.Match[str]) -> str:
+    """The ISO text of the JavaScript Date eemeli/yaml builds (what JSON.stringify prints)."""
+    import datetime
+
+    year, month, day = (int(match.group(i)) for i in (1, 2, 3))
+    hour, minute = int(match.group(4) or 0), int(match.group(5) or 0)
+    second = int(float(match.group(6) or 0))
+    millis = int((match.group(7) + "00")[1:4]) if match.group(7) else 0
+    try:  # Date.UTC: months, days and times past their range carry over
+        year += (month - 1) // 12
+        first = datetime.datetime(year, (month - 1) % 12 + 1, 1, tzinfo=datetime.UTC)
+        moment = first + datetime.timedelta(
+            days=day - 1, hours=hour, minutes=minute, seconds=second, milliseconds=millis
+        )
+        zone = match.group(8)
+        if zone and zone != "Z":
+            offset = _sexagesimal(zone)
+            if abs(offset) < 30:
+                offset *= 60
+            moment -= datetime.timedelta(minutes=offset)
+    except (OverflowError, ValueError):
+        return "Invalid Date"
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def resolve_plain_11(text: str) -> PlainValue:
+    """The value eemeli/yaml's yaml-1.1 schema gives an untagged plain scalar (`%YAML 1.1`)."""
+    if _NULL_11.fullmatch(text):
+        return None
+    if _TRUE_11.fullmatch(text):
+        return True
+    if _FALSE_11.fullmatch(text):
+        return False
+    if _BIN_11.fullmatch(text):
+        return _int_11(text, 2, 2)
+    if _OCT_11.fullmatch(text):
+        return _int_11(text, 1, 8)
+    if _INT_11.fullmatch(text):
+        return _int_11(text, 0, 10)
+    if _HEX_11.fullmatch(text):
+        return _int_11(text, 2, 16)
+    if _NAN_INF.fullmatch(text):
+        if text[-3:].lower() == "nan":
+            return math.nan
+        return -math.inf if text[0] == "-" else math.inf
+    if _EXP_11.fullmatch(text) or _FLOAT_11.fullmatch(text):
+        return _float_11(text)
+    if _SEXAGESIMAL_INT.fullmatch(text) or _SEXAGESIMAL_FLOAT.fullmatch(text):
+        return _sexagesimal(text)
+    match = _TIMESTAMP.fullmatch(text)
+    if match:
+        return _timestamp_11(match)
+    return text
+
+
+_CORE_TAG_TESTS: dict[str, tuple[re.Pattern[str], ...]] = {
+    "tag:yaml.org,2002:null": (_NULL,),
+    "tag:yaml.org,2002:bool": (_BOOL,),
+    "tag:yaml.org,2002:int": (_OCT, _INT, _HEX),
+    "tag:yaml.org,2002:float": (_NAN_INF, _EXP, _FLOAT),
+}
+
+
+def resolve_tagged(tag: str, text: str) -> object:
+    """The value eemeli/yaml gives a scalar with an explicit tag (`!!int "12"`, `!!binary ...`):
+    a core tag applies when its own tests match the text, else the text stays a string, as it
+    does for unknown tags. `!!binary` is a Node Buffer (what JSON.stringify prints of one) and
+    `!!timestamp` a Date (its ISO text)."""
+    tests = _CORE_TAG_TESTS.get(tag)
+    if tests is not None:
+        if any(t.fullmatch(text) for t in tests):
+            return resolve_plain(text)
+        return text
+    if tag == "tag:yaml.org,2002:binary":
+        import base64
+        import binascii
+
+        # Node's Buffer.from(text, "base64"): other characters skipped, decoding stops at `=`,
+        # a last lone character ignored
+        cleaned = re.sub(r"[^A-Za-z0-9+/=_-]", "", text).split("=")[0]
+        cleaned = cleaned.replace("-", "+").replace("_", "/")
+        if len(cleaned) % 4 == 1:
+            cleaned = cleaned[:-1]
+        try:
+            data = base64.b64decode(cleaned + "=" * (-len(cleaned) % 4))
+        except (binascii.Error, ValueError):
+            data = b""
+        return {"type": "Buffer", "data": list(data)}
+    if tag == "tag:yaml.org,2002:timestamp":
+        match = _TIMESTAMP.fullmatch(text)
+        return _timestamp_11(match) if match else text
+    return text

@@ -1,0 +1,84 @@
+"""Benchmark the YAML layer (issue 24): what the exactness costs.
+
+On the 4.x workloads (make_workload_v4.py: 2,000 and 10,000 tests in one file, 10,000 in 100
+files), in-process CPU time (best of `--repeat`) of:
+- `compose`: a bare `yaml.compose` with libyaml (C loader), the floor;
+- `prescan`: `needs_eemeli_rules` on every text (what every parse pays to keep exactness);
+- `parse_yaml`: the whole layer (libyaml, conversion to values, pre-scan);
+- `exact`: the same texts through the exact reader alone (`eemeli`), which only the texts
+  libyaml refuses or may misread take (a tab opening a line of a block scalar, `%YAML 1.1`...).
+Targets: the pre-scan a few per cent of `parse_yaml`; the workloads themselves never flagged.
+Run: python benchmarks/bench_yaml.py [--repeat N] [--no-exact]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _workloads import eval_files, workload_v4
+
+ROWS = [(2000, 1), (10000, 1), (10000, 100)]
+
+
+def best_cpu(work: Callable[[], object], repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        gc.collect()
+        start = time.process_time()
+        work()
+        times.append(time.process_time() - start)
+    return min(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--repeat", type=int, default=5, help="timed runs per measure (the best is kept)")
+    parser.add_argument("--no-exact", action="store_true", help="skip the (slow) exact reader alone")
+    args = parser.parse_args()
+
+    import yaml
+
+    import agentv_lsp.yamlpos.document as document
+    from agentv_lsp.yamlpos import parse_yaml
+    from agentv_lsp.yamlpos.prescan import needs_eemeli_rules
+
+    print(f"{'workload':<16}{'MB':>6}{'flagged':>9}{'compose s':>11}{'prescan s':>11}{'parse s':>9}"
+          f"{'prescan %':>11}{'exact s':>9}{'exact/parse':>13}")  # fmt: skip
+    for cases, files in ROWS:
+        texts = [p.read_text(encoding="utf-8") for p in eval_files(workload_v4(cases, files))]
+        size = sum(len(t.encode("utf-8")) for t in texts) / 1e6
+        flagged = sum(needs_eemeli_rules(t) for t in texts)
+        gc.disable()
+        try:
+            compose = best_cpu(
+                lambda ts=texts: [yaml.compose(t, Loader=yaml.CSafeLoader) for t in ts], args.repeat
+            )
+            prescan = best_cpu(lambda ts=texts: [needs_eemeli_rules(t) for t in ts], args.repeat)
+            parse = best_cpu(lambda ts=texts: [parse_yaml(t) for t in ts], args.repeat)
+            exact = float("nan")
+            if not args.no_exact:
+                real = document.needs_eemeli_rules
+                document.needs_eemeli_rules = lambda text: True  # type: ignore[assignment]
+                try:
+                    exact = best_cpu(lambda ts=texts: [parse_yaml(t) for t in ts], 1)
+                finally:
+                    document.needs_eemeli_rules = real
+        finally:
+            gc.enable()
+        name = f"v4w{cases}" + (f"x{files}" if files > 1 else "")
+        print(
+            f"{name:<16}{size:>6.1f}{flagged:>9}{compose:>11.3f}{prescan:>11.3f}{parse:>9.3f}"
+            f"{100 * prescan / parse:>10.1f}%{exact:>9.2f}{exact / parse:>12.1f}x"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,868 @@
+# PyYAML's stages are mixins that call one another's methods (`self.peek`, `self.check_token`,
+# `self.get_event`); its type stubs type each stage alone, so these codes cannot be checked here.
+# mypy: disable-error-code="attr-defined, no-untyped-call, override"
+"""The slow, exact reader: PyYAML's pure-Python scanner, parser and composer, bent to eemeli/yaml's rules.
+
+libyaml (C) reads most eval files exactly as AgentV's YAML library (eemeli/yaml 2.9.1) does, and
+`document` uses it first. Where the two libraries part (a tab in a block scalar or after a `-`,
+anchors defined twice or with a `:` in their name, `%` directives, empty or multi-line implicit keys
+in flow collections, `:x` and `?x` in flow, a comment glued to a token, `-` inside a flow collection,
+the non-specific tag `!`), this reader is used instead: it yields the same `yaml.nodes` tree, with
+the same marks, so nothing downstream knows which reader ran. Each override below names the
+eemeli/yaml rule it follows; PyYAML's own code is kept wherever the two agree.
+
+It is about a hundred times slower than libyaml, which is why `document` only sends it the texts
+libyaml refuses or might misread (`needs_eemeli_rules`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import yaml
+from yaml.composer import Composer, ComposerError
+from yaml.events import AliasEvent, MappingStartEvent, ScalarEvent, SequenceStartEvent
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from yaml.parser import Parser, ParserError
+from yaml.reader import Reader
+from yaml.resolver import BaseResolver
+from yaml.scanner import Scanner, ScannerError, SimpleKey
+from yaml.tokens import (
+    DirectiveToken,
+    DocumentEndToken,
+    FlowEntryToken,
+    FlowMappingEndToken,
+    FlowSequenceEndToken,
+    ScalarToken,
+    TagToken,
+    ValueToken,
+)
+
+PLAIN = "?plain"  # an untagged plain scalar, resolved later by the YAML 1.2 core schema
+PLAIN_11 = "?plain-1.1"  # the same under `%YAML 1.1`, resolved by eemeli/yaml's yaml-1.1 schema
+STR = "tag:yaml.org,2002:str"
+SEQ = "tag:yaml.org,2002:seq"
+MAP = "tag:yaml.org,2002:map"
+
+_BREAKS = "\r\n"
+_END = "\0" + _BREAKS
+_BLANK = "\0 \t" + _BREAKS
+_FLOW_INDICATORS = ",[]{}"
+# the characters of a tag after its `!` (URI characters but the flow indicators), and `%xx`
+_TAG_CHARS = frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-#;/?:@&=+$_.!~*'()")
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+
+class EemeliError(yaml.MarkedYAMLError):
+    """A text eemeli/yaml refuses, with eemeli/yaml's own message where we know it."""
+
+    def __init__(self, problem: str, mark: Any) -> None:
+        super().__init__(None, None, problem, mark)
+
+
+_GLUED_COMMENT = "Comments must be separated from other tokens by white space characters"
+_NO_VALUE = "Implicit map keys need to be followed by map values"
+_UNSEPARATED = "Tags and anchors must be separated from the next token by white space"
+
+
+class _Scanner(Scanner):
+    def __init__(self) -> None:
+        super().__init__()
+        self.flow_kinds: list[str] = []  # "[" or "{" per open flow collection
+        self.after_json_node = False  # the last token was a quoted scalar or a closed flow collection
+        self.tab_after_indicator: Any = None  # mark of a tab separating a block indicator from content
+        self.explicit_key_columns: set[int] = set()
+        self.empty_key_line = -1  # the line of the last `: value` entry with an empty implicit key
+
+    # -- white space and comments ---------------------------------------------------------------
+    def scan_to_next_token(self) -> None:
+        # eemeli/yaml: spaces and tabs both separate tokens, but a tab may not indent block
+        # content (at a line start, or after `-`, `?`, `:` before a block collection), and a
+        # comment needs white space before it.
+        if self.index == 0 and self.peek() == "\ufeff":
+            self.forward()
+        before = self.prefix_before()
+        if self.index > 0 and self.peek() == "#" and before not in " \t\r\n":
+            raise EemeliError(_GLUED_COMMENT, self.get_mark())
+        after_indicator = self.column > 0 and before in "-?:"
+        at_line_start = self.column == 0
+        self.tab_after_indicator = None
+        while True:
+            spaces = 0
+            tab_mark = None
+            while self.peek() in " \t":
+                if self.peek() == "\t" and tab_mark is None:
+                    tab_mark = self.get_mark()
+                elif tab_mark is None:
+                    spaces += 1
+                self.forward()
+            content = self.peek() not in _END + "#"
+            if tab_mark is not None and content and not self.flow_level:
+                # (at the top level a flow collection may follow such a tab)
+                flow_at_top = self.indent < 0 and self.peek() in "[{"
+                if at_line_start and spaces <= max(self.indent, 0) and not flow_at_top:
+                    raise EemeliError("Tabs are not allowed as indentation", tab_mark)
+                if after_indicator:
+                    self.tab_after_indicator = tab_mark
+            if content and at_line_start and self.flow_level and self.column <= self.indent:
+                self._flow_line_indented_too_little()
+            if self.peek() == "#":
+                while self.peek() not in _END:
+                    self.forward()
+            if not self.scan_line_break():
+                return
+            if not self.flow_level:
+                self.allow_simple_key = True
+            at_line_start, after_indicator = True, False
+
+    def _flow_line_indented_too_little(self) -> None:
+        """eemeli/yaml: a flow collection inside a block collection needs each of its further
+        lines indented more than the block entry's key or `-`; only the outermost closing
+        bracket may sit at that column."""
+        outer = self.flow_kinds[0] if self.flow_kinds else "["
+        closing = "]" if outer == "[" else "}"
+        if self.column == self.indent and self.flow_level == 1 and self.peek() == closing:
+            return
+        kind = "sequence" if outer == "[" else "map"
+        raise EemeliError(
+            f"Flow {kind} in block collection must be sufficiently indented and end with a {closing}",
+            self.get_mark(),
+        )
+
+    def prefix_before(self) -> str:
+        return self.buffer[self.pointer - 1] if self.pointer > 0 else "\n"
+
+    # -- simple keys: eemeli/yaml lets an implicit key of a flow mapping span lines --------------
+    def stale_possible_simple_keys(self) -> None:
+        for level in list(self.possible_simple_keys):
+            key = self.possible_simple_keys[level]
+            in_flow_map = level > 0 and level <= len(self.flow_kinds) and self.flow_kinds[level - 1] == "{"
+            if (key.line != self.line and not in_flow_map) or self.index - key.index > 1024:
+                if key.required:
+                    raise EemeliError(_NO_VALUE, key.mark)
+                if level > 0 and key.line != self.line:
+                    self.stale_flow_key = key  # a `:` next in this flow sequence is an error
+                del self.possible_simple_keys[level]
+
+    stale_flow_key: SimpleKey | None = None
+
+    def remove_possible_simple_key(self) -> None:
+        key = self.possible_simple_keys.get(self.flow_level)
+        if key is not None and key.required:
+            raise EemeliError(_NO_VALUE, key.mark)
+        super().remove_possible_simple_key()
+
+    def save_possible_simple_key(self) -> None:
+        self.stale_flow_key = None
+        super().save_possible_simple_key()
+        key = self.possible_simple_keys.get(self.flow_level)
+        if key is not None and self.tab_after_indicator is not None:
+            key.tab_mark = self.tab_after_indicator
+
+    # -- flow collections ------------------------------------------------------------------------
+    def fetch_flow_collection_start(self, TokenClass: Any) -> None:
+        self.flow_kinds.append(self.peek())
+        super().fetch_flow_collection_start(TokenClass)
+        self.after_json_node = False
+
+    def fetch_flow_collection_end(self, TokenClass: Any) -> None:
+        if self.flow_kinds:
+            self.flow_kinds.pop()
+        super().fetch_flow_collection_end(TokenClass)
+        self.after_json_node = True
+
+    def fetch_flow_scalar(self, style: Any) -> None:
+        super().fetch_flow_scalar(style)
+        self.after_json_node = True
+        if style == '"':
+            token = self.tokens[-1]
+            source = self.buffer[token.start_mark.index : token.end_mark.index]
+            try:
+                token.value = double_quoted_value(source)
+            except EemeliError as exc:
+                raise EemeliError(exc.problem or "Invalid escape sequence", token.start_mark) from None
+
+    def fetch_more_tokens(self) -> None:
+        was_json = self.after_json_node
+        self.after_json_node = False
+        self.scan_to_next_token()
+        self.after_json_node = was_json
+        ch = self.peek()
+        if self.flow_level and ch == "-" and self.peek(1) in _BLANK + _FLOW_INDICATORS:
+            raise EemeliError("Block collections are not allowed within flow collections", self.get_mark())
+        # the rest as PyYAML does it, minus the white space already skipped
+        self.stale_possible_simple_keys()
+        self.unwind_indent(self.column)
+        ch = self.peek()
+        if ch == "\0":
+            return self.fetch_stream_end()
+        if ch == "%" and self.check_directive():
+            return self.fetch_directive()
+        if ch == "-" and self.check_document_start():
+            return self.fetch_document_start()
+        if ch == "." and self.check_document_end():
+            return self.fetch_document_end()
+        handlers = {
+            "[": self.fetch_flow_sequence_start,
+            "{": self.fetch_flow_mapping_start,
+            "]": self.fetch_flow_sequence_end,
+            "}": self.fetch_flow_mapping_end,
+            ",": self.fetch_flow_entry,
+        }
+        if ch in handlers:
+            self.after_json_node = False
+            return handlers[ch]()
+        self.after_json_node = False
+        if ch == "-" and self.check_block_entry():
+            return self.fetch_block_entry()
+        if ch == "?" and self.check_key():
+            return self.fetch_key()
+        if ch == ":" and (self.check_value() or (self.flow_level and was_json)):
+            return self.fetch_value()
+        if ch == "*":
+            return self.fetch_alias()
+        if ch == "&":
+            return self.fetch_anchor()
+        if ch == "!":
+            return self.fetch_tag()
+        if ch == "|" and not self.flow_level:
+            return self.fetch_literal()
+        if ch == ">" and not self.flow_level:
+            return self.fetch_folded()
+        if ch == "'":
+            return self.fetch_single()
+        if ch == '"':
+            return self.fetch_double()
+        if self.check_plain():
+            return self.fetch_plain()
+        raise ScannerError(
+            "while scanning for the next token",
+            None,
+            f"found character {ch!r} that cannot start any token",
+            self.get_mark(),
+        )
+
+    # -- block indicators: a tab after one may not indent a block collection -----------------------
+    def _no_tab_indent(self) -> None:
+        if self.tab_after_indicator is not None and not self.flow_level:
+            raise EemeliError("Tabs are not allowed as indentation", self.tab_after_indicator)
+
+    # An entry with an empty implicit key (`: value`) takes no block collection on its line:
+    # eemeli/yaml refuses `: - x` and `: a: 1` (`? k` then `: - x` is the compact form, allowed).
+    # `explicit_key_columns`: columns of `?` keys still waiting for their `:`.
+    def fetch_block_entry(self) -> None:
+        self._no_tab_indent()
+        if not self.flow_level and self.line == self.empty_key_line:
+            raise EemeliError("Unexpected block-seq-ind on same line with key", self.get_mark())
+        super().fetch_block_entry()
+
+    def fetch_key(self) -> None:
+        self._no_tab_indent()
+        if not self.flow_level:
+            self.explicit_key_columns = {c for c in self.explicit_key_columns if c < self.column}
+            self.explicit_key_columns.add(self.column)
+        super().fetch_key()
+
+    def fetch_value(self) -> None:
+        level = self.flow_level
+        if level and level not in self.possible_simple_keys and self.stale_flow_key is not None:
+            raise EemeliError(
+                "Implicit keys of flow sequence pairs need to be on a single line", self.stale_flow_key.mark
+            )
+        key = self.possible_simple_keys.get(level)
+        tab_mark = getattr(key, "tab_mark", None)
+        if key is not None and not level and tab_mark is not None and self.indent < key.column:
+            # the key opens a block mapping after a tab that follows `-`, `?` or `:`
+            raise EemeliError("Tabs are not allowed as indentation", tab_mark)
+        if not level:
+            if key is None:
+                if self.column in self.explicit_key_columns:
+                    self.explicit_key_columns.discard(self.column)
+                else:
+                    self.empty_key_line = self.line
+            elif key.line == self.empty_key_line and self.indent < key.column:
+                raise EemeliError("Nested mappings are not allowed in compact mappings", key.mark)
+        super().fetch_value()
+
+    # -- `?` and `:` -------------------------------------------------------------------------------
+    def check_key(self) -> bool:
+        # eemeli/yaml: `?x` starts a plain scalar in flow context too
+        return bool(self.peek(1) in _BLANK or (self.flow_level and self.peek(1) in _FLOW_INDICATORS))
+
+    def check_value(self) -> bool:
+        if self.flow_level:
+            return bool(self.peek(1) in _BLANK + _FLOW_INDICATORS)
+        return bool(self.peek(1) in _BLANK)
+
+    def check_plain(self) -> bool:
+        ch = self.peek()
+        nxt = self.peek(1)
+        if ch not in "\0 \t\r\n-?:,[]{}#&*!|>'\"%@`":
+            return True
+        if ch in "-?:" and nxt not in _BLANK:
+            return not (self.flow_level and nxt in _FLOW_INDICATORS)
+        return False
+
+    def scan_plain(self) -> ScalarToken:
+        chunks: list[str] = []
+        start_mark = self.get_mark()
+        end_mark = start_mark
+        indent = self.indent + 1
+        spaces: list[str] | None = []
+        while True:
+            length = 0
+            if self.peek() == "#":
+                break
+            while True:
+                ch = self.peek(length)
+                if ch in _BLANK:
+                    break
+                if ch == ":":
+                    after = self.peek(length + 1)
+                    if after in _BLANK or (self.flow_level and after in _FLOW_INDICATORS):
+                        break
+                if self.flow_level and ch in _FLOW_INDICATORS:
+                    break
+                length += 1
+            if length == 0:
+                break
+            self.allow_simple_key = False
+            chunks.extend(spaces or ())
+            chunks.append(self.prefix(length))
+            self.forward(length)
+            end_mark = self.get_mark()
+            spaces = self.scan_plain_spaces(indent, start_mark)
+            if not spaces or self.peek() == "#" or (not self.flow_level and self.column < indent):
+                break
+        return ScalarToken("".join(chunks), True, start_mark, end_mark)
+
+    def scan_plain_spaces(self, indent: int, start_mark: Any) -> list[str] | None:
+        chunks: list[str] = []
+        length = 0
+        while self.peek(length) in " \t":
+            length += 1
+        whitespaces = self.prefix(length)
+        self.forward(length)
+        ch = self.peek()
+        if ch in _BREAKS:
+            self.scan_line_break()  # a single break folds to a space (CR, LF and CRLF alike)
+            self.allow_simple_key = True
+            if self._document_marker():
+                return None
+            breaks: list[str] = []
+            spaces, tab_mark = 0, None
+            while self.peek() in " \t" + _BREAKS:
+                if self.peek() in " \t":
+                    if self.peek() == "\t" and tab_mark is None:
+                        tab_mark = self.get_mark()
+                    elif tab_mark is None:
+                        spaces += 1
+                    self.forward()
+                else:
+                    breaks.append(self.scan_line_break())
+                    spaces, tab_mark = 0, None
+                    if self._document_marker():
+                        return None
+            if self.flow_level and self.peek() not in _END + "#" and self.column <= self.indent:
+                self._flow_line_indented_too_little()
+            continues = self.peek() not in _END + "#" and (self.flow_level or self.column >= indent)
+            if tab_mark is not None and continues and not self.flow_level and spaces <= self.indent:
+                raise EemeliError("Tabs are not allowed as indentation", tab_mark)
+            if not breaks:
+                chunks.append(" ")
+            chunks.extend(breaks)
+        elif whitespaces:
+            chunks.append(whitespaces)
+        return chunks
+
+    def _document_marker(self) -> bool:
+        return self.prefix(3) in ("---", "...") and self.peek(3) in _BLANK
+
+    # -- anchors and aliases: any characters but white space and flow indicators ---------------------
+    def scan_anchor(self, TokenClass: Any) -> Any:
+        start_mark = self.get_mark()
+        name = "alias" if self.peek() == "*" else "anchor"
+        self.forward()
+        length = 0
+        while self.peek(length) not in _BLANK + _FLOW_INDICATORS:
+            length += 1
+        if not length:
+            raise ScannerError(
+                f"while scanning an {name}",
+                start_mark,
+                f"expected an {name} name, but found {self.peek()!r}",
+                self.get_mark(),
+            )
+        value = self.prefix(length)
+        self.forward(length)
+        if name == "anchor":
+            self._separated()
+        return TokenClass(value, start_mark, self.get_mark())
+
+    # -- directives: unknown names are ignored, `%YAML` keeps its version text --------------------
+    def scan_directive(self) -> DirectiveToken:
+        start_mark = self.get_mark()
+        self.forward()
+        length = 0
+        while self.peek(length) not in _BLANK:
+            length += 1
+        name = self.prefix(length)
+        self.forward(length)
+        params: list[str] = []
+        while True:
+            while self.peek() in " \t":
+                self.forward()
+            if self.peek() in _END or self.peek() == "#":
+                break
+            length = 0
+            while self.peek(length) not in _BLANK:
+                length += 1
+            params.append(self.prefix(length))
+            self.forward(length)
+        end_mark = self.get_mark()
+        while self.peek() not in _END:
+            self.forward()
+        self.scan_line_break()
+        return DirectiveToken(name, (params, start_mark), start_mark, end_mark)
+
+    # -- tags: `!` then anything but white space and flow indicators; white space after it --------
+    def scan_tag(self) -> Any:
+        start_mark = self.get_mark()
+        if self.peek(1) == "<":
+            length = 2
+            while self.peek(length) not in _BLANK + ">":
+                length += 1
+            if self.peek(length) != ">":
+                raise ScannerError("while parsing a tag", start_mark, "expected '>'", self.get_mark())
+            handle, suffix = None, self.prefix(length)[2:]
+            self.forward(length + 1)
+        else:
+            length = 1
+            while True:
+                ch = self.peek(length)
+                if ch in _TAG_CHARS:
+                    length += 1
+                elif ch == "%" and all(c in _HEX for c in self.prefix(length + 3)[length + 1 :]):
+                    length += 3
+                else:
+                    break
+            text = self.prefix(length)
+            self.forward(length)
+            last = text.rfind("!")  # eemeli/yaml: the handle runs to the last `!`
+            if text == "!":
+                handle, suffix = None, "!"
+            elif not text[last + 1 :]:
+                raise EemeliError(f"The {text} tag has no suffix", start_mark)
+            else:
+                handle, suffix = text[: last + 1], text[last + 1 :]
+        self._separated()
+        return TagToken((handle, suffix), start_mark, self.get_mark())
+
+    def _separated(self) -> None:
+        ch = self.peek()
+        if ch not in _BLANK and not (self.flow_level and ch in _FLOW_INDICATORS):
+            raise EemeliError(_UNSEPARATED, self.get_mark())
+
+    # -- block scalars -------------------------------------------------------------------------------
+    def scan_block_scalar(self, style: Any) -> ScalarToken:
+        # PyYAML's, with eemeli/yaml's rules: content may start at column 0 at the top level,
+        # leading blank lines may not be indented more than the first content line (without
+        # an indentation indicator), a line indented less than the content may not start
+        # with a tab, and document markers end the scalar.
+        folded = style == ">"
+        chunks: list[str] = []
+        start_mark = self.get_mark()
+        self.forward()
+        chomping, increment = self.scan_block_scalar_indicators(start_mark)
+        self.scan_block_scalar_ignored_line(start_mark)
+        min_indent = max(self.indent + 1, 0)
+        if increment is None:
+            breaks, max_indent, end_mark = self.scan_block_scalar_indentation()
+            indent = max(min_indent, max_indent, 1 if min_indent else 0)
+            if self.peek() not in _END and self.peek() != "\t" and min_indent <= self.column < max_indent:
+                raise EemeliError(
+                    "Block scalars with more-indented leading empty lines must use an explicit indentation indicator",
+                    self.get_mark(),
+                )
+            if self.peek() not in _END and self.peek() != "\t" and self.column >= min_indent:
+                indent = max(min_indent, self.column)
+        else:
+            indent = min_indent + increment - 1 if min_indent else increment
+            breaks, end_mark = self.scan_block_scalar_breaks(indent)
+        self._no_tab_before(indent)
+        line_break = ""
+        while self.column == indent and self.peek() != "\0" and not (indent == 0 and self._document_marker()):
+            chunks.extend(breaks)
+            leading_non_space = self.peek() not in " \t"
+            length = 0
+            while self.peek(length) not in _END:
+                length += 1
+            chunks.append(self.prefix(length))
+            self.forward(length)
+            line_break = self.scan_line_break()
+            breaks, end_mark = self.scan_block_scalar_breaks(indent)
+            self._no_tab_before(indent)
+            if (
+                self.column == indent
+                and self.peek() != "\0"
+                and not (indent == 0 and self._document_marker())
+            ):
+                if folded and line_break == "\n" and leading_non_space and self.peek() not in " \t":
+                    if not breaks:
+                        chunks.append(" ")
+                else:
+                    chunks.append(line_break)
+            else:
+                break
+        if chomping is not False:
+            chunks.append(line_break)
+        if chomping is True:
+            chunks.extend(breaks)
+        return ScalarToken("".join(chunks), False, start_mark, end_mark, style)
+
+    def scan_block_scalar_indicators(self, start_mark: Any) -> Any:
+        # PyYAML's wants a space after the indicators; eemeli/yaml takes a tab too
+        chomping, increment = None, None
+        for _ in range(2):
+            ch = self.peek()
+            if ch in "+-" and chomping is None:
+                chomping = ch == "+"
+            elif ch in "123456789" and increment is None:
+                increment = int(ch)
+            elif ch == "0" and increment is None:
+                raise ScannerError(
+                    "while scanning a block scalar",
+                    start_mark,
+                    "expected indentation indicator in the range 1-9, but found 0",
+                    self.get_mark(),
+                )
+            else:
+                break
+            self.forward()
+        if self.peek() not in _BLANK:
+            raise ScannerError(
+                "while scanning a block scalar",
+                start_mark,
+                f"expected chomping or indentation indicators, but found {self.peek()!r}",
+                self.get_mark(),
+            )
+        return chomping, increment
+
+    def _no_tab_before(self, indent: int) -> None:
+        if self.peek() == "\t" and self.column < indent:
+            raise EemeliError("Block scalar values in collections must be indented", self.get_mark())
+
+    def scan_block_scalar_ignored_line(self, start_mark: Any) -> None:
+        spaced = False
+        while self.peek() in " \t":
+            spaced = True
+            self.forward()
+        if self.peek() == "#":
+            if not spaced:
+                raise EemeliError(_GLUED_COMMENT, self.get_mark())
+            while self.peek() not in _END:
+                self.forward()
+        if self.peek() not in _END:
+            raise ScannerError(
+                "while scanning a block scalar",
+                start_mark,
+                f"expected a comment or a line break, but found {self.peek()!r}",
+                self.get_mark(),
+            )
+        self.scan_line_break()
+
+
+_ESCAPES = {
+    "0": "\0", "a": "\x07", "b": "\b", "e": "\x1b", "f": "\f", "n": "\n", "r": "\r", "t": "\t",
+    "v": "\v", "N": "\x85", "_": "\xa0", "L": "\u2028", "P": "\u2029", " ": " ", '"': '"', "/": "/",
+    "\\": "\\", "\t": "\t",
+}  # fmt: skip
+_HEX_DIGITS = {"x": 2, "u": 4, "U": 8}
+
+
+def double_quoted_value(source: str) -> str:
+    """A double-quoted scalar's value from its source (quotes included), by eemeli/yaml's rules:
+    a line break folds to a space, or to n-1 line breaks before n-1 blank lines; white space
+    around breaks is dropped; an escaped line break is dropped with the next line's indentation
+    only, so a blank line after it still folds (`"a\\<br><br>b"` is "a b"). An escaped surrogate
+    pair is one character; a lone one becomes U+FFFD, as in any UTF-8 output of the runtime."""
+    out: list[str] = []
+    i, end = 1, len(source) - 1
+    while i < end:
+        ch = source[i]
+        if ch == "\r" and source[i + 1] == "\n":
+            i += 1
+            continue
+        if ch == "\n":
+            breaks = 0
+            while i + 1 < end and source[i + 1] in " \t\n\r":
+                if source[i + 1] == "\r" and source[i + 2] != "\n":
+                    break
+                if source[i + 1] == "\n":
+                    breaks += 1
+                i += 1
+            out.append("\n" * breaks or " ")
+        elif ch == "\\":
+            i += 1
+            nxt = source[i]
+            if nxt in _ESCAPES:
+                out.append(_ESCAPES[nxt])
+            elif nxt == "\n" or (nxt == "\r" and source[i + 1] == "\n"):
+                if nxt == "\r":
+                    i += 1
+                while source[i + 1] in " \t":
+                    i += 1
+            elif nxt in _HEX_DIGITS:
+                digits = source[i + 1 : i + 1 + _HEX_DIGITS[nxt]]
+                if len(digits) != _HEX_DIGITS[nxt] or not all(c in "0123456789abcdefABCDEF" for c in digits):
+                    raise EemeliError(f"Invalid escape sequence \\{nxt}{digits}", None)
+                code = int(digits, 16)
+                if code > 0x10FFFF:
+                    raise EemeliError(f"Invalid escape sequence \\{nxt}{digits}", None)
+                out.append(chr(code))
+                i += len(digits)
+            else:
+                raise EemeliError(f"Invalid escape sequence \\{nxt}", None)
+        elif ch in " \t":
+            start = i
+            while source[i + 1] in " \t":
+                i += 1
+            if source[i + 1] != "\n" and not (source[i + 1] == "\r" and source[i + 2] == "\n"):
+                out.append(source[start : i + 1])
+        else:
+            out.append(ch)
+        i += 1
+    value = "".join(out)
+    if any("\ud800" <= c <= "\udfff" for c in value):
+        value = value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return value
+
+
+class _Parser(Parser):
+    # eemeli/yaml: unknown directives are ignored, `%YAML` may repeat, any 1.x version is read
+    # (1.1 with its own scalar rules), and `%YAML` with a version it cannot read fails.
+    def process_directives(self) -> Any:
+        self.yaml_version = None
+        self.tag_handles = {}
+        while self.check_token(DirectiveToken):
+            token = self.get_token()
+            params, mark = token.value
+            if token.name == "YAML":
+                if len(params) != 1:
+                    raise EemeliError("%YAML directive should contain exactly one part", mark)
+                version = params[0]
+                if version not in ("1.1", "1.2") and not re.fullmatch(r"1\.[0-9]+", version):
+                    raise EemeliError(f"Unsupported YAML version {version}", mark)
+                self.yaml_version = (1, 1) if version == "1.1" else (1, 2)
+            elif token.name == "TAG":
+                if len(params) != 2:
+                    raise EemeliError("%TAG directive should contain exactly two parts", mark)
+                self.tag_handles[params[0]] = params[1]
+        value = self.yaml_version, (self.tag_handles.copy() or None)
+        for key in self.DEFAULT_TAGS:
+            self.tag_handles.setdefault(key, self.DEFAULT_TAGS[key])
+        return value
+
+    # a `...` with no document before it ends nothing (eemeli/yaml reads `...` alone as null);
+    # a second one after a document starts an empty document (PyYAML skips it)
+    def parse_document_start(self) -> Any:
+        if self.check_token(DocumentEndToken):
+            self._another_document()
+        return super().parse_document_start()
+
+    def _another_document(self) -> None:
+        raise ComposerError(
+            "expected a single document in the stream",
+            None,
+            "but found another document",
+            self.peek_token().start_mark,
+        )
+
+    def parse_implicit_document_start(self) -> Any:
+        if self.check_token(DocumentEndToken):
+            self.get_token()
+            return self.parse_document_start()
+        return super().parse_implicit_document_start()
+
+    # -- empty implicit keys: `: value` ----------------------------------------------------------
+    def parse_block_mapping_key(self) -> Any:
+        if self.check_token(ValueToken):
+            self.state = self.parse_block_mapping_value
+            return self.process_empty_scalar(self.peek_token().start_mark)
+        return super().parse_block_mapping_key()
+
+    def parse_flow_mapping_key(self, first: bool = False) -> Any:
+        if not self.check_token(FlowMappingEndToken):
+            if not first:
+                if self.check_token(FlowEntryToken):
+                    self.get_token()
+                else:
+                    token = self.peek_token()
+                    raise ParserError(
+                        "while parsing a flow mapping",
+                        self.marks[-1],
+                        f"expected ',' or '}}', but got {token.id!r}",
+                        token.start_mark,
+                    )
+            if self.check_token(ValueToken):
+                self.state = self.parse_flow_mapping_value
+                return self.process_empty_scalar(self.peek_token().start_mark)
+            return super().parse_flow_mapping_key(first=True)
+        return super().parse_flow_mapping_key(first=True)
+
+    def parse_flow_sequence_entry(self, first: bool = False) -> Any:
+        if not self.check_token(FlowSequenceEndToken):
+            if not first:
+                if self.check_token(FlowEntryToken):
+                    self.get_token()
+                else:
+                    token = self.peek_token()
+                    raise ParserError(
+                        "while parsing a flow sequence",
+                        self.marks[-1],
+                        f"expected ',' or ']', but got {token.id!r}",
+                        token.start_mark,
+                    )
+            if self.check_token(ValueToken):
+                token = self.peek_token()
+                self.state = self.parse_flow_sequence_entry_empty_key
+                return MappingStartEvent(None, None, True, token.start_mark, token.end_mark, flow_style=True)
+            return super().parse_flow_sequence_entry(first=True)
+        return super().parse_flow_sequence_entry(first=True)
+
+    # -- what `keytext` needs: which pairs have no value at all (`{ a }`, not `{ a: }`) -----------
+    def _missing_value(self, mark: Any) -> Any:
+        event = self.process_empty_scalar(mark)
+        event.missing = True
+        return event
+
+    def parse_block_mapping_value(self) -> Any:
+        if self.check_token(ValueToken):
+            return super().parse_block_mapping_value()
+        self.state = self.parse_block_mapping_key
+        return self._missing_value(self.peek_token().start_mark)
+
+    def parse_flow_mapping_value(self) -> Any:
+        if self.check_token(ValueToken):
+            return super().parse_flow_mapping_value()
+        self.state = self.parse_flow_mapping_key
+        return self._missing_value(self.peek_token().start_mark)
+
+    def parse_flow_mapping_empty_value(self) -> Any:
+        self.state = self.parse_flow_mapping_key
+        return self._missing_value(self.peek_token().start_mark)
+
+    def parse_flow_sequence_entry_mapping_value(self) -> Any:
+        if self.check_token(ValueToken):
+            return super().parse_flow_sequence_entry_mapping_value()
+        self.state = self.parse_flow_sequence_entry_mapping_end
+        return self._missing_value(self.peek_token().start_mark)
+
+    def parse_flow_sequence_entry_empty_key(self) -> Any:
+        self.state = self.parse_flow_sequence_entry_mapping_value
+        return self.process_empty_scalar(self.peek_token().start_mark)
+
+
+class _Composer(Composer):
+    """Anchors may be defined again (an alias takes the latest); every node keeps its anchor."""
+
+    def compose_node(self, parent: Node | None, index: Any) -> Node:
+        if self.check_event(AliasEvent):
+            event = self.get_event()
+            if event.anchor not in self.anchors:
+                raise ComposerError(None, None, f"found undefined alias {event.anchor!r}", event.start_mark)
+            return self.anchors[event.anchor]
+        event = self.peek_event()
+        anchor = event.anchor
+        self.depth = getattr(self, "depth", 0) + 1
+        try:
+            if self.depth > MAX_NESTING:
+                raise EemeliError(TOO_DEEP, event.start_mark)
+            if self.check_event(ScalarEvent):
+                node = self.compose_scalar_node(anchor)
+            elif self.check_event(SequenceStartEvent):
+                node = self.compose_sequence_node(anchor)
+            else:
+                node = self.compose_mapping_node(anchor)
+        finally:
+            self.depth -= 1
+        node.anchor = anchor
+        if getattr(node, "flow_style", False) is None:
+            node.flow_style = False  # an indentless sequence: block style, as libyaml marks it
+        return node
+
+    def compose_scalar_node(self, anchor: Any) -> Node:
+        event = self.peek_event()
+        tag = event.tag
+        if tag == "!" and event.implicit[0]:
+            event.implicit = (False, False)  # the non-specific tag: a string, whatever it reads as
+        missing = getattr(event, "missing", False)
+        node = super().compose_scalar_node(anchor)
+        if tag == "!":
+            node.tag = STR
+        if missing:
+            node.missing = True
+        if node.style is None:
+            node.style = ""  # plain, as libyaml marks it
+        return node
+
+    def compose_mapping_node(self, anchor: Any) -> Node:
+        node = super().compose_mapping_node(anchor)
+        if not node.flow_style and node.start_mark.column > 0:
+            self._flow_key_after_value(node)
+        return node
+
+    def _flow_key_after_value(self, node: MappingNode) -> None:
+        """eemeli/yaml's parser does not take a flow collection at the start of a line as the key
+        of a further entry of an indented block mapping whose previous entry has a value
+        (`m:\n  a: 1\n  [x]: 2`): it fails with "Map comment with trailing content"."""
+        buffer = self.buffer
+        for (_, before), (key, _) in zip(node.value, node.value[1:], strict=False):
+            if not isinstance(key, (SequenceNode, MappingNode)) or not key.flow_style:
+                continue
+            if (
+                isinstance(before, ScalarNode)
+                and before.value == ""
+                and before.start_mark.index == before.end_mark.index
+            ):
+                continue  # `a:` with nothing after it
+            start = key.start_mark.index
+            line_start = max(buffer.rfind("\n", 0, start), buffer.rfind("\r", 0, start)) + 1
+            if buffer[line_start:start].strip(" \t") == "":
+                raise EemeliError("Map comment with trailing content", key.start_mark)
+
+
+# Beyond this, `document` reports "too deep" (as it does past MAX_DEPTH converting): the
+# Python composer recurses, three frames a level.
+MAX_NESTING = 1000
+TOO_DEEP = "too deep"
+
+
+class EemeliLoader(Reader, _Scanner, _Parser, _Composer, BaseResolver):
+    def __init__(self, stream: str) -> None:
+        Reader.__init__(self, stream)
+        _Scanner.__init__(self)
+        Parser.__init__(self)
+        Composer.__init__(self)
+        BaseResolver.__init__(self)
+
+    def resolve(self, kind: type, value: Any, implicit: Any) -> str:
+        if kind is ScalarNode:
+            if not implicit[0]:
+                return STR
+            return PLAIN_11 if getattr(self, "yaml_version", None) == (1, 1) else PLAIN
+        return SEQ if kind is SequenceNode else MAP
+
+
+def compose(text: str) -> Node | None:
+    """The node tree eemeli/yaml's rules give `text`; raises yaml.MarkedYAMLError when it refuses."""
+    loader = EemeliLoader(text)
+    try:
+        node: Node | None = loader.get_single_node()
+        return node
+    finally:
+        loader.dispose()
+
+
+__all__ = ["MAP", "PLAIN", "PLAIN_11", "SEQ", "STR", "EemeliError", "EemeliLoader", "compose"]

@@ -1,0 +1,165 @@
+"""The object key eemeli/yaml makes of a collection used as a mapping key: its YAML text.
+
+A JavaScript object key is a string, so eemeli/yaml (`parse()`, no `mapAsMap`) writes a key
+that is a sequence or a mapping back as flow YAML with its own stringifier (`[ a, b ]`,
+`{ first: Sammy }`), breaking the text over lines past 80 columns or when an item spans lines.
+This module writes the same text from a node tree of `eemeli` (which keeps anchors and marks
+pairs written without a value). The collection's own anchor and tag are left out, as
+eemeli/yaml leaves them out; those of its items are written.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from yaml.nodes import Node, ScalarNode, SequenceNode
+
+from agentv_lsp.yamlpos.scalars import js_json_stringify, js_number, resolve_plain
+
+_LINE_WIDTH = 80
+_INDENT_STEP = "  "
+_STR = "tag:yaml.org,2002:str"
+_CORE_TAGS = frozenset(
+    (
+        "tag:yaml.org,2002:str",
+        "tag:yaml.org,2002:seq",
+        "tag:yaml.org,2002:map",
+        "?plain",
+        "?plain-1.1",
+        None,
+    )
+)
+
+
+def collection_key_text(node: Node, *, alias: bool = False) -> str:
+    """The key eemeli/yaml gives a mapping entry whose key is `node` (a collection)."""
+    anchor: str | None = getattr(node, "anchor", None)
+    if alias and anchor:
+        return "*" + anchor
+    return _Writer(node).collection(node, "")
+
+
+class _Writer:
+    def __init__(self, key: Node) -> None:
+        self.key = key
+        self.written: set[int] = {id(key)}
+
+    def node(self, node: Node, indent: str, *, implicit_key: bool = False) -> str:
+        anchor: str | None = getattr(node, "anchor", None)
+        if id(node) in self.written and anchor:
+            return "*" + anchor  # a second appearance of the same node: an alias
+        self.written.add(id(node))
+        props = []
+        if anchor:
+            props.append("&" + anchor)
+        tag = node.tag
+        if tag not in _CORE_TAGS or (tag == _STR and isinstance(node, ScalarNode) and not node.style):
+            props.append(_tag_text(tag))  # a tag written in the text (`!!str` on a plain scalar)
+        body = (
+            self.scalar(node, implicit_key) if isinstance(node, ScalarNode) else self.collection(node, indent)
+        )
+        return " ".join([*props, body]) if props else body
+
+    def collection(self, node: Node, indent: str) -> str:
+        if isinstance(node, SequenceNode):
+            start, end = "[", "]"
+            item_indent = indent + _INDENT_STEP + _INDENT_STEP
+            items = [self.node(child, item_indent) for child in node.value]
+        else:
+            start, end = "{", "}"
+            item_indent = indent + _INDENT_STEP
+            items = [self.pair(k, v, item_indent) for k, v in node.value]
+        if not items:
+            return start + end
+        lines = [text + ("," if i < len(items) - 1 else "") for i, text in enumerate(items)]
+        multiline = any("\n" in line for line in lines)
+        if not multiline:
+            multiline = sum(len(line) + 2 for line in lines) + 2 > _LINE_WIDTH
+        if multiline:
+            return start + "".join(f"\n{_INDENT_STEP}{indent}{line}" for line in lines) + f"\n{indent}{end}"
+        return f"{start} {' '.join(lines)} {end}"
+
+    def pair(self, key: Node, value: Node, indent: str) -> str:
+        explicit = not isinstance(key, ScalarNode) or key.style in ("|", ">")
+        key_text = self.node(key, indent + _INDENT_STEP, implicit_key=not explicit)
+        if getattr(value, "missing", False):
+            return "?" if key_text == "" else (f"? {key_text}" if explicit else key_text)
+        text = f"? {key_text}\n{indent}:" if explicit else f"{key_text}:"
+        value_text = self.node(value, indent + _INDENT_STEP)
+        return f"{text} {value_text}" if value_text else text
+
+    def scalar(self, node: ScalarNode, implicit_key: bool) -> str:
+        text: str = node.value
+        if node.style == '"' or _NEEDS_DOUBLE.search(text):
+            return _double_quoted(text)
+        if node.style == "'":
+            return _single_quoted(text)
+        if node.style in ("|", ">"):
+            return _quoted(text)
+        if node.tag in ("?plain", "?plain-1.1"):
+            value = resolve_plain(text)
+            if value is None:
+                return text if _NULL_SOURCE.fullmatch(text) else "null"
+            if isinstance(value, bool):
+                return text
+            if isinstance(value, (int, float)):
+                return _number_text(value, text)
+        return _plain_string(text, implicit_key)
+
+
+_NEEDS_DOUBLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+_NULL_SOURCE = re.compile(r"~|[Nn]ull|NULL|")
+_NOT_PLAIN = re.compile(r"^[\n\t ,[\]{}#&*!|>'\"%@`]|^[?-]$|^[?-][ \t]|[\n:][ \t]|[ \t]\n|[\n\t ]#|[\n\t :]$")
+
+
+def _plain_string(text: str, implicit_key: bool) -> str:
+    if (implicit_key and "\n" in text) or re.search(r"[\[\]{},]", text):
+        return _quoted(text)
+    if not text or _NOT_PLAIN.search(text):
+        return _quoted(text)
+    if not isinstance(resolve_plain(text), str):
+        return _quoted(text)  # would read back as a number, a boolean or null
+    return re.sub(r"\n+", lambda m: m.group() + "\n", text) if not implicit_key else text
+
+
+def _quoted(text: str) -> str:
+    has_double, has_single = '"' in text, "'" in text
+    if has_double and not has_single:
+        return _single_quoted(text)
+    return _double_quoted(text)
+
+
+def _single_quoted(text: str) -> str:
+    if "\n" in text:
+        return _double_quoted(text)
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _double_quoted(text: str) -> str:
+    return js_json_stringify(text)
+
+
+def _number_text(value: Any, source: str) -> str:
+    if isinstance(value, float):
+        if value != value:
+            return ".nan"
+        if value in (float("inf"), float("-inf")):
+            return ".inf" if value > 0 else "-.inf"
+    text = js_number(value)
+    dot = source.find(".")
+    if dot != -1 and "e" not in source.lower():
+        fraction = source[dot + 1 :]
+        if fraction.endswith("0"):  # eemeli/yaml keeps the written number of decimals
+            have = len(text.partition(".")[2])
+            if have < len(fraction):
+                text = (text if "." in text else text + ".") + "0" * (len(fraction) - have)
+    return text
+
+
+def _tag_text(tag: str) -> str:
+    if tag.startswith("tag:yaml.org,2002:"):
+        return "!!" + tag[len("tag:yaml.org,2002:") :]
+    if tag.startswith("!"):
+        return tag
+    return f"!<{tag}>"

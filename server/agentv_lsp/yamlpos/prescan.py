@@ -1,0 +1,62 @@
+"""Which texts libyaml may read differently from eemeli/yaml without refusing them.
+
+libyaml refuses most of what it cannot read as eemeli/yaml does, and `document` then asks the
+exact reader (`eemeli`). A few constructs it reads *silently differently*; a text holding one of
+them goes to the exact reader straight away. Each test is a substring check at C speed, and
+only when that finds something, one regular expression; false alarms cost time, never
+exactness (the exact reader reads every text right).
+"""
+
+from __future__ import annotations
+
+import re
+
+# Every pattern starts with its literal character, so that the regular expression engine
+# jumps from one occurrence to the next at C speed; what must come before it is a lookbehind.
+# "At a token start": the beginning of a line, white space or a flow indicator before it.
+_TRIGGERS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    # `%YAML 1.1` (other scalar rules), unknown or repeated directives
+    ("%", re.compile(r"%(?<=\n%)")),
+    # a tag at a token start: `!` alone makes a string of `! 12`, `!!binary`/`!!set`/`!!omap`
+    # make other values, and libyaml's tree keeps tags otherwise than eemeli/yaml reads them
+    ("!", re.compile(r"!(?<![^ \t\r\n\[{,]!)")),
+    # `?x` at a token start is a plain scalar for eemeli/yaml; libyaml reads `{ ?x: y }` as the key `x`
+    ("?", re.compile(r"\?(?<![^ \t\r\n\[{,]\?)[^ \t\r\n]")),
+    # a comment glued to a quote, a bracket, a comma or a block scalar header (eemeli/yaml refuses)
+    ("#", re.compile(r"#(?:(?<=[\"'\]},|>]#)|(?<=[|>][-+0-9]#)|(?<=[|>][-+0-9]{2}#))")),
+    # `-` alone as an item of a flow collection (eemeli/yaml: a block sequence there, refused)
+    ("-", re.compile(r"-(?=[,\]}])(?<=[\[{, \t]-)")),
+    # an anchor or alias name with a `:` in it (`&a:b`, `*a:`), which libyaml cuts at the `:`
+    ("&", re.compile(r"&(?<![^ \t\r\n\[{,]&)[^ \t\r\n,\[\]{}]*:")),
+    # a block scalar with an indentation indicator (`|2`, `>-1`), or whose first lines hold
+    # only white space: eemeli/yaml keeps or refuses those lines by rules of its own
+    ("|", re.compile(r"\|(?:[1-9][-+]?|[-+][1-9])[ \t]*(?:#.*)?$", re.MULTILINE)),
+    (">", re.compile(r">(?:[1-9][-+]?|[-+][1-9])[ \t]*(?:#.*)?$", re.MULTILINE)),
+    ("|", re.compile(r"\|[-+]?[ \t]*(?:#.*)?\r?\n(?:[ \t]*\r?\n)*[ \t]+\r?\n")),
+    (">", re.compile(r">[-+]?[ \t]*(?:#.*)?\r?\n(?:[ \t]*\r?\n)*[ \t]+\r?\n")),
+    # a document end marker `...` (a second one starts another document for eemeli/yaml)
+    ("\n...", re.compile(r"\.\.\.(?<=\n\.\.\.)(?=[ \t\r\n]|$)")),
+    # an escaped line break (`\` at a line end in a double-quoted string) before a blank line
+    ("\\", re.compile(r"\\\r?\n[ \t]*\r?\n")),
+)
+
+
+# An anchor at a token start; only where one is can an alias `*name:` (a name ending in `:`
+# for eemeli/yaml, the alias `name` and a `:` for libyaml) mean anything.
+_ANCHOR = re.compile(r"&(?<![^ \t\r\n\[{,]&)[^ \t\r\n,\[\]{}]")
+_ALIAS_WITH_COLON = re.compile(r"\*(?<![^ \t\r\n\[{,]\*)[^ \t\r\n,\[\]{}]*:")
+
+
+def needs_eemeli_rules(text: str) -> bool:
+    """Whether `text` holds a construct libyaml may read differently from eemeli/yaml."""
+    if text.startswith(("%", "...")):
+        return True
+    for trigger, pattern in _TRIGGERS:
+        if trigger in text and pattern.search(text) is not None:
+            return True
+    return (
+        "&" in text
+        and "*" in text
+        and _ANCHOR.search(text) is not None
+        and _ALIAS_WITH_COLON.search(text) is not None
+    )

@@ -1,0 +1,184 @@
+"""The YAML layer on the constructs where libyaml and eemeli/yaml (AgentV's YAML library) part.
+
+Each class of construct (tabs in block scalars and after indentation, flow collections as keys,
+anchors, implicit keys in flow collections, directives, glued comments, tags, block scalar
+indentation, escaped line breaks, documents) has texts in data/yaml_eemeli_classes.json with
+what eemeli/yaml 2.9.1 makes of them, recorded from the npm package by
+data/record_yaml_eemeli_classes.mjs. `parse_yaml` must load where the runtime loads, with the
+same value (key order included), fail where it fails, on the line it names; and so must the
+exact reader alone (`eemeli`), since the pre-scan may send it any text.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from agentv_lsp.yamlpos import document as yaml_document
+from agentv_lsp.yamlpos import eemeli, parse_yaml
+from agentv_lsp.yamlpos.prescan import needs_eemeli_rules
+from agentv_lsp.yamlpos.scalars import js_json_stringify
+
+DATA = json.loads((Path(__file__).parent / "data" / "yaml_eemeli_classes.json").read_text(encoding="utf-8"))
+CASES = [(name, case) for name, cases in DATA["classes"].items() for case in cases]
+IDS = [f"{name}-{i}" for name, cases in DATA["classes"].items() for i in range(len(cases))]
+TESTS_DIR = Path(__file__).resolve().parents[1]
+
+TAB_EXAMPLE = 'tests:\n  - id: go\n    criteria: explains\n    input: |\n      \tfmt.Println("hi")\n      }\n'
+
+
+def _ordered(text: str) -> object:
+    return json.loads(text, object_pairs_hook=lambda pairs: ("{}", pairs))
+
+
+def _agrees(text: str, runtime: dict[str, object]) -> None:
+    doc = parse_yaml(text)
+    if runtime["ok"]:
+        assert doc.error is None, f"the runtime loads {runtime['json']}; we: {doc.error}"
+        assert _ordered(js_json_stringify(doc.value)) == _ordered(str(runtime["json"]))
+    else:
+        assert doc.error is not None, f"the runtime fails ({runtime['error']}); we load {doc.value!r}"
+        where = re.search(r"at line (\d+), column (\d+)", str(runtime["error"]))
+        if where:  # the same line as the runtime's message
+            assert doc.error.span.start_line + 1 == int(where.group(1)), (doc.error, runtime["error"])
+
+
+def test_every_class_has_texts_the_runtime_loads_or_refuses() -> None:
+    assert len(DATA["classes"]) >= 10
+    for name, cases in DATA["classes"].items():
+        assert cases and all("runtime" in case for case in cases), name
+
+
+@pytest.mark.parametrize(("name", "case"), CASES, ids=IDS)
+def test_reads_as_the_runtime(name: str, case: dict[str, object]) -> None:
+    _agrees(str(case["text"]), case["runtime"])  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("name", "case"), CASES, ids=IDS)
+def test_exact_reader_alone_reads_as_the_runtime(
+    name: str, case: dict[str, object], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(yaml_document, "needs_eemeli_rules", lambda text: True)
+    _agrees(str(case["text"]), case["runtime"])  # type: ignore[arg-type]
+
+
+def test_pasted_go_code_with_a_tab_loads_with_its_positions() -> None:
+    doc = parse_yaml(TAB_EXAMPLE)
+    assert doc.error is None
+    assert doc.value["tests"][0]["input"] == '\tfmt.Println("hi")\n}\n'
+    span = doc.span_of(("tests", 0, "input"))
+    assert (span.start_line, span.start_col) == (3, 11)  # the `|`, as libyaml would mark it
+    assert doc.span_of(("tests", 0, "criteria"), key=True).start_line == 2
+
+
+def test_check_gives_no_yaml_error_on_the_tab_example(make_repo, run_cli) -> None:  # type: ignore[no-untyped-def]
+    repo = make_repo({"evals/go.eval.yaml": TAB_EXAMPLE})
+    result = run_cli("check", "--agentv", "4", str(repo.path("evals/go.eval.yaml")))
+    assert "1 file checked" in result.stdout, result.stdout + result.stderr
+    assert "yaml-syntax" not in result.stdout, result.stdout
+    assert "tab character" not in result.stdout
+
+
+def test_refusals_name_the_runtimes_message_where_libyaml_reads_the_text() -> None:
+    doc = parse_yaml('key: "value"# comment\n')
+    assert doc.error is not None
+    assert "Comments must be separated from other tokens by white space" in doc.error.message
+    assert (doc.error.span.start_line, doc.error.span.start_col) == (0, 12)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "%YAML 1.1\n---\na: on\n",
+        "a: ! 12\n",
+        "a: !!binary aGk=\n",
+        "{ ?foo: bar }\n",
+        "[?x]\n",
+        'key: "value"# c\n',
+        "a: [b]#c\n",
+        "a: >#c\n  x\n",
+        "[-]\n",
+        "a: [b, -]\n",
+        "key: &an:chor value\n",
+        "a: &x 1\n*x: 2\n",
+        "a: |2\n   \n  b\n",
+        "a: >-1\n x\n",
+        "a: |\n     \n  b\n",
+        'a: "x\\\n\n  y"\n',
+        "- a\n...\n...\n",
+    ],
+)
+def test_prescan_sends_what_libyaml_misreads_silently_to_the_exact_reader(text: str) -> None:
+    assert needs_eemeli_rules(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        TAB_EXAMPLE,  # libyaml refuses it, which sends it to the exact reader anyway
+        "description: What is 2+2? Answer!\ntests:\n  - id: a-1\n    criteria: Says 4 (50% credit).\n"
+        "    input: |\n      # Heading\n      Use `x[0]`, {braces}, a - b, R&D, *emphasis*: yes\n",
+    ],
+)
+def test_prescan_leaves_ordinary_eval_text_to_libyaml(text: str) -> None:
+    assert not needs_eemeli_rules(text)
+
+
+def _tree(node: Node | None) -> list[tuple[object, ...]]:
+    out: list[tuple[object, ...]] = []
+    seen: set[int] = set()
+
+    def walk(n: Node) -> None:
+        if id(n) in seen:
+            out.append(("alias",))
+            return
+        seen.add(id(n))
+        s, e = n.start_mark, n.end_mark
+        out.append(
+            (type(n).__name__, s.line, s.column, s.index, e.line, e.column, e.index, n.tag)
+            + ((n.value, n.style) if isinstance(n, ScalarNode) else (n.flow_style,))
+        )
+        if isinstance(n, SequenceNode):
+            for child in n.value:
+                walk(child)
+        elif isinstance(n, MappingNode):
+            for key, value in n.value:
+                walk(key)
+                walk(value)
+
+    if node is not None:
+        walk(node)
+    return out
+
+
+def _project_yaml_texts() -> list[Path]:
+    files = sorted(TESTS_DIR.rglob("*.yaml"))
+    return [
+        f
+        for f in files
+        if "yaml_suite" not in f.parts and not any(p.startswith("yaml-") for p in f.parts) and f.is_file()
+    ]
+
+
+def test_exact_reader_gives_libyaml_s_tree_where_both_read_alike() -> None:
+    """Positions as before: on every YAML file of the project's tests that libyaml loads and the
+    pre-scan leaves to it, the exact reader builds the same tree (marks, values, styles, tags)."""
+    compared = 0
+    for path in _project_yaml_texts():
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if "\ufeff" in text or needs_eemeli_rules(text) or not parse_yaml(text).ok:
+            continue
+        if text and not text.endswith(("\n", "\r")):
+            text += "\n"  # as parse_yaml reads it
+        try:
+            fast = yaml_document._compose(text)
+        except yaml.YAMLError:
+            continue
+        assert _tree(eemeli.compose(text)) == _tree(fast), path
+        compared += 1
+    assert compared > 100
