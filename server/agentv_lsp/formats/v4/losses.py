@@ -22,7 +22,17 @@ from agentv_lsp.engine.files import FileSystem
 from agentv_lsp.engine.jsrt import node_resolve
 from agentv_lsp.formats.v4.fastglob import glob_files
 from agentv_lsp.formats.v4.model import YamlPath
-from agentv_lsp.formats.v4.runtime import quick_contains
+from agentv_lsp.formats.v4.runtime import (
+    MISSING,
+    OBJECT_PROTOTYPE,
+    PROTO_KEY,
+    JsFunction,
+    lookup_template_var,
+    may_spell_proto,
+    quick_contains,
+    set_js_prototypes,
+    stringify_template_value,
+)
 from agentv_lsp.yamlpos import Span
 
 SpanOf = Callable[[YamlPath, bool], Span]  # (path, key?) -> range
@@ -40,6 +50,7 @@ _SETTING_KEYS = _ASSERTION_LIST_KEYS | {"execution", "input_files", "vars"}
 VARS_FIELDS = ("criteria", "expected_outcome", "input", "input_files", "expected_output")
 _ENV_REF = re.compile(r"\$\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 _TEMPLATE_REF = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_.]*)\s*\}\}")
+_WHOLE_TEMPLATE_REF = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_.]*)\s*\}\}\Z")
 _CASES_EXTENSIONS = (".yaml", ".yml", ".jsonl")
 # segment types whose problems (a file or text without `value`) `agentv validate` reports
 _VALIDATED_SEGMENTS = ("text", "file")
@@ -91,9 +102,16 @@ def _messages(value: Any, base: YamlPath) -> list[tuple[YamlPath | None, dict[st
 
 class _Finder:
     def __init__(
-        self, path: str, span_of: SpanOf, env: Mapping[str, str], *, report_suite: bool = True
+        self,
+        path: str,
+        span_of: SpanOf,
+        env: Mapping[str, str],
+        *,
+        report_suite: bool = True,
+        proto_keys: bool = True,
     ) -> None:
         self.path = path
+        self.proto_keys = proto_keys  # False: the text spells no `__proto__` key
         self.report_suite = report_suite  # False: the suite's messages live in another file
         self.span_of = span_of
         self.env = env
@@ -483,12 +501,24 @@ class _Finder:
     # -- vars ----------------------------------------------------------------------------------
     def variables(self, test: dict[str, Any], where: YamlPath) -> None:
         variables: dict[str, Any] = test["vars"]
+        # the runtime looks names up on the object its copy made (`__proto__` keys applied)
+        runtime_vars = variables
+        if self.proto_keys and _holds_proto_key(variables):
+            try:
+                runtime_vars = set_js_prototypes(variables)
+            except RecursionError:  # self-containing (YAML aliases): the runtime fails to load it
+                pass
         for field in VARS_FIELDS:
             if field in test:
                 for place, text in _strings(test[field], (*where, field)):
                     # `${{ VAR }}` is replaced (environment) before `vars` are
-                    for name in _TEMPLATE_REF.findall(_ENV_REF.sub("", text)):
-                        if _lookup(variables, name) is _MISSING:
+                    text = _ENV_REF.sub("", text)
+                    for name in _TEMPLATE_REF.findall(text):
+                        found = lookup_template_var(runtime_vars, name)
+                        if found is not MISSING and _lookup(variables, name) is _MISSING:
+                            self.inherited_name(name, found, place, field, bool(_WHOLE_TEMPLATE_REF.match(text)))
+                            break
+                        if found is MISSING:
                             self.add(
                                 "unresolved-var",
                                 "warning",
@@ -518,6 +548,92 @@ class _Finder:
                         data={"name": names[0]},
                     )
 
+    def inherited_name(self, name: str, found: Any, place: YamlPath, field: str, whole: bool) -> None:
+        """`{{ name }}` that `vars` does not define but every JavaScript object has (Object.prototype:
+        `toString`, `constructor`, `__proto__` …), or that a `__proto__` key put in its prototype."""
+        shown = f"`{{{{ {name} }}}}`"
+        target = f"`{field}`" if place[-1] == field else "this value"
+        if isinstance(found, JsFunction):
+            what = f"names `{name.split('.')[-1]}`, a function every JavaScript object has, not a key of `vars`"
+            if whole:
+                effect = (
+                    f"AgentV replaces {target} with that function, which is not JSON, so the runtime treats it "
+                    "as missing and drops what holds it (a test left without `input`, or without `criteria` "
+                    "and `expected_output`, is skipped)"
+                )
+            else:
+                effect = "AgentV writes `undefined` in its place"
+            fix = f"Add '{name.split('.')[-1]}' to `vars` or rename the placeholder."
+        else:
+            rendered = "{}" if found is OBJECT_PROTOTYPE else stringify_template_value(found)
+            if name.split(".")[-1] == PROTO_KEY:
+                what = "names the JavaScript prototype of the object, not a key of `vars`"
+            else:
+                what = "is not a key of `vars` but of its JavaScript prototype (a `__proto__` key)"
+            effect = (
+                f"AgentV replaces {target} with `{_short(rendered)}`"
+                if whole
+                else f"AgentV writes `{_short(rendered)}` in its place"
+            )
+            fix = (
+                "Rename the placeholder (`__proto__` cannot be a variable)."
+                if found is OBJECT_PROTOTYPE
+                else "Rename the placeholder, or the variable and its `__proto__` key."
+            )
+        self.add(
+            "prototype-name",
+            "warning",
+            place,
+            f"{shown} {what}: {effect}. {fix}",
+            data={"name": name, "whole": whole},
+        )
+
+    def prototype_keys(self, value: Any, where: YamlPath) -> None:
+        """`__proto__` keys: `interpolateEnv` copies each object with `result[key] = value`, so
+        this key sets the copy's prototype (an object, an array, null) or nothing, and vanishes."""
+        stack: list[tuple[YamlPath, Any]] = [(where, value)]
+        visited: set[int] = set()
+        while stack:
+            place, item = stack.pop()
+            if not isinstance(item, dict | list) or id(item) in visited:
+                continue
+            visited.add(id(item))
+            if isinstance(item, list):
+                stack.extend(((*place, i), v) for i, v in enumerate(item))
+                continue
+            for key, value in item.items():
+                if key == PROTO_KEY:
+                    self.prototype_key(value, (*place, key), in_vars=bool(place) and place[-1] == "vars")
+                stack.append(((*place, key), value))
+
+    def prototype_key(self, value: Any, place: YamlPath, *, in_vars: bool) -> None:
+        if value is None:
+            effect = "leaves this mapping with no prototype"
+            if in_vars:
+                effect += (
+                    ": `{{ __proto__ }}`, `{{ toString }}` and the other names every object has then stay as "
+                    "written"
+                )
+        elif isinstance(value, dict | list):
+            effect = "makes its value this mapping's prototype"
+            effect += (
+                ": its keys become variables ('{{ key }}') and `{{ __proto__ }}` prints it as JSON"
+                if in_vars
+                else ": the runtime reads the fields this mapping lacks from it, but copies and JSON leave them out"
+            )
+        else:
+            effect = "ignores its value"
+            if in_vars:
+                effect += ": `{{ __proto__ }}` prints `{}` (the prototype every object has)"
+        self.add(
+            "proto-key",
+            "warning",
+            place,
+            f"`__proto__` is JavaScript's prototype accessor: AgentV drops this key and {effect}. "
+            "Rename the key.",
+            key=True,
+        )
+
     # -- environment variables -------------------------------------------------------------------
     def environment(self, value: Any, base: YamlPath) -> None:
         for place, text in _strings(value, base):
@@ -541,6 +657,28 @@ def _same(a: Any, b: Any) -> bool:
         return bool(a == b)
     except RecursionError:
         return False
+
+
+def _holds_proto_key(value: Any) -> bool:
+    """Whether a `__proto__` key sits anywhere under `value` (iterative; aliases visited once)."""
+    stack = [value]
+    visited: set[int] = set()
+    while stack:
+        item = stack.pop()
+        if not isinstance(item, dict | list) or id(item) in visited:
+            continue
+        visited.add(id(item))
+        if isinstance(item, dict):
+            if PROTO_KEY in item:
+                return True
+            stack.extend(item.values())
+        else:
+            stack.extend(item)
+    return False
+
+
+def _short(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _nonempty(value: Any) -> bool:
@@ -606,7 +744,8 @@ def eval_file_losses(
 ) -> list[Diagnostic]:
     """Silent losses of an eval file (`suite`: its parsed value, `text`: its text when known,
     to skip looking for `${{ VAR }}` where there is none) and its inline tests."""
-    finder = _Finder(path, span_of, os.environ if env is None else env)
+    protos = text is None or may_spell_proto(text)
+    finder = _Finder(path, span_of, os.environ if env is None else env, proto_keys=protos)
     if not isinstance(suite, dict):
         return []
     tests_key = next((k for k in TEST_LIST_KEYS if k in suite), None)
@@ -627,6 +766,8 @@ def eval_file_losses(
         _tests_folder_files(finder, node_resolve(os.path.dirname(path), tests), (tests_key,), fs)
     if text is None or quick_contains(text, "${{"):
         finder.environment(suite, ())
+    if protos:
+        finder.prototype_keys(suite, ())
     return finder.found
 
 
@@ -640,7 +781,8 @@ def cases_file_losses(
 ) -> list[Diagnostic]:
     """Silent losses in a file of tests (a YAML list, JSONL lines, a `case.yaml`), judged with
     the suite that loads it (`suite`: the eval file's parsed value, None when unknown)."""
-    finder = _Finder(path, span_of, os.environ if env is None else env, report_suite=False)
+    protos = text is None or may_spell_proto(text)
+    finder = _Finder(path, span_of, os.environ if env is None else env, report_suite=False, proto_keys=protos)
     context = suite if isinstance(suite, dict) else None
     placeholders = text is None or quick_contains(text, "${{")  # once, not once per test
     for where, test in tests:
@@ -648,6 +790,8 @@ def cases_file_losses(
             finder.test(test, where, context)
         if placeholders:
             finder.environment(test, where)
+        if protos:
+            finder.prototype_keys(test, where)
     return finder.found
 
 

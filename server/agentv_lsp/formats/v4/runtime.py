@@ -378,6 +378,11 @@ def may_reference_env(text: str) -> bool:
     return _has_dollar_escape(text)
 
 
+def may_spell_proto(text: str) -> bool:
+    """Whether a `__proto__` key can be parsed from `text` (written, or through escapes)."""
+    return "__proto__" in text or _has_dollar_escape(text)
+
+
 # Stepping from one backslash to the next costs about half what the pattern's scan of a
 # kilobyte does: step over up to one backslash per kilobyte (at least 64), then let the
 # pattern scan the rest. A text with few backslashes is never scanned by the pattern.
@@ -443,7 +448,7 @@ def _clone(value: Any) -> Any:
     return value
 
 
-def _stringify_template_value(value: Any) -> str:
+def stringify_template_value(value: Any) -> str:
     """`stringifyTemplateValue`; `JSON.stringify` of a function is `undefined`, which
     `String.replace` prints as "undefined"."""
     from agentv_lsp.yamlpos.scalars import js_json_stringify
@@ -476,7 +481,7 @@ def interpolate_template_vars(value: Any, variables: Mapping[str, Any]) -> Any:
 
         def replace(match: re.Match[str]) -> str:
             found = lookup_template_var(variables, match.group(1))
-            return match.group(0) if found is MISSING else _stringify_template_value(found)
+            return match.group(0) if found is MISSING else stringify_template_value(found)
 
         return _TEMPLATE_VAR.sub(replace, value)
     if isinstance(value, list):
