@@ -13,13 +13,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.oracle_v4.oracle import our_preview
 
 from agentv_lsp.checks.document import CheckOptions
 from agentv_lsp.checks.model import Diagnostic, format_location
 from agentv_lsp.engine.files import FileSystem
 from agentv_lsp.formats.v4.check import check_v4_document
-from agentv_lsp.formats.v4.runtime import MISSING, interpolate_env, interpolate_template_vars, is_object, js_get
-from tests.oracle_v4.oracle import our_preview
+from agentv_lsp.formats.v4.runtime import (
+    MISSING,
+    interpolate_env,
+    interpolate_template_vars,
+    is_object,
+    js_get,
+)
 
 CASES = Path(__file__).resolve().parents[1] / "oracle_v4" / "cases"
 
@@ -44,7 +50,9 @@ def _findings(root: Path, eval_file: str, monkeypatch: pytest.MonkeyPatch) -> di
     monkeypatch.chdir(root)
     fs = FileSystem()
     path = str(root / eval_file)
-    report = check_v4_document(path, fs.read_document(path), CheckOptions(str(root), str(root), fs, runtime="4"))
+    report = check_v4_document(
+        path, fs.read_document(path), CheckOptions(str(root), str(root), fs, runtime="4")
+    )
     found: dict[str, list[Diagnostic]] = {}
     for d in report.diagnostics:
         found.setdefault(format_location(d.yaml_path), []).append(d)
@@ -70,7 +78,9 @@ def test_prototype_names_render_undefined_and_paths_through_other_values_stay(tm
     assert ours["partial"]["criteria"] == criteria
     assert ours["partial"]["lm"]["question"] == runtime["partial"]["lm"]["question"]
     assert ours["novars"]["criteria"] == runtime["novars"]["criteria"]
-    found = _findings(_staged(tmp_path / "check", "js-prototype-names"), "evals/partial.eval.yaml", monkeypatch)
+    found = _findings(
+        _staged(tmp_path / "check", "js-prototype-names"), "evals/partial.eval.yaml", monkeypatch
+    )
     d = _loss(found, "tests[1].criteria", "v4-loss-prototype-name")
     assert d.severity == "warning" and "`undefined`" in d.message and "toString" in d.message
     assert (d.span.start_line, d.span.start_col) == (7, 14)
@@ -87,7 +97,9 @@ def test_a_whole_value_naming_a_prototype_member_becomes_a_function_and_is_dropp
     ours = our_preview(_staged(tmp_path, "js-prototype-names"), "evals/partial.eval.yaml")
     assert [c["id"] for c in ours["cases"]] == [c["id"] for c in record["cases"]]
     assert [s["id"] for s in ours["skipped"]] == ["whole-criteria", "whole-input", "whole-input-msg"]
-    found = _findings(_staged(tmp_path / "check", "js-prototype-names"), "evals/partial.eval.yaml", monkeypatch)
+    found = _findings(
+        _staged(tmp_path / "check", "js-prototype-names"), "evals/partial.eval.yaml", monkeypatch
+    )
     d = _loss(found, "tests[2].expected_output", "v4-loss-prototype-name")
     assert "function" in d.message and "skipped" in d.message
     assert d.data["whole"] is True
@@ -103,7 +115,13 @@ def test_functions_fail_the_json_checks_where_numbers_pass(tmp_path):
     assert [m["content"] for m in runtime["content-fn2"]["input"]] == ["sys", "ok"]
     ours = _by_id(our_preview(_staged(tmp_path, "js-prototype-names"), "evals/whole-values.eval.yaml"))
     assert set(ours) == set(runtime)
-    for test_id in ("expected-msg-fn", "expected-obj-fn2", "expected-list-fn", "content-fn2", "input-files-fn"):
+    for test_id in (
+        "expected-msg-fn",
+        "expected-obj-fn2",
+        "expected-list-fn",
+        "content-fn2",
+        "input-files-fn",
+    ):
         assert ours[test_id]["expected_output"] == runtime[test_id]["expected_output"], test_id
         assert ours[test_id]["reference_answer"] == runtime[test_id]["reference_answer"], test_id
         assert ours[test_id]["lm"]["question"] == runtime[test_id]["lm"]["question"], test_id

@@ -1170,7 +1170,9 @@ def is_test_message(value: Any) -> bool:
     content = value.get("content")  # absent or null: neither passes a test below
     if isinstance(content, str):
         return True
-    if isinstance(content, list) and all(isinstance(i, str) or is_object(i) for i in content):  # strings or objects
+    if isinstance(content, list) and all(
+        isinstance(i, str) or is_object(i) for i in content
+    ):  # strings or objects
         return True
     tool_calls = value.get("tool_calls")
     if isinstance(tool_calls, list) and tool_calls:

@@ -11,6 +11,7 @@ a finding into a diagnostic already at the same place (a validate or schema find
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import os
 import re
@@ -504,10 +505,9 @@ class _Finder:
         # the runtime looks names up on the object its copy made (`__proto__` keys applied)
         runtime_vars = variables
         if self.proto_keys and _holds_proto_key(variables):
-            try:
+            # a self-containing value (YAML aliases) is kept: the runtime fails to load it anyway
+            with contextlib.suppress(RecursionError):
                 runtime_vars = set_js_prototypes(variables)
-            except RecursionError:  # self-containing (YAML aliases): the runtime fails to load it
-                pass
         for field in VARS_FIELDS:
             if field in test:
                 for place, text in _strings(test[field], (*where, field)):
@@ -516,7 +516,9 @@ class _Finder:
                     for name in _TEMPLATE_REF.findall(text):
                         found = lookup_template_var(runtime_vars, name)
                         if found is not MISSING and _lookup(variables, name) is _MISSING:
-                            self.inherited_name(name, found, place, field, bool(_WHOLE_TEMPLATE_REF.match(text)))
+                            self.inherited_name(
+                                name, found, place, field, bool(_WHOLE_TEMPLATE_REF.match(text))
+                            )
                             break
                         if found is MISSING:
                             self.add(
@@ -554,7 +556,9 @@ class _Finder:
         shown = f"`{{{{ {name} }}}}`"
         target = f"`{field}`" if place[-1] == field else "this value"
         if isinstance(found, JsFunction):
-            what = f"names `{name.split('.')[-1]}`, a function every JavaScript object has, not a key of `vars`"
+            what = (
+                f"names `{name.split('.')[-1]}`, a function every JavaScript object has, not a key of `vars`"
+            )
             if whole:
                 effect = (
                     f"AgentV replaces {target} with that function, which is not JSON, so the runtime treats it "

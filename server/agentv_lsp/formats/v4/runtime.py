@@ -107,13 +107,46 @@ OBJECT_PROTOTYPE_MEMBERS["constructor"] = JsFunction("Object")
 # What an array prototype adds (`vars: {__proto__: [..]}`), besides `length` and indexes.
 _ARRAY_PROTOTYPE_MEMBERS: dict[str, JsFunction] = {
     name: JsFunction(name)
-    for name in (
-        "at", "concat", "copyWithin", "entries", "every", "fill", "filter", "find", "findIndex",
-        "findLast", "findLastIndex", "flat", "flatMap", "forEach", "includes", "indexOf", "join",
-        "keys", "lastIndexOf", "map", "pop", "push", "reduce", "reduceRight", "reverse", "shift",
-        "slice", "some", "sort", "splice", "toLocaleString", "toReversed", "toSorted", "toSpliced",
-        "toString", "unshift", "values", "with",
-    )  # fmt: skip
+    for name in [
+        "at",
+        "concat",
+        "copyWithin",
+        "entries",
+        "every",
+        "fill",
+        "filter",
+        "find",
+        "findIndex",
+        "findLast",
+        "findLastIndex",
+        "flat",
+        "flatMap",
+        "forEach",
+        "includes",
+        "indexOf",
+        "join",
+        "keys",
+        "lastIndexOf",
+        "map",
+        "pop",
+        "push",
+        "reduce",
+        "reduceRight",
+        "reverse",
+        "shift",
+        "slice",
+        "some",
+        "sort",
+        "splice",
+        "toLocaleString",
+        "toReversed",
+        "toSorted",
+        "toSpliced",
+        "toString",
+        "unshift",
+        "values",
+        "with",
+    ]
 }
 _ARRAY_PROTOTYPE_MEMBERS["constructor"] = JsFunction("Array")
 PROTO_KEY = "__proto__"
@@ -237,7 +270,6 @@ def _copy_object(value: dict[str, Any], convert: Any) -> dict[str, Any]:
         else:
             own[key] = converted
     return own if proto is OBJECT_PROTOTYPE else JsObject(own, proto)
-
 
 
 def get(obj: Mapping[str, Any], key: str) -> Any:
