@@ -19,7 +19,7 @@ from agentv_lsp.checks.parallel import can_fork, fork_map
 from agentv_lsp.engine.files import FileReadError, FileSystem, default_repo_root
 from agentv_lsp.formats.runtime import choose_runtime, parse_requested
 from agentv_lsp.formats.v4 import RUNTIME_VERSION as AGENTV4
-from agentv_lsp.hidden_chars import AllowList, directive_allow_list, parse_allow_items
+from agentv_lsp.hidden_chars import AllowList, as_errors, directive_allow_list, parse_allow_items
 from agentv_lsp.report import one_line
 from agentv_lsp.yamlpos import Span
 
@@ -335,7 +335,8 @@ def run_check_command(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     for missing in run.missing_paths:
         print(f"agentv-lsp: path not found: {one_line(missing)}", file=sys.stderr)
-    diagnostics = sorted(run.diagnostics, key=lambda d: (d.file, *d.sort_key()))
+    found = as_errors(run.diagnostics) if args.hidden_as_error else run.diagnostics
+    diagnostics = sorted(found, key=lambda d: (d.file, *d.sort_key()))
     judged = [(r.path, r.runtime or "", r.runtime_reason or "") for r in run.reports]
     output = RENDERERS[args.format](
         diagnostics, cwd, use_color(args.color, sys.stdout), run.files_checked, judged
