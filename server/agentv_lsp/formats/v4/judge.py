@@ -35,6 +35,7 @@ from typing import Any
 from agentv_lsp.engine.files import FileReadError, FileSystem
 from agentv_lsp.engine.jsrt import JS_WHITESPACE, crlf_to_lf, is_blank, js_trim
 from agentv_lsp.formats.v4.model import PromptInputs, RuntimeMessage, V4Test
+from agentv_lsp.formats.v4.runtime import OBJECT_PROTOTYPE_MEMBERS
 from agentv_lsp.yamlpos.scalars import js_json_stringify, js_number
 
 # What a preview shows in place of the candidate's answer (there is none yet); v2 used the same.
@@ -269,7 +270,24 @@ def _operator_guidance(rubrics: Sequence[Mapping[str, Any]]) -> list[str]:
         operator = rubric.get("operator")
         if _is_truthy(operator) and operator not in seen:
             seen.append(operator)
-    return [OPERATOR_GUIDANCE.get(op, "undefined") if isinstance(op, str) else "undefined" for op in seen]
+    return [_guidance_of(op) for op in seen]
+
+
+def _guidance_of(operator: Any) -> Any:
+    """`OPERATOR_GUIDANCE[operator]` on the runtime's plain object: the text, a member every
+    object has (`toString`: a function; `__proto__`: Object.prototype), else undefined."""
+    key = operator if isinstance(operator, str) else js_text(operator)
+    if key in OPERATOR_GUIDANCE:
+        return OPERATOR_GUIDANCE[key]
+    if key == "__proto__":
+        return "[object Object]"
+    member = OBJECT_PROTOTYPE_MEMBERS.get(key)
+    return member.source if member is not None else ABSENT
+
+
+def _joined(value: Any) -> str:
+    """An element of `parts.join("\n")`: undefined and null print as nothing."""
+    return "" if value is ABSENT or value is None else js_text(value)
 
 
 def _weight_label(rubric: Mapping[str, Any]) -> str:
@@ -284,7 +302,7 @@ def _checklist_prompt(grading: _Grading, rubrics: Sequence[Mapping[str, Any]]) -
     parts.append("[[ ## rubrics ## ]]")
     guidance = _operator_guidance(rubrics)
     if guidance:
-        parts += ["", "Operator guidance:", *(f"- {g}" for g in guidance), ""]
+        parts += ["", "Operator guidance:", *(f"- {js_text(g)}" for g in guidance), ""]
     for rubric in rubrics:
         required = " (REQUIRED)" if _is_truthy(rubric.get("required")) else ""
         operator = rubric.get("operator")
@@ -334,7 +352,7 @@ def _score_range_prompt(grading: _Grading, rubrics: Sequence[Mapping[str, Any]])
                 parts.append(f"  - Score {label}: {js_text(entry.get('outcome', ABSENT))}")
     guidance = _operator_guidance(rubrics)
     if guidance:
-        parts += ["", *guidance]
+        parts += ["", *map(_joined, guidance)]
     parts += [
         "",
         "For each criterion, provide an integer score 0-10 that matches one of its defined score ranges.",
