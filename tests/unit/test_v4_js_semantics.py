@@ -171,3 +171,31 @@ def test_interpolate_env_applies_proto_keys_like_the_runtimes_copy():
     nothing_inherited = interpolate_env({"__proto__": None, "a": 1}, {})
     assert js_get(nothing_inherited, "toString") is MISSING
     assert js_get({}, "toString") is not MISSING
+
+
+def test_prototype_names_in_an_inline_grader_template(tmp_path, monkeypatch):
+    """The grader fills `{{ name }}` with `variables[name] ?? match`: a member every object has
+    prints its source (recorded in judge-inline-prompts), and the check says so at the prompt."""
+    runtime = _by_id(_runtime("judge-inline-prompts", "evals/inline.eval.yaml"))
+    question = runtime["full-template"]["judge_prompt"]["question"]
+    assert "K=function Object() { [native code] } P=[object Object] T=function toString()" in question
+    assert "U={{ unknown_var }}" in question  # an unknown name stays
+    found = _findings(_staged(tmp_path, "judge-inline-prompts"), "evals/inline.eval.yaml", monkeypatch)
+    d = _loss(found, "tests[1].assertions[0].prompt", "v4-loss-prototype-name")
+    assert "function Object() { [native code] }" in d.message and d.data["grader"] is True
+
+
+def test_rubric_operators_are_read_from_a_plain_object(tmp_path):
+    """Unknown operators print nothing in the score-range prompt (`Array.join`) but `undefined`
+    in the checklist (a template literal); `toString` / `__proto__` print the member."""
+    runtime = _by_id(_runtime("js-rubric-operator", "evals/operators.eval.yaml"))
+    ranges = runtime["turn-score-ranges"]["judge_prompt"]["question"]
+    assert ranges.endswith(
+        "\n\n\nfunction toString() { [native code] }\n[object Object]\n\n"
+        "For each criterion, provide an integer score 0-10 that matches one of its defined score ranges."
+    )
+    checklist = runtime["turn-checklist"]["judge_prompt"]["question"]
+    assert "Operator guidance:\n- undefined\n- function valueOf() { [native code] }\n" in checklist
+    ours = _by_id(our_preview(_staged(tmp_path, "js-rubric-operator"), "evals/operators.eval.yaml"))
+    for test_id in ("turn-score-ranges", "turn-checklist"):
+        assert ours[test_id]["judge_prompt"] == runtime[test_id]["judge_prompt"], test_id

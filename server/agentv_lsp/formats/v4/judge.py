@@ -127,27 +127,17 @@ TEMPLATE_VARIABLES = frozenset(
 
 # `{{ name }}` with JavaScript's `\s` (not Python's, which also takes U+001C-U+001F and U+0085)
 _WS = "[" + re.escape(JS_WHITESPACE) + "]*"
-_VARIABLE = re.compile(r"\{\{" + _WS + r"([a-zA-Z0-9_]+)" + _WS + r"\}\}")
+GRADER_VARIABLE = re.compile(r"\{\{" + _WS + r"([a-zA-Z0-9_]+)" + _WS + r"\}\}")
+_VARIABLE = GRADER_VARIABLE
 
-# The runtime looks variables up on a plain object (`variables[name] ?? match`), so names of
-# Object.prototype members print those members.
-_PROTOTYPE_MEMBERS = {
-    name: f"function {name}() {{ [native code] }}"
-    for name in (
-        "hasOwnProperty",
-        "isPrototypeOf",
-        "propertyIsEnumerable",
-        "toLocaleString",
-        "toString",
-        "valueOf",
-        "__defineGetter__",
-        "__defineSetter__",
-        "__lookupGetter__",
-        "__lookupSetter__",
-    )
-}
-_PROTOTYPE_MEMBERS["constructor"] = "function Object() { [native code] }"
-_PROTOTYPE_MEMBERS["__proto__"] = "[object Object]"
+
+def prototype_member_text(name: str) -> str | None:
+    """What a template literal prints for `variables[name]` when `name` is a member every plain
+    JavaScript object has (a method's source, `[object Object]` for `__proto__`), else None."""
+    if name == "__proto__":
+        return "[object Object]"
+    member = OBJECT_PROTOTYPE_MEMBERS.get(name)
+    return None if member is None else member.source
 
 
 class _Absent:
@@ -169,7 +159,9 @@ def substitute_variables(template: str, variables: Mapping[str, str]) -> str:
         name = match.group(1)
         if name in variables:
             return variables[name]
-        return _PROTOTYPE_MEMBERS.get(name, match.group(0))
+        # `variables[name] ?? match` on a plain object: the names every object has print
+        printed = prototype_member_text(name)
+        return match.group(0) if printed is None else printed
 
     return _VARIABLE.sub(replace, template)
 
@@ -279,10 +271,8 @@ def _guidance_of(operator: Any) -> Any:
     key = operator if isinstance(operator, str) else js_text(operator)
     if key in OPERATOR_GUIDANCE:
         return OPERATOR_GUIDANCE[key]
-    if key == "__proto__":
-        return "[object Object]"
-    member = OBJECT_PROTOTYPE_MEMBERS.get(key)
-    return member.source if member is not None else ABSENT
+    printed = prototype_member_text(key)
+    return ABSENT if printed is None else printed
 
 
 def _joined(value: Any) -> str:

@@ -22,6 +22,13 @@ from agentv_lsp.checks.model import Diagnostic, Severity
 from agentv_lsp.engine.files import FileSystem
 from agentv_lsp.engine.jsrt import node_resolve
 from agentv_lsp.formats.v4.fastglob import glob_files
+from agentv_lsp.formats.v4.grader_parser import normalize_type
+from agentv_lsp.formats.v4.judge import (
+    GRADER_VARIABLE,
+    TEMPLATE_VARIABLES,
+    contains_template_variables,
+    prototype_member_text,
+)
 from agentv_lsp.formats.v4.model import YamlPath
 from agentv_lsp.formats.v4.runtime import (
     MISSING,
@@ -174,6 +181,10 @@ class _Finder:
             self.expected(expected, (*where, "expected_output"))
         if settings and isinstance(test.get("vars"), dict):
             self.variables(test, where)
+        if settings:
+            for key in ("assertions", "assert"):
+                if isinstance(test.get(key), list):
+                    self.grader_prompts(test[key], (*where, key))
 
     def assertion_lists(
         self, test: dict[str, Any], where: YamlPath, suite: Mapping[str, Any], skip_defaults: bool
@@ -592,6 +603,33 @@ class _Finder:
             data={"name": name, "whole": whole},
         )
 
+    def grader_prompts(self, graders: list[Any], base: YamlPath) -> None:
+        """An inline llm-grader template (a `prompt` with a grader variable) fills `{{ name }}`
+        from a plain JavaScript object (`variables[name] ?? match`): a name every object has
+        prints that member instead of staying as written."""
+        for index, grader in enumerate(graders):
+            if not isinstance(grader, dict) or not isinstance(grader.get("type"), str):
+                continue
+            prompt = grader.get("prompt")
+            if normalize_type(grader["type"]) != "llm-grader" or not isinstance(prompt, str):
+                continue
+            if "{{" not in prompt or not contains_template_variables(prompt):
+                continue
+            for name in GRADER_VARIABLE.findall(prompt):
+                printed = prototype_member_text(name)
+                if printed is None or name in TEMPLATE_VARIABLES:
+                    continue
+                self.add(
+                    "prototype-name",
+                    "warning",
+                    (*base, index, "prompt"),
+                    f"`{{{{ {name} }}}}` is not a grader variable but a member every JavaScript object has: "
+                    f"AgentV puts `{printed}` in the grader prompt. Use one of the grader variables "
+                    "({{ output }}, {{ input }}, {{ criteria }} …) or write the text without braces.",
+                    data={"name": name, "grader": True},
+                )
+                break
+
     def prototype_keys(self, value: Any, where: YamlPath) -> None:
         """`__proto__` keys: `interpolateEnv` copies each object with `result[key] = value`, so
         this key sets the copy's prototype (an object, an array, null) or nothing, and vanishes."""
@@ -760,6 +798,7 @@ def eval_file_losses(
         finder.duplicate_assertions(
             defaults, ("assertions" if _given(suite, "assertions") else "assert",), []
         )
+        finder.grader_prompts(defaults, ("assertions" if _given(suite, "assertions") else "assert",))
     if isinstance(tests, list):
         key = str(tests_key)
         for index, test in enumerate(tests):
