@@ -35,6 +35,8 @@ class Settings:
     hidden_allow: tuple[str, ...] = ()
     """`hiddenCharacters.allow`: hidden characters not reported (`hidden_chars`): code points
     such as "U+200F" or "U+2066..U+2069", or "all"."""
+    hidden_as_error: bool = False
+    """`hiddenCharacters.asError`: hidden-character findings as errors (`check --hidden-as-error`)."""
     problems: tuple[str, ...] = field(default=(), compare=False)
     """What was wrong with the given values (shown to the user once)."""
 
@@ -84,6 +86,7 @@ def parse_settings(raw: Any) -> Settings:
             "checkTimeBudgetMs", int, defaults.check_budget_ms, lambda v: 0 <= v <= 3_600_000
         ),
         hidden_allow=_string_list(raw, "hiddenCharacters.allow", problems),
+        hidden_as_error=pick("hiddenCharacters.asError", bool, defaults.hidden_as_error),
         problems=tuple(problems),
     )
 
