@@ -199,3 +199,18 @@ def test_rubric_operators_are_read_from_a_plain_object(tmp_path):
     ours = _by_id(our_preview(_staged(tmp_path, "js-rubric-operator"), "evals/operators.eval.yaml"))
     for test_id in ("turn-score-ranges", "turn-checklist"):
         assert ours[test_id]["judge_prompt"] == runtime[test_id]["judge_prompt"], test_id
+
+
+def test_turns_are_rendered_and_checked_like_the_tests_fields(tmp_path, monkeypatch):
+    runtime = _by_id(_runtime("js-prototype-names", "evals/whole-values.eval.yaml"))
+    question = runtime["turns-fn"]["judge_prompt"]["question"]
+    assert "user: undefined" in question  # the turn's input became a function
+    ours = _by_id(our_preview(_staged(tmp_path, "js-prototype-names"), "evals/whole-values.eval.yaml"))
+    assert ours["turns-fn"]["judge_prompt"] == runtime["turns-fn"]["judge_prompt"]
+    found = _findings(
+        _staged(tmp_path / "check", "js-prototype-names"), "evals/whole-values.eval.yaml", monkeypatch
+    )
+    whole = _loss(found, "tests[12].turns[0].input", "v4-loss-prototype-name")
+    assert whole.data["whole"] is True and "function" in whole.message
+    partial = _loss(found, "tests[12].turns[0].expected_output", "v4-loss-prototype-name")
+    assert partial.data["whole"] is False and "`undefined`" in partial.message

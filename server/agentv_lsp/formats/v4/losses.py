@@ -519,29 +519,36 @@ class _Finder:
             # a self-containing value (YAML aliases) is kept: the runtime fails to load it anyway
             with contextlib.suppress(RecursionError):
                 runtime_vars = set_js_prototypes(variables)
-        for field in VARS_FIELDS:
-            if field in test:
-                for place, text in _strings(test[field], (*where, field)):
-                    # `${{ VAR }}` is replaced (environment) before `vars` are
-                    text = _ENV_REF.sub("", text)
-                    for name in _TEMPLATE_REF.findall(text):
-                        found = lookup_template_var(runtime_vars, name)
-                        if found is not MISSING and _lookup(variables, name) is _MISSING:
-                            self.inherited_name(
-                                name, found, place, field, bool(_WHOLE_TEMPLATE_REF.match(text))
-                            )
-                            break
-                        if found is MISSING:
-                            self.add(
-                                "unresolved-var",
-                                "warning",
-                                place,
-                                f"'{name}' is not in this test's `vars`: AgentV leaves `{{{{{name}}}}}` as "
-                                f"written in the prompt, without a message. Add '{name}' to `vars` or fix "
-                                "the name.",
-                                data={"name": name},
-                            )
-                            break
+        fields = [(field, (*where, field), test[field]) for field in VARS_FIELDS if field in test]
+        turns = test.get("turns")
+        if isinstance(turns, list):  # `interpolateCaseTurns`: each turn's input and expected_output
+            fields += [
+                (key, (*where, "turns", i, key), turn[key])
+                for i, turn in enumerate(turns)
+                if isinstance(turn, dict)
+                for key in ("input", "expected_output")
+                if key in turn
+            ]
+        for field, field_at, value in fields:
+            for place, text in _strings(value, field_at):
+                # `${{ VAR }}` is replaced (environment) before `vars` are
+                text = _ENV_REF.sub("", text)
+                for name in _TEMPLATE_REF.findall(text):
+                    found = lookup_template_var(runtime_vars, name)
+                    if found is not MISSING and _lookup(variables, name) is _MISSING:
+                        self.inherited_name(name, found, place, field, bool(_WHOLE_TEMPLATE_REF.match(text)))
+                        break
+                    if found is MISSING:
+                        self.add(
+                            "unresolved-var",
+                            "warning",
+                            place,
+                            f"'{name}' is not in this test's `vars`: AgentV leaves `{{{{{name}}}}}` as "
+                            f"written in the prompt, without a message. Add '{name}' to `vars` or fix "
+                            "the name.",
+                            data={"name": name},
+                        )
+                        break
         for field in ("assertions", "assert"):
             if field not in test:
                 continue
