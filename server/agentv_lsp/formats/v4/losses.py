@@ -117,9 +117,11 @@ class _Finder:
         *,
         report_suite: bool = True,
         proto_keys: bool = True,
+        templates: bool = True,
     ) -> None:
         self.path = path
         self.proto_keys = proto_keys  # False: the text spells no `__proto__` key
+        self.templates = templates  # False: the text has no `{{`
         self.report_suite = report_suite  # False: the suite's messages live in another file
         self.span_of = span_of
         self.env = env
@@ -181,7 +183,7 @@ class _Finder:
             self.expected(expected, (*where, "expected_output"))
         if settings and isinstance(test.get("vars"), dict):
             self.variables(test, where)
-        if settings:
+        if settings and self.templates:
             for key in ("assertions", "assert"):
                 if isinstance(test.get(key), list):
                     self.grader_prompts(test[key], (*where, key))
@@ -615,12 +617,11 @@ class _Finder:
         from a plain JavaScript object (`variables[name] ?? match`): a name every object has
         prints that member instead of staying as written."""
         for index, grader in enumerate(graders):
-            if not isinstance(grader, dict) or not isinstance(grader.get("type"), str):
+            # most graders have no string prompt with `{{`: asked first, it is the cheap question
+            prompt = grader.get("prompt") if isinstance(grader, dict) else None
+            if not isinstance(prompt, str) or "{{" not in prompt or not isinstance(grader.get("type"), str):
                 continue
-            prompt = grader.get("prompt")
-            if normalize_type(grader["type"]) != "llm-grader" or not isinstance(prompt, str):
-                continue
-            if "{{" not in prompt or not contains_template_variables(prompt):
+            if normalize_type(grader["type"]) != "llm-grader" or not contains_template_variables(prompt):
                 continue
             for name in GRADER_VARIABLE.findall(prompt):
                 printed = prototype_member_text(name)
@@ -794,7 +795,10 @@ def eval_file_losses(
     """Silent losses of an eval file (`suite`: its parsed value, `text`: its text when known,
     to skip looking for `${{ VAR }}` where there is none) and its inline tests."""
     protos = text is None or may_spell_proto(text)
-    finder = _Finder(path, span_of, os.environ if env is None else env, proto_keys=protos)
+    templates = text is None or quick_contains(text, "{{")
+    finder = _Finder(
+        path, span_of, os.environ if env is None else env, proto_keys=protos, templates=templates
+    )
     if not isinstance(suite, dict):
         return []
     tests_key = next((k for k in TEST_LIST_KEYS if k in suite), None)
@@ -805,7 +809,8 @@ def eval_file_losses(
         finder.duplicate_assertions(
             defaults, ("assertions" if _given(suite, "assertions") else "assert",), []
         )
-        finder.grader_prompts(defaults, ("assertions" if _given(suite, "assertions") else "assert",))
+        if templates:
+            finder.grader_prompts(defaults, ("assertions" if _given(suite, "assertions") else "assert",))
     if isinstance(tests, list):
         key = str(tests_key)
         for index, test in enumerate(tests):
@@ -832,7 +837,15 @@ def cases_file_losses(
     """Silent losses in a file of tests (a YAML list, JSONL lines, a `case.yaml`), judged with
     the suite that loads it (`suite`: the eval file's parsed value, None when unknown)."""
     protos = text is None or may_spell_proto(text)
-    finder = _Finder(path, span_of, os.environ if env is None else env, report_suite=False, proto_keys=protos)
+    templates = text is None or quick_contains(text, "{{")
+    finder = _Finder(
+        path,
+        span_of,
+        os.environ if env is None else env,
+        report_suite=False,
+        proto_keys=protos,
+        templates=templates,
+    )
     context = suite if isinstance(suite, dict) else None
     placeholders = text is None or quick_contains(text, "${{")  # once, not once per test
     for where, test in tests:

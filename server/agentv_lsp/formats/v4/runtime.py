@@ -305,7 +305,7 @@ def truthy(value: Any) -> bool:
 def is_object(value: Any) -> TypeGuard[dict[str, Any]]:
     """`isJsonObject`: a plain object (YAML mapping / JSON object) holding only JSON values
     (a function put in by a template, at any depth, makes it fail)."""
-    return isinstance(value, dict) and not isinstance(value, _HoldsFunction)
+    return type(value) is dict or (isinstance(value, dict) and not isinstance(value, _HoldsFunction))
 
 
 def as_string(value: Any) -> str | None:
@@ -405,14 +405,24 @@ def may_reference_env(text: str) -> bool:
     a `${{ VAR }}`, or a `__proto__` key its copy drops (see JsObject)."""
     if "$" in text and "{" in text:  # covers "${{"
         return True
-    if "__proto__" in text:
-        return True
-    return _has_dollar_escape(text)
+    return may_spell_proto(text)
 
 
 def may_spell_proto(text: str) -> bool:
-    """Whether a `__proto__` key can be parsed from `text` (written, or through escapes)."""
-    return "__proto__" in text or _has_dollar_escape(text)
+    """Whether a `__proto__` key can be parsed from `text` (written, or through escapes), or a
+    `$` through an escape. The loader, validate, the grader parser and the loss checks all ask
+    about the same text: the answer for the last one is kept (a search of megabytes of
+    non-ASCII text costs milliseconds)."""
+    global _last_spelling
+    last_text, last_found = _last_spelling  # one tuple: threads see a consistent pair
+    if last_text is text:
+        return last_found
+    found = "__proto__" in text or _has_dollar_escape(text)
+    _last_spelling = (text, found)
+    return found
+
+
+_last_spelling: tuple[str | None, bool] = (None, False)
 
 
 # Stepping from one backslash to the next costs about half what the pattern's scan of a
