@@ -466,7 +466,9 @@ def interpolate_env(value: Any, env: Mapping[str, str]) -> Any:
     if isinstance(value, list):
         return [interpolate_env(v, env) for v in value]
     if isinstance(value, dict):
-        return _copy_object(value, lambda v: interpolate_env(v, env))
+        if PROTO_KEY in value:
+            return _copy_object(value, lambda v: interpolate_env(v, env))
+        return {k: interpolate_env(v, env) for k, v in value.items()}
     return value
 
 
