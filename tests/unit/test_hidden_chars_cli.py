@@ -64,10 +64,11 @@ def test_the_allow_comment_holds_in_every_part_of_a_large_file(tmp_path: Path, w
 def test_hidden_as_error_makes_every_hidden_finding_an_error_and_fails_the_check(tmp_path: Path) -> None:
     (tmp_path / ".git").mkdir()
     path = tmp_path / "trojan.eval.yaml"
-    # an unclosed RLO (Trojan Source) and a zero-width space, in a file AgentV 4.42.4 runs
+    # an unclosed RLO (Trojan Source) and a zero-width space, in a file AgentV 4.42.4 runs, after
+    # two other warnings (an unknown field, an unresolved `{{ b }}`)
     path.write_text(
-        "description: d\ntests:\n  - id: t\n    criteria: c\n    input: \"Approve \u202ethis\"\n"
-        "    expected_output: \"ok\u200b\"\n",
+        'description: d\ntests:\n  - id: t\n    note: x\n    vars: {a: 1}\n    criteria: "{{ b }}"\n'
+        '    input: "Approve \u202ethis"\n    expected_output: "ok\u200b"\n',
         encoding="utf-8",
     )
 
@@ -84,6 +85,12 @@ def test_hidden_as_error_makes_every_hidden_finding_an_error_and_fails_the_check
     status, severities = run("--hidden-as-error")
     assert severities == {"bidi-unbalanced": "error", "hidden-invisible": "error"}
     assert status == 1
+    # made errors before the per-file cap (errors first): the two kept are the hidden ones
+    assert run("--max-diagnostics", "2")[1] == {}
+    assert run("--max-diagnostics", "2", "--hidden-as-error")[1] == {
+        "bidi-unbalanced": "error",
+        "hidden-invisible": "error",
+    }
 
 
 HIDDEN = {"hidden-bidi", "hidden-invisible", "hidden-tag", "bidi-unbalanced"}

@@ -42,6 +42,8 @@ class CheckOptions:
     max_diagnostics: int = DEFAULT_MAX_DIAGNOSTICS
     # Hidden characters (`hidden_chars`) that are not reported: code points, or all of them.
     allow_hidden: AllowList = field(default_factory=AllowList)
+    # Hidden-character findings as errors (`check --hidden-as-error`), before the cap (errors first).
+    hidden_as_error: bool = False
 
 
 @dataclass

@@ -218,6 +218,8 @@ def _check_path(
     are sorted, sent between processes and rendered."""
     report = _check_path_uncapped(path, named, opts, split, inherit)
     if report is not None:
+        if opts.hidden_as_error:
+            report.diagnostics = as_errors(report.diagnostics)
         report.diagnostics = cap_diagnostics(report.diagnostics, opts.max_diagnostics, MAX_DIAGNOSTICS_FLAG)
     return report
 
@@ -326,6 +328,7 @@ def run_check_command(args: argparse.Namespace) -> int:
         runtime=args.agentv,
         max_diagnostics=args.max_diagnostics,
         allow_hidden=allowed,
+        hidden_as_error=args.hidden_as_error,
     )
     show_progress = not args.no_progress and sys.stderr.isatty() and args.format == "text"
     try:
@@ -335,8 +338,7 @@ def run_check_command(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     for missing in run.missing_paths:
         print(f"agentv-lsp: path not found: {one_line(missing)}", file=sys.stderr)
-    found = as_errors(run.diagnostics) if args.hidden_as_error else run.diagnostics
-    diagnostics = sorted(found, key=lambda d: (d.file, *d.sort_key()))
+    diagnostics = sorted(run.diagnostics, key=lambda d: (d.file, *d.sort_key()))
     judged = [(r.path, r.runtime or "", r.runtime_reason or "") for r in run.reports]
     output = RENDERERS[args.format](
         diagnostics, cwd, use_color(args.color, sys.stdout), run.files_checked, judged
