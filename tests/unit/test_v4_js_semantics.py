@@ -214,3 +214,18 @@ def test_turns_are_rendered_and_checked_like_the_tests_fields(tmp_path, monkeypa
     assert whole.data["whole"] is True and "function" in whole.message
     partial = _loss(found, "tests[12].turns[0].expected_output", "v4-loss-prototype-name")
     assert partial.data["whole"] is False and "`undefined`" in partial.message
+
+
+def test_placeholder_findings_use_javascripts_whitespace(tmp_path, monkeypatch):
+    """`\\s` in the runtime's pattern is JavaScript's: U+FEFF is whitespace, U+0085 is not."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "evals").mkdir()
+    text = (
+        "description: d\ntests:\n  - id: t\n    vars: {a: 1}\n"
+        '    criteria: "{{\\ufeffmissing_one\\ufeff}}"\n    input: "{{\\x85missing_two}}"\n'
+    )
+    (tmp_path / "evals" / "w.eval.yaml").write_text(text, encoding="utf-8")
+    found = _findings(tmp_path, "evals/w.eval.yaml", monkeypatch)
+    assert _loss(found, "tests[0].criteria", "v4-loss-unresolved-var").data["name"] == "missing_one"
+    assert not [d for d in found.get("tests[0].input", []) if "unresolved-var" in d.code]
+    assert interpolate_template_vars("{{\ufeffa\ufeff}} {{\x85a}}", {"a": 1}) == "1 {{\x85a}}"

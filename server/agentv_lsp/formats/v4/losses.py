@@ -20,7 +20,7 @@ from typing import Any
 
 from agentv_lsp.checks.model import Diagnostic, Severity
 from agentv_lsp.engine.files import FileSystem
-from agentv_lsp.engine.jsrt import node_resolve
+from agentv_lsp.engine.jsrt import JS_WHITESPACE, node_resolve
 from agentv_lsp.formats.v4.fastglob import glob_files
 from agentv_lsp.formats.v4.grader_parser import normalize_type
 from agentv_lsp.formats.v4.judge import (
@@ -56,9 +56,11 @@ _ASSERTION_LIST_KEYS = frozenset({"assertions", "assert", "evaluators"})
 _SETTING_KEYS = _ASSERTION_LIST_KEYS | {"execution", "input_files", "vars"}
 # the fields `vars` are substituted in (`interpolateRawEvalCase`)
 VARS_FIELDS = ("criteria", "expected_outcome", "input", "input_files", "expected_output")
-_ENV_REF = re.compile(r"\$\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
-_TEMPLATE_REF = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_.]*)\s*\}\}")
-_WHOLE_TEMPLATE_REF = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_.]*)\s*\}\}\Z")
+# the runtime's patterns, with JavaScript's `\s` (Python's also takes U+001C-U+001F and U+0085)
+_JS_WS = "[" + re.escape(JS_WHITESPACE) + "]*"
+_ENV_REF = re.compile(r"\$\{\{" + _JS_WS + r"([A-Za-z_][A-Za-z0-9_]*)" + _JS_WS + r"\}\}")
+_TEMPLATE_REF = re.compile(r"\{\{" + _JS_WS + r"([A-Za-z_][A-Za-z0-9_.]*)" + _JS_WS + r"\}\}")
+_WHOLE_TEMPLATE_REF = re.compile(_TEMPLATE_REF.pattern + r"\Z")
 _CASES_EXTENSIONS = (".yaml", ".yml", ".jsonl")
 # segment types whose problems (a file or text without `value`) `agentv validate` reports
 _VALIDATED_SEGMENTS = ("text", "file")
