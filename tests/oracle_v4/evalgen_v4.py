@@ -345,6 +345,8 @@ def _prototype_placeholder(draw: st.DrawFn) -> str:
             f"say {{{{{name}}}}} now",
             f"{{{{ obj.{name} }}}} and {{{{ name.{name} }}}}",
             f"{{{{ {name}.name }}}} / {{{{ missing_var.{name} }}}}",
+            f"env ${{{{ {name} }}}} here",  # `process.env[name]` has them too
+            f"${{{{ {name} }}}}",  # a function there makes the whole file fail to load
         ]
     )
 

@@ -229,3 +229,20 @@ def test_placeholder_findings_use_javascripts_whitespace(tmp_path, monkeypatch):
     assert _loss(found, "tests[0].criteria", "v4-loss-unresolved-var").data["name"] == "missing_one"
     assert not [d for d in found.get("tests[0].input", []) if "unresolved-var" in d.code]
     assert interpolate_template_vars("{{\ufeffa\ufeff}} {{\x85a}}", {"a": 1}) == "1 {{\x85a}}"
+
+
+def test_environment_references_find_what_process_env_inherits(tmp_path, monkeypatch):
+    """`${{ NAME }}` reads `process.env[NAME] ?? ''`: `toString` prints a function, a whole value
+    that is one makes the file fail `isJsonObject` ("Invalid test file format")."""
+    partial = _by_id(_runtime("js-env-names", "evals/partial.eval.yaml"))["partial"]
+    assert partial["criteria"].startswith("c function toString() { [native code] } |")
+    assert "| [object Object] | function () { [native code] } |" in partial["criteria"]
+    whole = _runtime("js-env-names", "evals/whole-function.eval.yaml")
+    assert whole["load_error"].startswith("Invalid test file format")
+    root = _staged(tmp_path, "js-env-names")
+    assert _by_id(our_preview(root, "evals/partial.eval.yaml"))["partial"]["criteria"] == partial["criteria"]
+    ours = our_preview(root, "evals/whole-function.eval.yaml")
+    assert ours["load_error"] is not None and ours["load_error"].startswith("Invalid test file format")
+    found = _findings(_staged(tmp_path / "check", "js-env-names"), "evals/partial.eval.yaml", monkeypatch)
+    d = _loss(found, "tests[0].criteria", "v4-loss-prototype-name")
+    assert "function toString() { [native code] }" in d.message and d.data["env"] is True

@@ -35,6 +35,7 @@ from agentv_lsp.formats.v4.runtime import (
     OBJECT_PROTOTYPE,
     PROTO_KEY,
     JsFunction,
+    env_value,
     lookup_template_var,
     may_spell_proto,
     quick_contains,
@@ -61,6 +62,7 @@ _JS_WS = "[" + re.escape(JS_WHITESPACE) + "]*"
 _ENV_REF = re.compile(r"\$\{\{" + _JS_WS + r"([A-Za-z_][A-Za-z0-9_]*)" + _JS_WS + r"\}\}")
 _TEMPLATE_REF = re.compile(r"\{\{" + _JS_WS + r"([A-Za-z_][A-Za-z0-9_.]*)" + _JS_WS + r"\}\}")
 _WHOLE_TEMPLATE_REF = re.compile(_TEMPLATE_REF.pattern + r"\Z")
+_WHOLE_ENV_REF = re.compile(_ENV_REF.pattern + r"\Z")
 _CASES_EXTENSIONS = (".yaml", ".yml", ".jsonl")
 # segment types whose problems (a file or text without `value`) `agentv validate` reports
 _VALIDATED_SEGMENTS = ("text", "file")
@@ -687,12 +689,42 @@ class _Finder:
         )
 
     # -- environment variables -------------------------------------------------------------------
+    def env_member(self, name: str, place: YamlPath, *, whole: bool) -> None:
+        """`${{ toString }}` etc.: `process.env[name]` finds a member every object has."""
+        found = env_value(self.env, name)
+        if isinstance(found, JsFunction):
+            effect = (
+                "AgentV replaces the whole value with that function, which is not JSON, so the file fails "
+                "to load ('Invalid test file format') and `agentv validate` reports this field"
+                if whole
+                else f"AgentV writes `{found.source}` in its place"
+            )
+            what = f"is not set, and `process.env` has a function `{name}` (every JavaScript object does)"
+        else:
+            effect = (
+                "AgentV replaces the whole value with an empty object"
+                if whole
+                else ("AgentV writes `[object Object]` in its place")
+            )
+            what = "is not set, and `process.env.__proto__` is its prototype object"
+        self.add(
+            "prototype-name",
+            "warning",
+            place,
+            f"Environment variable {name} {what}: {effect}. Rename the variable.",
+            data={"name": name, "whole": whole, "env": True},
+        )
+
     def environment(self, value: Any, base: YamlPath) -> None:
         for place, text in _strings(value, base):
             if "${{" not in text:
                 continue
-            missing = [n for n in _ENV_REF.findall(text) if n not in self.env]
-            if missing:
+            unset = [n for n in _ENV_REF.findall(text) if n not in self.env]
+            members = [n for n in unset if env_value(self.env, n) != ""]
+            if members:
+                self.env_member(members[0], place, whole=bool(_WHOLE_ENV_REF.match(text)))
+            missing = [n for n in unset if n not in members]
+            if missing and not members:
                 self.add(
                     "env-unset",
                     "warning",

@@ -149,6 +149,8 @@ _ARRAY_PROTOTYPE_MEMBERS: dict[str, JsFunction] = {
     ]
 }
 _ARRAY_PROTOTYPE_MEMBERS["constructor"] = JsFunction("Array")
+# `process.env` (Node 20) inherits the same members; its constructor is an anonymous function.
+_ENV_MEMBERS: dict[str, JsFunction] = {**OBJECT_PROTOTYPE_MEMBERS, "constructor": JsFunction("")}
 PROTO_KEY = "__proto__"
 
 
@@ -189,6 +191,15 @@ class JsObject(dict):  # type: ignore[type-arg]
             return dict.__getitem__(self, key)
         found = self._inherited(key)
         return default if found is MISSING else found
+
+
+class _EnvPrototype(dict):  # type: ignore[type-arg]
+    """The prototype of `process.env` as a value (`${{ __proto__ }}`): no enumerable keys."""
+
+    __slots__ = ()
+
+
+ENV_PROTOTYPE: Any = _EnvPrototype()
 
 
 class _ObjectPrototype(dict):  # type: ignore[type-arg]
@@ -455,20 +466,52 @@ def _coerce_primitive(value: str) -> Any:
 
 
 def interpolate_env(value: Any, env: Mapping[str, str]) -> Any:
-    """`interpolateEnv`: `${{ VAR }}` in every string; a whole-value reference is coerced."""
+    """`interpolateEnv`: `${{ VAR }}` in every string; a whole-value reference is coerced.
+    The runtime reads `process.env[VAR]`, so the names every object has find members there
+    (see `env_value`); a container left holding a function is marked (`_HoldsFunction`)."""
+    made_function: list[bool] = [False]
+    result = _interpolate_env(value, env, made_function)
+    return _mark_tree(result) if made_function[0] else result
+
+
+def env_value(env: Mapping[str, str], name: str) -> Any:
+    """`process.env[name] ?? ''`: a variable, else a member every object has (`toString`: a
+    function; `constructor`: process.env's anonymous one; `__proto__`: its prototype), else ''."""
+    found = env.get(name)
+    if found is not None:
+        return found
+    if name == PROTO_KEY:
+        return ENV_PROTOTYPE
+    return _ENV_MEMBERS.get(name, "")
+
+
+def _interpolate_env(value: Any, env: Mapping[str, str], made_function: list[bool]) -> Any:
     if isinstance(value, str):
         if "${{" not in value:
             return value
         whole = _WHOLE_ENV_VAR.match(value)
         if whole:
-            return _coerce_primitive(env.get(whole.group(1), ""))
-        return _ENV_VAR.sub(lambda m: env.get(m.group(1), ""), value)
+            resolved = env_value(env, whole.group(1))
+            if isinstance(resolved, str):
+                return _coerce_primitive(resolved)
+            made_function[0] = made_function[0] or isinstance(resolved, JsFunction)
+            return resolved
+        return _ENV_VAR.sub(lambda m: js_string(env_value(env, m.group(1))), value)
     if isinstance(value, list):
-        return [interpolate_env(v, env) for v in value]
+        return [_interpolate_env(v, env, made_function) for v in value]
     if isinstance(value, dict):
         if PROTO_KEY in value:
-            return _copy_object(value, lambda v: interpolate_env(v, env))
-        return {k: interpolate_env(v, env) for k, v in value.items()}
+            return _copy_object(value, lambda v: _interpolate_env(v, env, made_function))
+        return {k: _interpolate_env(v, env, made_function) for k, v in value.items()}
+    return value
+
+
+def _mark_tree(value: Any) -> Any:
+    """Every container holding a function, at any depth, marked (bottom-up)."""
+    if isinstance(value, list):
+        return _mark_functions([_mark_tree(v) for v in value])
+    if isinstance(value, dict) and not isinstance(value, JsObject):
+        return _mark_functions({k: _mark_tree(v) for k, v in value.items()})
     return value
 
 
