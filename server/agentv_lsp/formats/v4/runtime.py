@@ -225,6 +225,10 @@ class _FunctionList(_HoldsFunction, list):  # type: ignore[type-arg]
     __slots__ = ()
 
 
+class _FunctionJsObject(_HoldsFunction, JsObject):
+    __slots__ = ()
+
+
 def _prototype_of(value: Any) -> Any:
     """The object's `[[Prototype]]` (None: null)."""
     if value is OBJECT_PROTOTYPE:
@@ -510,9 +514,13 @@ def _mark_tree(value: Any) -> Any:
     """Every container holding a function, at any depth, marked (bottom-up)."""
     if isinstance(value, list):
         return _mark_functions([_mark_tree(v) for v in value])
-    if isinstance(value, dict) and not isinstance(value, JsObject):
-        return _mark_functions({k: _mark_tree(v) for k, v in value.items()})
-    return value
+    if isinstance(value, _EnvPrototype | _ObjectPrototype) or not isinstance(value, dict):
+        return value
+    items = {k: _mark_tree(v) for k, v in value.items()}
+    if isinstance(value, JsObject):
+        holds = any(isinstance(v, JsFunction | _HoldsFunction) for v in items.values())
+        return (_FunctionJsObject if holds else JsObject)(items, value.proto)
+    return _mark_functions(items)
 
 
 def lookup_template_var(variables: Mapping[str, Any], expression: str) -> Any:
