@@ -104,6 +104,12 @@ def build_parser() -> argparse.ArgumentParser:
         "U+2066..U+2069 or all; comma separated, repeatable",
     )
     check.add_argument(
+        "--hidden-as-error",
+        action="store_true",
+        help="report hidden characters (hidden-bidi, bidi-unbalanced, hidden-invisible, hidden-tag) as errors, "
+        "so they fail the check (exit 1); by default they are warnings, since AgentV runs such files",
+    )
+    check.add_argument(
         "--max-diagnostics",
         type=_non_negative,
         default=DEFAULT_MAX_DIAGNOSTICS,

@@ -37,6 +37,7 @@ server and the preview mark them.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
@@ -628,6 +629,15 @@ HIDDEN_CODES = ("hidden-bidi", "hidden-invisible", "hidden-tag", "bidi-unbalance
 _ALLOW_HINT = "allow it with a `# agentv-lsp: allow-hidden {points}` comment or the allow-hidden setting"
 
 
+def as_errors(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
+    """The diagnostics with every hidden-character finding made an error (`check
+    --hidden-as-error`: a CI that treats them as security failures)."""
+    return [
+        dataclasses.replace(d, severity="error") if d.code in HIDDEN_CODES and d.severity != "error" else d
+        for d in diagnostics
+    ]
+
+
 def _points(run: HiddenRun) -> str:
     return " ".join(dict.fromkeys(f"U+{cp:04X}" for cp in run.code_points))
 
@@ -649,7 +659,7 @@ def run_message(
         openers = ", ".join(dict.fromkeys(code_point_name(cp) for cp in run.unbalanced))
         return (
             "bidi-unbalanced",
-            "error",
+            "warning",  # the runtime loads the file and validate passes it: `check --hidden-as-error`
             f"{where}{openers} is not closed (by U+202C POP DIRECTIONAL FORMATTING or U+2069 POP DIRECTIONAL "
             "ISOLATE) before this value or line ends, so what follows is displayed reordered: a reviewer reads "
             f"other text than the model gets (Trojan Source, CVE-2021-42574).{shown} Remove it{fix}, or "
@@ -794,6 +804,7 @@ __all__ = [
     "AllowList",
     "HiddenRun",
     "SourceRun",
+    "as_errors",
     "code_point_name",
     "describe_run",
     "directive_allow_list",

@@ -148,3 +148,33 @@ async def test_the_allow_comment_of_one_case_holds_for_a_large_document_checked_
     edit_doc(client, quiet, 2, at, at, " there")
     shown = await diagnostics_until(client, quiet)
     assert not [d for d in shown if d.code in HIDDEN]
+
+
+async def test_the_as_error_setting_makes_hidden_findings_errors(client: LanguageClient, repo: Path) -> None:
+    text = EVAL.replace("content: You are a reviewer.", f"content: You are a {RLO}reviewer.", 1)
+    uri = open_eval(client, repo, text)
+
+    def unbalanced(found: list[lsp.Diagnostic]) -> list[lsp.Diagnostic]:
+        return [d for d in found if d.code == "bidi-unbalanced"]
+
+    (d,) = unbalanced(await diagnostics_until(client, uri, lambda f: bool(unbalanced(f))))
+    assert d.severity == lsp.DiagnosticSeverity.Warning  # AgentV runs the file
+    try:
+        client.workspace_did_change_configuration(
+            lsp.DidChangeConfigurationParams(settings={"agentv": {"hiddenCharacters": {"asError": True}}})
+        )
+        (d,) = unbalanced(
+            await diagnostics_until(
+                client, uri, lambda f: any(x.severity == lsp.DiagnosticSeverity.Error for x in unbalanced(f))
+            )
+        )
+        assert "Trojan Source" in d.message
+    finally:
+        client.workspace_did_change_configuration(
+            lsp.DidChangeConfigurationParams(settings={"agentv": {"hiddenCharacters": {"asError": False}}})
+        )
+    (d,) = unbalanced(
+        await diagnostics_until(
+            client, uri, lambda f: any(x.severity == lsp.DiagnosticSeverity.Warning for x in unbalanced(f))
+        )
+    )

@@ -325,7 +325,54 @@ def _test(draw: st.DrawFn, index: int) -> Any:
         )
     if _rnd(draw).random() < 1 / 11:
         test[_rnd(draw).choice(["assert", "evaluators", "outcome", "input_messages", "note"])] = _text(draw)
+    if _rnd(draw).random() < 1 / 8:
+        _javascript_names(draw, test)
     return test
+
+
+# -- JavaScript's property names in templates and vars ---------------------------------------
+# The runtime looks `{{ name }}` up on plain JavaScript objects, and copies every parsed object
+# by assignment (`interpolateEnv`), so names every object has and `__proto__` keys behave as
+# JavaScript says (tests/oracle_v4/cases/js-*).
+_PROTOTYPE_NAMES = ["toString", "constructor", "hasOwnProperty", "valueOf", "__proto__", "isPrototypeOf"]
+
+
+def _prototype_placeholder(draw: st.DrawFn) -> str:
+    name = _rnd(draw).choice(_PROTOTYPE_NAMES)
+    return _rnd(draw).choice(
+        [
+            f"{{{{ {name} }}}}",  # a whole value: the field may become a function
+            f"say {{{{{name}}}}} now",
+            f"{{{{ obj.{name} }}}} and {{{{ name.{name} }}}}",
+            f"{{{{ {name}.name }}}} / {{{{ missing_var.{name} }}}}",
+            f"env ${{{{ {name} }}}} here",  # `process.env[name]` has them too
+            f"${{{{ {name} }}}}",  # a function there makes the whole file fail to load
+        ]
+    )
+
+
+def _prototype_vars(draw: st.DrawFn) -> dict[str, Any]:
+    variables: dict[str, Any] = {"name": _text(draw), "obj": {"a": 1}}
+    key = _rnd(draw).choice(["__proto__", "constructor", "toString", "__proto__"])
+    variables[key] = _rnd(draw).choice(["hello", None, {"name": "inherited", "z": 3}, ["a", "b"], 7])
+    if _rnd(draw).random() < 0.3:
+        variables["obj"] = {"__proto__": _rnd(draw).choice([None, {"a": 2, "b": "x"}, "s"])}
+    return variables
+
+
+def _javascript_names(draw: st.DrawFn, test: dict[str, Any]) -> None:
+    """Prototype names in `{{ }}` placeholders, in `vars` keys and as whole values."""
+    test["vars"] = _prototype_vars(draw) if _rnd(draw).random() < 0.6 else {"name": "n"}
+    field = _rnd(draw).choice(["criteria", "input", "expected_output", "input_message", "input_files"])
+    text = _prototype_placeholder(draw)
+    if field == "input_message":
+        test["input"] = [{"role": "user", "content": text}, {"role": "user", "content": _text(draw)}]
+    elif field == "input_files":
+        test["input_files"] = [text, *_rnd(draw).sample(FILE_REFS, 1)]
+    else:
+        test[field] = text
+    if _rnd(draw).random() < 0.2:
+        test["__proto__"] = _rnd(draw).choice([{"criteria": "inherited"}, None, "x"])
 
 
 def _conversation(draw: st.DrawFn, test: dict[str, Any]) -> None:

@@ -131,7 +131,8 @@ def our_check(root: Path, eval_file: str) -> list[dict[str, Any]]:
 
 def compare_check(record: dict[str, Any], diagnostics: list[dict[str, Any]]) -> list[str]:
     """compare.py's check rules: every location validate reported has a diagnostic there; a clean
-    file gets no error; a file the runtime cannot load gets an error; a runtime message that
+    file gets no error, nor does any file the runtime loads and validate passes (README's rule);
+    a file the runtime cannot load gets an error; a runtime message that
     validate did not report gets at least a warning."""
     paths = {d["path"] for d in diagnostics}
     errors = [d for d in diagnostics if d["severity"] == "error"]
@@ -150,6 +151,12 @@ def compare_check(record: dict[str, Any], diagnostics: list[dict[str, Any]]) -> 
     )
     if clean and errors:
         problems.append(f"false error at {errors[0]['path']!r}: {errors[0]['message'][:200]}")
+    # README's severity rule: `error` only where the runtime cannot load the file or validate fails it
+    runs = record["load_error"] is None and validation.get("exit_code") == 0
+    if runs and errors and not clean:
+        problems.append(
+            f"error on a file AgentV loads and validate passes, at {errors[0]['path']!r}: {errors[0]['message'][:200]}"
+        )
     if record["load_error"] is not None and not errors:
         problems.append(f"the runtime cannot load it ({record['load_error'][:200]!r}), yet no error")
     if (

@@ -59,3 +59,19 @@ def _stage(tmp_path: Path, case: Path, eval_file: str, git_root: bool) -> tuple[
         (case / "expected" / (eval_file.replace("/", "__") + ".json")).read_text(encoding="utf-8")
     )
     return root, record
+
+
+def test_the_check_rule_refuses_an_error_on_a_file_the_runtime_runs() -> None:
+    """README's severity rule, as the comparison applies it: a file that loads and that validate
+    passes (exit 0) may get warnings, never an error, even when the runtime printed something."""
+    record = {
+        "load_error": None,
+        "warnings": ["warn: Warning: something the runtime printed"],
+        "validation": {"exit_code": 0, "issues": []},
+    }
+    warning = {"path": "tests[0].input", "severity": "warning", "message": "m"}
+    assert compare_check(record, [warning]) == []
+    (problem,) = compare_check(record, [warning, {**warning, "severity": "error"}])
+    assert "loads and validate passes" in problem
+    failing = {**record, "validation": {"exit_code": 1, "issues": []}}
+    assert compare_check(failing, [{**warning, "severity": "error"}]) == []

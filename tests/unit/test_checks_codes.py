@@ -39,7 +39,7 @@ fails it (the eval validator counts its own warnings, e.g. role markers, as fail
 | validate-file-empty             | warn  | eval    | referenced file blank (validate still passes)                    |
 | file-binary                     | warn  | eval    | referenced file holds NUL bytes (inlined as text with U+FFFD)    |
 | hidden-bidi                     | warn  | any v2  | a closed bidi control (U+202A-E, U+2066-9) in the text           |
-| bidi-unbalanced                 | error | any v2  | a bidi override/isolate not closed in its value (Trojan Source)  |
+| bidi-unbalanced                 | warn  | any v2  | a bidi override/isolate not closed in its value (Trojan Source)  |
 | hidden-invisible                | warn  | any v2  | zero-width/format character (Cf, default-ignorable) in the text  |
 | hidden-tag                      | warn  | eval    | Unicode tag characters (hidden ASCII), here in a referenced file |
 | file-truncated                  | warn  | eval    | referenced file larger than the read cap (preview incomplete)    |
@@ -429,7 +429,7 @@ TRIGGERS = [
     Trigger(
         "bidi-unbalanced",
         {"eval.yaml": content("content: 'a\u2067b' # c\n")},
-        "error",
+        "warning",
         (6, 19),
         "evalcases[0].input_messages[0].content",
         "U+2067 RIGHT-TO-LEFT ISOLATE is not closed",

@@ -185,10 +185,12 @@ def test_v2_bidi_override_in_a_message_is_reported_at_its_range(tmp_path):
     assert found[0].path == "evalcases[0].input_messages[0].content"  # AgentV's location of the value
 
 
-def test_v2_unbalanced_bidi_is_an_error(tmp_path):
+def test_v2_unbalanced_bidi_is_a_warning(tmp_path):
+    # the runtime loads such a file and validate passes it: `error` is kept for those that fail
+    # (README's severity rule); `check --hidden-as-error` makes it one in CI
     text = v2(f"      - role: user\n        content: 'Approve {RLO}the change' # ok\n")
     (found,) = hidden(check_v2(tmp_path, text))
-    assert (found.code, found.severity) == ("bidi-unbalanced", "error")
+    assert (found.code, found.severity) == ("bidi-unbalanced", "warning")
     assert (found.span.start_line, found.span.start_col) == position(text, RLO)
     assert "Trojan Source" in found.message and name(RLO) in found.message
 
@@ -294,10 +296,10 @@ def test_v4_bidi_zero_width_and_tags_in_a_test(tmp_path):
     assert f"'{secret}'" in found[3].message
 
 
-def test_v4_unbalanced_bidi_is_an_error(tmp_path):
+def test_v4_unbalanced_bidi_is_a_warning(tmp_path):
     text = V4_HEAD + f'    input: "Approve {RLO}this"\n'
     (found,) = hidden(check_v4(tmp_path, text))
-    assert (found.code, found.severity) == ("bidi-unbalanced", "error")
+    assert (found.code, found.severity) == ("bidi-unbalanced", "warning")
 
 
 def test_v4_file_segment_with_tag_characters_is_reported_on_the_segment(tmp_path):

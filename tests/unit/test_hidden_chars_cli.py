@@ -59,3 +59,38 @@ def test_the_allow_comment_holds_in_every_part_of_a_large_file(tmp_path: Path, w
     plain = write_eval(tmp_path, 6000, 5990)
     run = run_check([str(plain)], opts)
     assert [d.yaml_path[:2] for d in run.diagnostics if d.code == "hidden-invisible"] == [("evalcases", 5990)]
+
+
+def test_hidden_as_error_makes_every_hidden_finding_an_error_and_fails_the_check(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    path = tmp_path / "trojan.eval.yaml"
+    # an unclosed RLO (Trojan Source) and a zero-width space, in a file AgentV 4.42.4 runs, after
+    # two other warnings (an unknown field, an unresolved `{{ b }}`)
+    path.write_text(
+        'description: d\ntests:\n  - id: t\n    note: x\n    vars: {a: 1}\n    criteria: "{{ b }}"\n'
+        '    input: "Approve \u202ethis"\n    expected_output: "ok\u200b"\n',
+        encoding="utf-8",
+    )
+
+    def run(*extra: str) -> tuple[int, dict[str, str]]:
+        out = io.StringIO()
+        with redirect_stdout(out):
+            status = main(["check", str(path), "--format", "json", "--repo-root", str(tmp_path), *extra])
+        found = json.loads(out.getvalue())["diagnostics"]
+        return status, {d["code"]: d["severity"] for d in found if d["code"] in HIDDEN}
+
+    status, severities = run()
+    assert severities == {"bidi-unbalanced": "warning", "hidden-invisible": "warning"}
+    assert status == 0
+    status, severities = run("--hidden-as-error")
+    assert severities == {"bidi-unbalanced": "error", "hidden-invisible": "error"}
+    assert status == 1
+    # made errors before the per-file cap (errors first): the two kept are the hidden ones
+    assert run("--max-diagnostics", "2")[1] == {}
+    assert run("--max-diagnostics", "2", "--hidden-as-error")[1] == {
+        "bidi-unbalanced": "error",
+        "hidden-invisible": "error",
+    }
+
+
+HIDDEN = {"hidden-bidi", "hidden-invisible", "hidden-tag", "bidi-unbalanced"}

@@ -45,6 +45,8 @@ class CheckOptions:
     # More names of eval files (`check --eval-glob`, `agentv.evalFilePatterns`): micromatch
     # patterns on the path relative to `cwd` (`formats.v4.discovery`).
     eval_globs: tuple[str, ...] = ()
+    # Hidden-character findings as errors (`check --hidden-as-error`), before the cap (errors first).
+    hidden_as_error: bool = False
 
 
 @dataclass

@@ -18,7 +18,7 @@ from agentv_lsp.checks.parallel import can_fork, fork_map
 from agentv_lsp.engine.files import FileReadError, default_repo_root
 from agentv_lsp.formats.runtime import choose_runtime, declares_v2, parse_requested
 from agentv_lsp.formats.v4 import RUNTIME_VERSION as AGENTV4
-from agentv_lsp.hidden_chars import AllowList, directive_allow_list, parse_allow_items
+from agentv_lsp.hidden_chars import AllowList, as_errors, directive_allow_list, parse_allow_items
 from agentv_lsp.report import one_line
 from agentv_lsp.yamlpos import Span
 
@@ -215,6 +215,8 @@ def _check_path(
     are sorted, sent between processes and rendered."""
     report = _check_path_uncapped(path, named, opts, split, inherit)
     if report is not None:
+        if opts.hidden_as_error:
+            report.diagnostics = as_errors(report.diagnostics)
         report.diagnostics = cap_diagnostics(report.diagnostics, opts.max_diagnostics, MAX_DIAGNOSTICS_FLAG)
     return report
 
@@ -338,6 +340,7 @@ def run_check_command(args: argparse.Namespace) -> int:
         max_diagnostics=args.max_diagnostics,
         allow_hidden=allowed,
         eval_globs=tuple(args.eval_glob),
+        hidden_as_error=args.hidden_as_error,
     )
     show_progress = not args.no_progress and sys.stderr.isatty() and args.format == "text"
     try:

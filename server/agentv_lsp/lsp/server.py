@@ -32,6 +32,7 @@ from agentv_lsp.engine.budget import Budget, CheckStopped, run_limited
 from agentv_lsp.engine.files import FileSystem, find_git_root
 from agentv_lsp.formats.runtime import RuntimeChoice, choose_runtime, forget_project_runtimes, parse_requested
 from agentv_lsp.gcpause import collect_frozen, collector_paused
+from agentv_lsp.hidden_chars import HIDDEN_CODES
 from agentv_lsp.lsp.convert import (
     UTF16,
     JsonDict,
@@ -409,6 +410,8 @@ class AgentVLanguageServer(LanguageServer):
 
     def publish(self, uri: str, version: int | None, diagnostics: list[JsonDict]) -> None:
         """textDocument/publishDiagnostics with JSON built by `diagnostics_json`, capped."""
+        if self.settings.hidden_as_error:  # copies: the JSON of a case is cached and reused
+            diagnostics = [{**d, "severity": 1} if d.get("code") in HIDDEN_CODES else d for d in diagnostics]
         params = {"uri": uri, "version": version, "diagnostics": self.capped(uri, diagnostics)}
         if version is None:
             del params["version"]

@@ -38,6 +38,8 @@ class Settings:
     eval_file_patterns: tuple[str, ...] = ()
     """`evalFilePatterns`: more names of AgentV 4.x eval files (globs on the path relative to the
     workspace folder, e.g. "**/EVAL.yaml"), as `check --eval-glob` (`formats.v4.discovery`)."""
+    hidden_as_error: bool = False
+    """`hiddenCharacters.asError`: hidden-character findings as errors (`check --hidden-as-error`)."""
     problems: tuple[str, ...] = field(default=(), compare=False)
     """What was wrong with the given values (shown to the user once)."""
 
@@ -88,6 +90,7 @@ def parse_settings(raw: Any) -> Settings:
         ),
         hidden_allow=_string_list(raw, "hiddenCharacters.allow", problems),
         eval_file_patterns=_glob_list(raw, "evalFilePatterns", problems),
+        hidden_as_error=pick("hiddenCharacters.asError", bool, defaults.hidden_as_error),
         problems=tuple(problems),
     )
 

@@ -35,6 +35,7 @@ from typing import Any
 from agentv_lsp.engine.files import FileReadError, FileSystem
 from agentv_lsp.engine.jsrt import JS_WHITESPACE, crlf_to_lf, is_blank, js_trim
 from agentv_lsp.formats.v4.model import PromptInputs, RuntimeMessage, V4Test
+from agentv_lsp.formats.v4.runtime import OBJECT_PROTOTYPE_MEMBERS
 from agentv_lsp.yamlpos.scalars import js_json_stringify, js_number
 
 # What a preview shows in place of the candidate's answer (there is none yet); v2 used the same.
@@ -126,27 +127,17 @@ TEMPLATE_VARIABLES = frozenset(
 
 # `{{ name }}` with JavaScript's `\s` (not Python's, which also takes U+001C-U+001F and U+0085)
 _WS = "[" + re.escape(JS_WHITESPACE) + "]*"
-_VARIABLE = re.compile(r"\{\{" + _WS + r"([a-zA-Z0-9_]+)" + _WS + r"\}\}")
+GRADER_VARIABLE = re.compile(r"\{\{" + _WS + r"([a-zA-Z0-9_]+)" + _WS + r"\}\}")
+_VARIABLE = GRADER_VARIABLE
 
-# The runtime looks variables up on a plain object (`variables[name] ?? match`), so names of
-# Object.prototype members print those members.
-_PROTOTYPE_MEMBERS = {
-    name: f"function {name}() {{ [native code] }}"
-    for name in (
-        "hasOwnProperty",
-        "isPrototypeOf",
-        "propertyIsEnumerable",
-        "toLocaleString",
-        "toString",
-        "valueOf",
-        "__defineGetter__",
-        "__defineSetter__",
-        "__lookupGetter__",
-        "__lookupSetter__",
-    )
-}
-_PROTOTYPE_MEMBERS["constructor"] = "function Object() { [native code] }"
-_PROTOTYPE_MEMBERS["__proto__"] = "[object Object]"
+
+def prototype_member_text(name: str) -> str | None:
+    """What a template literal prints for `variables[name]` when `name` is a member every plain
+    JavaScript object has (a method's source, `[object Object]` for `__proto__`), else None."""
+    if name == "__proto__":
+        return "[object Object]"
+    member = OBJECT_PROTOTYPE_MEMBERS.get(name)
+    return None if member is None else member.source
 
 
 class _Absent:
@@ -168,7 +159,9 @@ def substitute_variables(template: str, variables: Mapping[str, str]) -> str:
         name = match.group(1)
         if name in variables:
             return variables[name]
-        return _PROTOTYPE_MEMBERS.get(name, match.group(0))
+        # `variables[name] ?? match` on a plain object: the names every object has print
+        printed = prototype_member_text(name)
+        return match.group(0) if printed is None else printed
 
     return _VARIABLE.sub(replace, template)
 
@@ -269,7 +262,22 @@ def _operator_guidance(rubrics: Sequence[Mapping[str, Any]]) -> list[str]:
         operator = rubric.get("operator")
         if _is_truthy(operator) and operator not in seen:
             seen.append(operator)
-    return [OPERATOR_GUIDANCE.get(op, "undefined") if isinstance(op, str) else "undefined" for op in seen]
+    return [_guidance_of(op) for op in seen]
+
+
+def _guidance_of(operator: Any) -> Any:
+    """`OPERATOR_GUIDANCE[operator]` on the runtime's plain object: the text, a member every
+    object has (`toString`: a function; `__proto__`: Object.prototype), else undefined."""
+    key = operator if isinstance(operator, str) else js_text(operator)
+    if key in OPERATOR_GUIDANCE:
+        return OPERATOR_GUIDANCE[key]
+    printed = prototype_member_text(key)
+    return ABSENT if printed is None else printed
+
+
+def _joined(value: Any) -> str:
+    """An element of `parts.join("\n")`: undefined and null print as nothing."""
+    return "" if value is ABSENT or value is None else js_text(value)
 
 
 def _weight_label(rubric: Mapping[str, Any]) -> str:
@@ -284,7 +292,7 @@ def _checklist_prompt(grading: _Grading, rubrics: Sequence[Mapping[str, Any]]) -
     parts.append("[[ ## rubrics ## ]]")
     guidance = _operator_guidance(rubrics)
     if guidance:
-        parts += ["", "Operator guidance:", *(f"- {g}" for g in guidance), ""]
+        parts += ["", "Operator guidance:", *(f"- {js_text(g)}" for g in guidance), ""]
     for rubric in rubrics:
         required = " (REQUIRED)" if _is_truthy(rubric.get("required")) else ""
         operator = rubric.get("operator")
@@ -334,7 +342,7 @@ def _score_range_prompt(grading: _Grading, rubrics: Sequence[Mapping[str, Any]])
                 parts.append(f"  - Score {label}: {js_text(entry.get('outcome', ABSENT))}")
     guidance = _operator_guidance(rubrics)
     if guidance:
-        parts += ["", *guidance]
+        parts += ["", *map(_joined, guidance)]
     parts += [
         "",
         "For each criterion, provide an integer score 0-10 that matches one of its defined score ranges.",

@@ -1174,19 +1174,21 @@ def resolved_input_origins(
 
 def is_test_message(value: Any) -> bool:
     """`isTestMessage`."""
-    if not isinstance(value, dict):
+    if not is_object(value):
         return False
     if value.get("role") not in ROLES:
         return False
     content = value.get("content")  # absent or null: neither passes a test below
     if isinstance(content, str):
         return True
-    if isinstance(content, list) and all(isinstance(i, str | dict) for i in content):  # strings or objects
+    if isinstance(content, list) and all(
+        isinstance(i, str) or is_object(i) for i in content
+    ):  # strings or objects
         return True
     tool_calls = value.get("tool_calls")
     if isinstance(tool_calls, list) and tool_calls:
         return True
-    return isinstance(content, dict)
+    return is_object(content)
 
 
 def expand_input_shorthand(value: Any) -> list[dict[str, Any]] | None:
@@ -1195,7 +1197,7 @@ def expand_input_shorthand(value: Any) -> list[dict[str, Any]] | None:
     if isinstance(value, list):
         messages = [m for m in value if is_test_message(m)]
         return messages or None
-    if isinstance(value, dict):
+    if is_object(value):
         if "role" in value:
             return [value] if is_test_message(value) else None
         return [{"role": "user", "content": value}]
@@ -1206,11 +1208,11 @@ def expand_expected_output(value: Any) -> list[dict[str, Any]] | None:
     if isinstance(value, str):
         return [{"role": "assistant", "content": value}]
     if isinstance(value, list):
-        if value and isinstance(value[0], dict) and "role" in value[0]:
+        if value and is_object(value[0]) and "role" in value[0]:
             messages = [m for m in value if is_test_message(m)]
             return messages or None
         return [{"role": "assistant", "content": value}]
-    if isinstance(value, dict):
+    if is_object(value):
         if "role" in value:
             return [value] if is_test_message(value) else None
         return [{"role": "assistant", "content": value}]
@@ -1266,7 +1268,7 @@ def process_messages(
                 text_parts.append(content)
             processed.append(message)
             continue
-        if isinstance(content, dict):
+        if is_object(content):
             if text_parts is not None:
                 text_parts.append(js_json_stringify(content, 2))
             processed.append({**message, "content": content})
@@ -1283,7 +1285,7 @@ def process_messages(
                     if text_parts is not None:
                         text_parts.append(raw_segment)
                 continue
-            if not isinstance(raw_segment, dict):
+            if not is_object(raw_segment):
                 continue
             kind = raw_segment.get("type")
             if kind == "file":
@@ -1466,7 +1468,7 @@ def process_expected_messages(
                     if raw_segment:
                         processed.append({"type": "text", "value": raw_segment})
                     continue
-                if not isinstance(raw_segment, dict):
+                if not is_object(raw_segment):
                     continue
                 kind = raw_segment.get("type")
                 if kind in ("file", "image"):
@@ -1484,7 +1486,7 @@ def process_expected_messages(
                     continue
                 processed.append(raw_segment)
             segment["content"] = processed
-        elif isinstance(content, dict):
+        elif is_object(content):
             segment["content"] = content
         tool_calls = message.get("tool_calls")
         if isinstance(tool_calls, list):

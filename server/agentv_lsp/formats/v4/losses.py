@@ -11,6 +11,7 @@ a finding into a diagnostic already at the same place (a validate or schema find
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import os
 import re
@@ -19,10 +20,28 @@ from typing import Any
 
 from agentv_lsp.checks.model import Diagnostic, Severity
 from agentv_lsp.engine.files import FileSystem
-from agentv_lsp.engine.jsrt import node_resolve
+from agentv_lsp.engine.jsrt import JS_WHITESPACE, node_resolve
 from agentv_lsp.formats.v4.fastglob import glob_files
+from agentv_lsp.formats.v4.grader_parser import normalize_type
+from agentv_lsp.formats.v4.judge import (
+    GRADER_VARIABLE,
+    TEMPLATE_VARIABLES,
+    contains_template_variables,
+    prototype_member_text,
+)
 from agentv_lsp.formats.v4.model import YamlPath
-from agentv_lsp.formats.v4.runtime import quick_contains
+from agentv_lsp.formats.v4.runtime import (
+    MISSING,
+    OBJECT_PROTOTYPE,
+    PROTO_KEY,
+    JsFunction,
+    env_value,
+    lookup_template_var,
+    may_spell_proto,
+    quick_contains,
+    set_js_prototypes,
+    stringify_template_value,
+)
 from agentv_lsp.yamlpos import Span
 
 SpanOf = Callable[[YamlPath, bool], Span]  # (path, key?) -> range
@@ -38,8 +57,12 @@ _ASSERTION_LIST_KEYS = frozenset({"assertions", "assert", "evaluators"})
 _SETTING_KEYS = _ASSERTION_LIST_KEYS | {"execution", "input_files", "vars"}
 # the fields `vars` are substituted in (`interpolateRawEvalCase`)
 VARS_FIELDS = ("criteria", "expected_outcome", "input", "input_files", "expected_output")
-_ENV_REF = re.compile(r"\$\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
-_TEMPLATE_REF = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_.]*)\s*\}\}")
+# the runtime's patterns, with JavaScript's `\s` (Python's also takes U+001C-U+001F and U+0085)
+_JS_WS = "[" + re.escape(JS_WHITESPACE) + "]*"
+_ENV_REF = re.compile(r"\$\{\{" + _JS_WS + r"([A-Za-z_][A-Za-z0-9_]*)" + _JS_WS + r"\}\}")
+_TEMPLATE_REF = re.compile(r"\{\{" + _JS_WS + r"([A-Za-z_][A-Za-z0-9_.]*)" + _JS_WS + r"\}\}")
+_WHOLE_TEMPLATE_REF = re.compile(_TEMPLATE_REF.pattern + r"\Z")
+_WHOLE_ENV_REF = re.compile(_ENV_REF.pattern + r"\Z")
 _CASES_EXTENSIONS = (".yaml", ".yml", ".jsonl")
 # segment types whose problems (a file or text without `value`) `agentv validate` reports
 _VALIDATED_SEGMENTS = ("text", "file")
@@ -91,9 +114,18 @@ def _messages(value: Any, base: YamlPath) -> list[tuple[YamlPath | None, dict[st
 
 class _Finder:
     def __init__(
-        self, path: str, span_of: SpanOf, env: Mapping[str, str], *, report_suite: bool = True
+        self,
+        path: str,
+        span_of: SpanOf,
+        env: Mapping[str, str],
+        *,
+        report_suite: bool = True,
+        proto_keys: bool = True,
+        templates: bool = True,
     ) -> None:
         self.path = path
+        self.proto_keys = proto_keys  # False: the text spells no `__proto__` key
+        self.templates = templates  # False: the text has no `{{`
         self.report_suite = report_suite  # False: the suite's messages live in another file
         self.span_of = span_of
         self.env = env
@@ -155,6 +187,10 @@ class _Finder:
             self.expected(expected, (*where, "expected_output"))
         if settings and isinstance(test.get("vars"), dict):
             self.variables(test, where)
+        if settings and self.templates:
+            for key in ("assertions", "assert"):
+                if isinstance(test.get(key), list):
+                    self.grader_prompts(test[key], (*where, key))
 
     def assertion_lists(
         self, test: dict[str, Any], where: YamlPath, suite: Mapping[str, Any], skip_defaults: bool
@@ -483,22 +519,42 @@ class _Finder:
     # -- vars ----------------------------------------------------------------------------------
     def variables(self, test: dict[str, Any], where: YamlPath) -> None:
         variables: dict[str, Any] = test["vars"]
-        for field in VARS_FIELDS:
-            if field in test:
-                for place, text in _strings(test[field], (*where, field)):
-                    # `${{ VAR }}` is replaced (environment) before `vars` are
-                    for name in _TEMPLATE_REF.findall(_ENV_REF.sub("", text)):
-                        if _lookup(variables, name) is _MISSING:
-                            self.add(
-                                "unresolved-var",
-                                "warning",
-                                place,
-                                f"'{name}' is not in this test's `vars`: AgentV leaves `{{{{{name}}}}}` as "
-                                f"written in the prompt, without a message. Add '{name}' to `vars` or fix "
-                                "the name.",
-                                data={"name": name},
-                            )
-                            break
+        # the runtime looks names up on the object its copy made (`__proto__` keys applied)
+        runtime_vars = variables
+        if self.proto_keys and _holds_proto_key(variables):
+            # a self-containing value (YAML aliases) is kept: the runtime fails to load it anyway
+            with contextlib.suppress(RecursionError):
+                runtime_vars = set_js_prototypes(variables)
+        fields = [(field, (*where, field), test[field]) for field in VARS_FIELDS if field in test]
+        turns = test.get("turns")
+        if isinstance(turns, list):  # `interpolateCaseTurns`: each turn's input and expected_output
+            fields += [
+                (key, (*where, "turns", i, key), turn[key])
+                for i, turn in enumerate(turns)
+                if isinstance(turn, dict)
+                for key in ("input", "expected_output")
+                if key in turn
+            ]
+        for field, field_at, value in fields:
+            for place, text in _strings(value, field_at):
+                # `${{ VAR }}` is replaced (environment) before `vars` are
+                text = _ENV_REF.sub("", text)
+                for name in _TEMPLATE_REF.findall(text):
+                    found = lookup_template_var(runtime_vars, name)
+                    if found is not MISSING and _lookup(variables, name) is _MISSING:
+                        self.inherited_name(name, found, place, field, bool(_WHOLE_TEMPLATE_REF.match(text)))
+                        break
+                    if found is MISSING:
+                        self.add(
+                            "unresolved-var",
+                            "warning",
+                            place,
+                            f"'{name}' is not in this test's `vars`: AgentV leaves `{{{{{name}}}}}` as "
+                            f"written in the prompt, without a message. Add '{name}' to `vars` or fix "
+                            "the name.",
+                            data={"name": name},
+                        )
+                        break
         for field in ("assertions", "assert"):
             if field not in test:
                 continue
@@ -518,13 +574,157 @@ class _Finder:
                         data={"name": names[0]},
                     )
 
+    def inherited_name(self, name: str, found: Any, place: YamlPath, field: str, whole: bool) -> None:
+        """`{{ name }}` that `vars` does not define but every JavaScript object has (Object.prototype:
+        `toString`, `constructor`, `__proto__` …), or that a `__proto__` key put in its prototype."""
+        shown = f"`{{{{ {name} }}}}`"
+        target = f"`{field}`" if place[-1] == field else "this value"
+        if isinstance(found, JsFunction):
+            what = (
+                f"names `{name.split('.')[-1]}`, a function every JavaScript object has, not a key of `vars`"
+            )
+            if whole:
+                effect = (
+                    f"AgentV replaces {target} with that function, which is not JSON, so the runtime treats it "
+                    "as missing and drops what holds it (a test left without `input`, or without `criteria` "
+                    "and `expected_output`, is skipped)"
+                )
+            else:
+                effect = "AgentV writes `undefined` in its place"
+            fix = f"Add '{name.split('.')[-1]}' to `vars` or rename the placeholder."
+        else:
+            rendered = "{}" if found is OBJECT_PROTOTYPE else stringify_template_value(found)
+            if name.split(".")[-1] == PROTO_KEY:
+                what = "names the JavaScript prototype of the object, not a key of `vars`"
+            else:
+                what = "is not a key of `vars` but of its JavaScript prototype (a `__proto__` key)"
+            effect = (
+                f"AgentV replaces {target} with `{_short(rendered)}`"
+                if whole
+                else f"AgentV writes `{_short(rendered)}` in its place"
+            )
+            fix = (
+                "Rename the placeholder (`__proto__` cannot be a variable)."
+                if found is OBJECT_PROTOTYPE
+                else "Rename the placeholder, or the variable and its `__proto__` key."
+            )
+        self.add(
+            "prototype-name",
+            "warning",
+            place,
+            f"{shown} {what}: {effect}. {fix}",
+            data={"name": name, "whole": whole},
+        )
+
+    def grader_prompts(self, graders: list[Any], base: YamlPath) -> None:
+        """An inline llm-grader template (a `prompt` with a grader variable) fills `{{ name }}`
+        from a plain JavaScript object (`variables[name] ?? match`): a name every object has
+        prints that member instead of staying as written."""
+        for index, grader in enumerate(graders):
+            # most graders have no string prompt with `{{`: asked first, it is the cheap question
+            prompt = grader.get("prompt") if isinstance(grader, dict) else None
+            if not isinstance(prompt, str) or "{{" not in prompt or not isinstance(grader.get("type"), str):
+                continue
+            if normalize_type(grader["type"]) != "llm-grader" or not contains_template_variables(prompt):
+                continue
+            for name in GRADER_VARIABLE.findall(prompt):
+                printed = prototype_member_text(name)
+                if printed is None or name in TEMPLATE_VARIABLES:
+                    continue
+                self.add(
+                    "prototype-name",
+                    "warning",
+                    (*base, index, "prompt"),
+                    f"`{{{{ {name} }}}}` is not a grader variable but a member every JavaScript object has: "
+                    f"AgentV puts `{printed}` in the grader prompt. Use one of the grader variables "
+                    "({{ output }}, {{ input }}, {{ criteria }} …) or write the text without braces.",
+                    data={"name": name, "grader": True},
+                )
+                break
+
+    def prototype_keys(self, value: Any, where: YamlPath) -> None:
+        """`__proto__` keys: `interpolateEnv` copies each object with `result[key] = value`, so
+        this key sets the copy's prototype (an object, an array, null) or nothing, and vanishes."""
+        stack: list[tuple[YamlPath, Any]] = [(where, value)]
+        visited: set[int] = set()
+        while stack:
+            place, item = stack.pop()
+            if not isinstance(item, dict | list) or id(item) in visited:
+                continue
+            visited.add(id(item))
+            if isinstance(item, list):
+                stack.extend(((*place, i), v) for i, v in enumerate(item))
+                continue
+            for key, value in item.items():
+                if key == PROTO_KEY:
+                    self.prototype_key(value, (*place, key), in_vars=bool(place) and place[-1] == "vars")
+                stack.append(((*place, key), value))
+
+    def prototype_key(self, value: Any, place: YamlPath, *, in_vars: bool) -> None:
+        if value is None:
+            effect = "leaves this mapping with no prototype"
+            if in_vars:
+                effect += (
+                    ": `{{ __proto__ }}`, `{{ toString }}` and the other names every object has then stay as "
+                    "written"
+                )
+        elif isinstance(value, dict | list):
+            effect = "makes its value this mapping's prototype"
+            effect += (
+                ": its keys become variables ('{{ key }}') and `{{ __proto__ }}` prints it as JSON"
+                if in_vars
+                else ": the runtime reads the fields this mapping lacks from it, but copies and JSON leave them out"
+            )
+        else:
+            effect = "ignores its value"
+            if in_vars:
+                effect += ": `{{ __proto__ }}` prints `{}` (the prototype every object has)"
+        self.add(
+            "proto-key",
+            "warning",
+            place,
+            f"`__proto__` is JavaScript's prototype accessor: AgentV drops this key and {effect}. "
+            "Rename the key.",
+            key=True,
+        )
+
     # -- environment variables -------------------------------------------------------------------
+    def env_member(self, name: str, place: YamlPath, *, whole: bool) -> None:
+        """`${{ toString }}` etc.: `process.env[name]` finds a member every object has."""
+        found = env_value(self.env, name)
+        if isinstance(found, JsFunction):
+            effect = (
+                "AgentV replaces the whole value with that function, which is not JSON, so the file fails "
+                "to load ('Invalid test file format') and `agentv validate` reports this field"
+                if whole
+                else f"AgentV writes `{found.source}` in its place"
+            )
+            what = f"is not set, and `process.env` has a function `{name}` (every JavaScript object does)"
+        else:
+            effect = (
+                "AgentV replaces the whole value with an empty object"
+                if whole
+                else ("AgentV writes `[object Object]` in its place")
+            )
+            what = "is not set, and `process.env.__proto__` is its prototype object"
+        self.add(
+            "prototype-name",
+            "warning",
+            place,
+            f"Environment variable {name} {what}: {effect}. Rename the variable.",
+            data={"name": name, "whole": whole, "env": True},
+        )
+
     def environment(self, value: Any, base: YamlPath) -> None:
         for place, text in _strings(value, base):
             if "${{" not in text:
                 continue
-            missing = [n for n in _ENV_REF.findall(text) if n not in self.env]
-            if missing:
+            unset = [n for n in _ENV_REF.findall(text) if n not in self.env]
+            members = [n for n in unset if env_value(self.env, n) != ""]
+            if members:
+                self.env_member(members[0], place, whole=bool(_WHOLE_ENV_REF.match(text)))
+            missing = [n for n in unset if n not in members]
+            if missing and not members:
                 self.add(
                     "env-unset",
                     "warning",
@@ -541,6 +741,28 @@ def _same(a: Any, b: Any) -> bool:
         return bool(a == b)
     except RecursionError:
         return False
+
+
+def _holds_proto_key(value: Any) -> bool:
+    """Whether a `__proto__` key sits anywhere under `value` (iterative; aliases visited once)."""
+    stack = [value]
+    visited: set[int] = set()
+    while stack:
+        item = stack.pop()
+        if not isinstance(item, dict | list) or id(item) in visited:
+            continue
+        visited.add(id(item))
+        if isinstance(item, dict):
+            if PROTO_KEY in item:
+                return True
+            stack.extend(item.values())
+        else:
+            stack.extend(item)
+    return False
+
+
+def _short(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _nonempty(value: Any) -> bool:
@@ -606,7 +828,11 @@ def eval_file_losses(
 ) -> list[Diagnostic]:
     """Silent losses of an eval file (`suite`: its parsed value, `text`: its text when known,
     to skip looking for `${{ VAR }}` where there is none) and its inline tests."""
-    finder = _Finder(path, span_of, os.environ if env is None else env)
+    protos = text is None or may_spell_proto(text)
+    templates = text is None or quick_contains(text, "{{")
+    finder = _Finder(
+        path, span_of, os.environ if env is None else env, proto_keys=protos, templates=templates
+    )
     if not isinstance(suite, dict):
         return []
     tests_key = next((k for k in TEST_LIST_KEYS if k in suite), None)
@@ -617,6 +843,8 @@ def eval_file_losses(
         finder.duplicate_assertions(
             defaults, ("assertions" if _given(suite, "assertions") else "assert",), []
         )
+        if templates:
+            finder.grader_prompts(defaults, ("assertions" if _given(suite, "assertions") else "assert",))
     if isinstance(tests, list):
         key = str(tests_key)
         for index, test in enumerate(tests):
@@ -627,6 +855,8 @@ def eval_file_losses(
         _tests_folder_files(finder, node_resolve(os.path.dirname(path), tests), (tests_key,), fs)
     if text is None or quick_contains(text, "${{"):
         finder.environment(suite, ())
+    if protos:
+        finder.prototype_keys(suite, ())
     return finder.found
 
 
@@ -640,7 +870,16 @@ def cases_file_losses(
 ) -> list[Diagnostic]:
     """Silent losses in a file of tests (a YAML list, JSONL lines, a `case.yaml`), judged with
     the suite that loads it (`suite`: the eval file's parsed value, None when unknown)."""
-    finder = _Finder(path, span_of, os.environ if env is None else env, report_suite=False)
+    protos = text is None or may_spell_proto(text)
+    templates = text is None or quick_contains(text, "{{")
+    finder = _Finder(
+        path,
+        span_of,
+        os.environ if env is None else env,
+        report_suite=False,
+        proto_keys=protos,
+        templates=templates,
+    )
     context = suite if isinstance(suite, dict) else None
     placeholders = text is None or quick_contains(text, "${{")  # once, not once per test
     for where, test in tests:
@@ -648,6 +887,8 @@ def cases_file_losses(
             finder.test(test, where, context)
         if placeholders:
             finder.environment(test, where)
+        if protos:
+            finder.prototype_keys(test, where)
     return finder.found
 
 

@@ -69,6 +69,224 @@ class TestRejected(Exception):
 # -- values -------------------------------------------------------------------------------
 
 
+class JsFunction:
+    """A JavaScript function value: what a template name of an Object.prototype member
+    (`{{ toString }}`) finds on a plain object. Not JSON: `JSON.stringify` gives `undefined`."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    @property
+    def source(self) -> str:
+        """`String(fn)` of a built-in."""
+        return f"function {self.name}() {{ [native code] }}"
+
+    def __repr__(self) -> str:
+        return self.source
+
+
+# Every plain object inherits these (Node 20); `constructor` is the `Object` function.
+OBJECT_PROTOTYPE_MEMBERS: dict[str, JsFunction] = {
+    name: JsFunction(name)
+    for name in (
+        "__defineGetter__",
+        "__defineSetter__",
+        "hasOwnProperty",
+        "__lookupGetter__",
+        "__lookupSetter__",
+        "isPrototypeOf",
+        "propertyIsEnumerable",
+        "toString",
+        "valueOf",
+        "toLocaleString",
+    )
+}
+OBJECT_PROTOTYPE_MEMBERS["constructor"] = JsFunction("Object")
+# What an array prototype adds (`vars: {__proto__: [..]}`), besides `length` and indexes.
+_ARRAY_PROTOTYPE_MEMBERS: dict[str, JsFunction] = {
+    name: JsFunction(name)
+    for name in [
+        "at",
+        "concat",
+        "copyWithin",
+        "entries",
+        "every",
+        "fill",
+        "filter",
+        "find",
+        "findIndex",
+        "findLast",
+        "findLastIndex",
+        "flat",
+        "flatMap",
+        "forEach",
+        "includes",
+        "indexOf",
+        "join",
+        "keys",
+        "lastIndexOf",
+        "map",
+        "pop",
+        "push",
+        "reduce",
+        "reduceRight",
+        "reverse",
+        "shift",
+        "slice",
+        "some",
+        "sort",
+        "splice",
+        "toLocaleString",
+        "toReversed",
+        "toSorted",
+        "toSpliced",
+        "toString",
+        "unshift",
+        "values",
+        "with",
+    ]
+}
+_ARRAY_PROTOTYPE_MEMBERS["constructor"] = JsFunction("Array")
+# `process.env` (Node 20) inherits the same members; its constructor is an anonymous function.
+_ENV_MEMBERS: dict[str, JsFunction] = {**OBJECT_PROTOTYPE_MEMBERS, "constructor": JsFunction("")}
+PROTO_KEY = "__proto__"
+
+
+class JsObject(dict):  # type: ignore[type-arg]
+    """A plain object whose prototype a `__proto__` key replaced: `interpolateEnv` copies
+    every object with `result[key] = value`, and for `__proto__` that assignment sets the
+    prototype (an object, an array or null) or does nothing (any other value); the key itself
+    is gone either way. Reading a key (`get`, `[]`, `in`) also finds the keys of the objects
+    up the chain, as the runtime's `raw.criteria` does; iteration, copies and JSON stay with
+    the own keys, like `Object.entries` and `{...raw}`. (`js_get` adds what every object
+    inherits, for templates.)"""
+
+    __slots__ = ("proto",)
+
+    def __init__(self, items: Mapping[str, Any], proto: Any) -> None:
+        super().__init__(items)
+        self.proto = proto  # dict, list, or None for a null prototype
+
+    def _inherited(self, key: Any) -> Any:
+        proto = self.proto
+        while isinstance(proto, dict):
+            if dict.__contains__(proto, key):
+                return dict.__getitem__(proto, key)
+            proto = proto.proto if isinstance(proto, JsObject) else None
+        return MISSING
+
+    def __missing__(self, key: Any) -> Any:
+        found = self._inherited(key)
+        if found is MISSING:
+            raise KeyError(key)
+        return found
+
+    def __contains__(self, key: object) -> bool:
+        return dict.__contains__(self, key) or self._inherited(key) is not MISSING
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        if dict.__contains__(self, key):
+            return dict.__getitem__(self, key)
+        found = self._inherited(key)
+        return default if found is MISSING else found
+
+
+class _EnvPrototype(dict):  # type: ignore[type-arg]
+    """The prototype of `process.env` as a value (`${{ __proto__ }}`): no enumerable keys."""
+
+    __slots__ = ()
+
+
+ENV_PROTOTYPE: Any = _EnvPrototype()
+
+
+class _ObjectPrototype(dict):  # type: ignore[type-arg]
+    """`Object.prototype` as a value (`{{ __proto__ }}`): no enumerable keys, so `{}`."""
+
+    __slots__ = ()
+
+
+OBJECT_PROTOTYPE: Any = _ObjectPrototype()
+
+
+class _HoldsFunction:
+    """Marks a container that holds a JsFunction at some depth (`isJsonValue` fails on it)."""
+
+    __slots__ = ()
+
+
+class _FunctionDict(_HoldsFunction, dict):  # type: ignore[type-arg]
+    __slots__ = ()
+
+
+class _FunctionList(_HoldsFunction, list):  # type: ignore[type-arg]
+    __slots__ = ()
+
+
+class _FunctionJsObject(_HoldsFunction, JsObject):
+    __slots__ = ()
+
+
+def _prototype_of(value: Any) -> Any:
+    """The object's `[[Prototype]]` (None: null)."""
+    if value is OBJECT_PROTOTYPE:
+        return None
+    if isinstance(value, JsObject):
+        return value.proto
+    return OBJECT_PROTOTYPE
+
+
+def js_get(obj: Any, key: str) -> Any:
+    """`obj[key]` on a plain object, through its prototype chain (MISSING: `undefined`)."""
+    current: Any = obj
+    while current is not None:
+        if isinstance(current, list):
+            if key == "length":
+                return len(current)
+            if key.isdigit() and (key == "0" or key[0] != "0") and int(key) < len(current):
+                return current[int(key)]
+            member = _ARRAY_PROTOTYPE_MEMBERS.get(key)
+            if member is not None:
+                return member
+            current = OBJECT_PROTOTYPE
+            continue
+        if key in current and current is not OBJECT_PROTOTYPE:
+            return dict.__getitem__(current, key)
+        if current is OBJECT_PROTOTYPE:
+            if key == PROTO_KEY:  # the accessor answers for the object it was read on
+                return _prototype_of(obj)
+            return OBJECT_PROTOTYPE_MEMBERS.get(key, MISSING)
+        current = _prototype_of(current)
+    return MISSING
+
+
+def set_js_prototypes(value: Any) -> Any:
+    """What `interpolateEnv`'s copy does to `__proto__` keys (see JsObject), without the
+    environment: for a file that has no `${{` but spells `__proto__`."""
+    if isinstance(value, list):
+        return [set_js_prototypes(v) for v in value]
+    if isinstance(value, dict):
+        return _copy_object(value, set_js_prototypes)
+    return value
+
+
+def _copy_object(value: dict[str, Any], convert: Any) -> dict[str, Any]:
+    if PROTO_KEY not in value:
+        return {k: convert(v) for k, v in value.items()}
+    own: dict[str, Any] = {}
+    proto: Any = _prototype_of(value)
+    for key, item in value.items():
+        converted = convert(item)
+        if key == PROTO_KEY:
+            if converted is None or isinstance(converted, dict | list):
+                proto = converted
+        else:
+            own[key] = converted
+    return own if proto is OBJECT_PROTOTYPE else JsObject(own, proto)
+
+
 def get(obj: Mapping[str, Any], key: str) -> Any:
     """`obj[key]` with `undefined` for an absent key."""
     return obj.get(key, MISSING)
@@ -100,8 +318,9 @@ def truthy(value: Any) -> bool:
 
 
 def is_object(value: Any) -> TypeGuard[dict[str, Any]]:
-    """`isJsonObject`: a plain object (YAML mapping / JSON object)."""
-    return isinstance(value, dict)
+    """`isJsonObject`: a plain object (YAML mapping / JSON object) holding only JSON values
+    (a function put in by a template, at any depth, makes it fail)."""
+    return type(value) is dict or (isinstance(value, dict) and not isinstance(value, _HoldsFunction))
 
 
 def as_string(value: Any) -> str | None:
@@ -115,6 +334,8 @@ def is_number(value: Any) -> TypeGuard[int | float]:
 def js_typeof(value: Any) -> str:
     if value is MISSING:
         return "undefined"
+    if isinstance(value, JsFunction):
+        return "function"
     if value is None or isinstance(value, dict | list):
         return "object"
     if isinstance(value, bool):
@@ -142,6 +363,8 @@ def js_string(value: Any) -> str:
         return ",".join("" if nullish(v) else js_string(v) for v in value)
     if isinstance(value, dict):
         return "[object Object]"
+    if isinstance(value, JsFunction):
+        return value.source
     return str(value)
 
 
@@ -182,7 +405,8 @@ _TEMPLATE_VAR = re.compile(rf"\{{\{{[{_WS}]*([A-Za-z_][A-Za-z0-9_.]*)[{_WS}]*\}}
 _WHOLE_TEMPLATE_VAR = re.compile(rf"\{{\{{[{_WS}]*([A-Za-z_][A-Za-z0-9_.]*)[{_WS}]*\}}\}}\Z")
 _PLAIN_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?\Z")
 # A `$` can reach a YAML value literally or through a double-quoted escape.
-_DOLLAR_ESCAPE = re.compile(r"\\(?:x24|u0024|U00000024)")
+# So can `__proto__` (escapes of `_`, `p`, `r`, `o`, `t`).
+_DOLLAR_ESCAPE = re.compile(r"\\(?:x|u00|U000000)(?:24|5[fF]|6[fF]|7[024])")
 
 
 def quick_contains(text: str, needle: str) -> bool:
@@ -192,10 +416,28 @@ def quick_contains(text: str, needle: str) -> bool:
 
 
 def may_reference_env(text: str) -> bool:
-    """Whether `interpolateEnv` could change anything parsed from `text` (a fast pre-check)."""
+    """Whether `interpolateEnv` could change anything parsed from `text` (a fast pre-check):
+    a `${{ VAR }}`, or a `__proto__` key its copy drops (see JsObject)."""
     if "$" in text and "{" in text:  # covers "${{"
         return True
-    return _has_dollar_escape(text)
+    return may_spell_proto(text)
+
+
+def may_spell_proto(text: str) -> bool:
+    """Whether a `__proto__` key can be parsed from `text` (written, or through escapes), or a
+    `$` through an escape. The loader, validate, the grader parser and the loss checks all ask
+    about the same text: the answer for the last one is kept (a search of megabytes of
+    non-ASCII text costs milliseconds)."""
+    global _last_spelling
+    last_text, last_found = _last_spelling  # one tuple: threads see a consistent pair
+    if last_text is text:
+        return last_found
+    found = "__proto__" in text or _has_dollar_escape(text)
+    _last_spelling = (text, found)
+    return found
+
+
+_last_spelling: tuple[str | None, bool] = (None, False)
 
 
 # Stepping from one backslash to the next costs about half what the pattern's scan of a
@@ -211,7 +453,7 @@ def _has_dollar_escape(text: str) -> bool:
     for _ in range(max(_MIN_BACKSLASH_STEPS, len(text) >> 10)):
         if at == -1:
             return False
-        if text.startswith(("x24", "u0024", "U00000024"), at + 1):
+        if _DOLLAR_ESCAPE.match(text, at):
             return True
         at = text.find("\\", at + 1)
     return at != -1 and _DOLLAR_ESCAPE.search(text, at) is not None
@@ -228,31 +470,72 @@ def _coerce_primitive(value: str) -> Any:
 
 
 def interpolate_env(value: Any, env: Mapping[str, str]) -> Any:
-    """`interpolateEnv`: `${{ VAR }}` in every string; a whole-value reference is coerced."""
+    """`interpolateEnv`: `${{ VAR }}` in every string; a whole-value reference is coerced.
+    The runtime reads `process.env[VAR]`, so the names every object has find members there
+    (see `env_value`); a container left holding a function is marked (`_HoldsFunction`)."""
+    made_function: list[bool] = [False]
+    result = _interpolate_env(value, env, made_function)
+    return _mark_tree(result) if made_function[0] else result
+
+
+def env_value(env: Mapping[str, str], name: str) -> Any:
+    """`process.env[name] ?? ''`: a variable, else a member every object has (`toString`: a
+    function; `constructor`: process.env's anonymous one; `__proto__`: its prototype), else ''."""
+    found = env.get(name)
+    if found is not None:
+        return found
+    if name == PROTO_KEY:
+        return ENV_PROTOTYPE
+    return _ENV_MEMBERS.get(name, "")
+
+
+def _interpolate_env(value: Any, env: Mapping[str, str], made_function: list[bool]) -> Any:
     if isinstance(value, str):
         if "${{" not in value:
             return value
         whole = _WHOLE_ENV_VAR.match(value)
         if whole:
-            return _coerce_primitive(env.get(whole.group(1), ""))
-        return _ENV_VAR.sub(lambda m: env.get(m.group(1), ""), value)
+            resolved = env_value(env, whole.group(1))
+            if isinstance(resolved, str):
+                return _coerce_primitive(resolved)
+            made_function[0] = made_function[0] or isinstance(resolved, JsFunction)
+            return resolved
+        return _ENV_VAR.sub(lambda m: js_string(env_value(env, m.group(1))), value)
     if isinstance(value, list):
-        return [interpolate_env(v, env) for v in value]
+        return [_interpolate_env(v, env, made_function) for v in value]
     if isinstance(value, dict):
-        return {k: interpolate_env(v, env) for k, v in value.items()}
+        if PROTO_KEY in value:
+            return _copy_object(value, lambda v: _interpolate_env(v, env, made_function))
+        return {k: _interpolate_env(v, env, made_function) for k, v in value.items()}
     return value
 
 
-def _lookup_var(variables: Mapping[str, Any], expression: str) -> Any:
+def _mark_tree(value: Any) -> Any:
+    """Every container holding a function, at any depth, marked (bottom-up)."""
+    if isinstance(value, list):
+        return _mark_functions([_mark_tree(v) for v in value])
+    if isinstance(value, _EnvPrototype | _ObjectPrototype) or not isinstance(value, dict):
+        return value
+    items = {k: _mark_tree(v) for k, v in value.items()}
+    if isinstance(value, JsObject):
+        holds = any(isinstance(v, JsFunction | _HoldsFunction) for v in items.values())
+        return (_FunctionJsObject if holds else JsObject)(items, value.proto)
+    return _mark_functions(items)
+
+
+def lookup_template_var(variables: Mapping[str, Any], expression: str) -> Any:
+    """`lookupTemplateVar`: a dotted path read with JavaScript property access, so the names
+    every object inherits (`toString`, `constructor`, `__proto__` …) are found too."""
     current: Any = variables
     for segment in expression.split("."):
-        if not isinstance(current, dict):
+        if not isinstance(current, dict):  # `isPlainObject`: functions and arrays end the path
             return MISSING
-        current = current.get(segment, MISSING)
+        current = js_get(current, segment)
     return current
 
 
 def _clone(value: Any) -> Any:
+    """`cloneTemplateValue`: own keys only (a prototype is not copied)."""
     if isinstance(value, list):
         return [_clone(v) for v in value]
     if isinstance(value, dict):
@@ -260,29 +543,46 @@ def _clone(value: Any) -> Any:
     return value
 
 
-def interpolate_template_vars(value: Any, variables: Mapping[str, Any]) -> Any:
-    """`interpolateTemplateVars`: `{{ var.path }}` from a test's `vars`; unknown names stay."""
+def stringify_template_value(value: Any) -> str:
+    """`stringifyTemplateValue`; `JSON.stringify` of a function is `undefined`, which
+    `String.replace` prints as "undefined"."""
     from agentv_lsp.yamlpos.scalars import js_json_stringify
 
+    if isinstance(value, str):
+        return value
+    if isinstance(value, JsFunction):
+        return "undefined"
+    return js_json_stringify(value)
+
+
+def _mark_functions(value: Any) -> Any:
+    """A rendered container holding a function (see `_HoldsFunction`)."""
+    if isinstance(value, list) and any(isinstance(v, JsFunction | _HoldsFunction) for v in value):
+        return _FunctionList(value)
+    if isinstance(value, dict) and any(isinstance(v, JsFunction | _HoldsFunction) for v in value.values()):
+        return _FunctionDict(value)
+    return value
+
+
+def interpolate_template_vars(value: Any, variables: Mapping[str, Any]) -> Any:
+    """`interpolateTemplateVars`: `{{ var.path }}` from a test's `vars`; unknown names stay."""
     if isinstance(value, str):
         if "{{" not in value:
             return value
         whole = _WHOLE_TEMPLATE_VAR.match(value)
         if whole:
-            found = _lookup_var(variables, whole.group(1))
+            found = lookup_template_var(variables, whole.group(1))
             return value if found is MISSING else _clone(found)
 
         def replace(match: re.Match[str]) -> str:
-            found = _lookup_var(variables, match.group(1))
-            if found is MISSING:
-                return match.group(0)
-            return found if isinstance(found, str) else js_json_stringify(found)
+            found = lookup_template_var(variables, match.group(1))
+            return match.group(0) if found is MISSING else stringify_template_value(found)
 
         return _TEMPLATE_VAR.sub(replace, value)
     if isinstance(value, list):
-        return [interpolate_template_vars(v, variables) for v in value]
+        return _mark_functions([interpolate_template_vars(v, variables) for v in value])
     if isinstance(value, dict):
-        return {k: interpolate_template_vars(v, variables) for k, v in value.items()}
+        return _mark_functions({k: interpolate_template_vars(v, variables) for k, v in value.items()})
     return value
 
 
