@@ -251,6 +251,7 @@ FIXABLE = {
     "v4-lint-expected-prose": "expected-prose",
     "v4-lint-test-id": "test-id",
     "v4-lint-description": "description",
+    "v4-lint-test-grading": "test-grading",  # inserts `criteria:` with a placeholder to replace
 }
 
 
