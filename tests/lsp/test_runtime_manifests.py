@@ -72,3 +72,39 @@ async def test_a_hostile_package_json_does_not_stop_the_server(
         30,
     )
     assert hover is None or hover.contents is not None
+
+
+@pytest.fixture(scope="module")
+def linked_manifest_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A package.json that a symlink leads out of the workspace, declaring AgentV 4."""
+    base = tmp_path_factory.mktemp("linked-manifest")
+    outside = base / "outside"
+    outside.mkdir()
+    (outside / "package.json").write_text('{"devDependencies": {"agentv": "4.42.4"}}')
+    root = write_repo(base / "ws", {"evals/a.yaml": V2})
+    (root / "evals" / "package.json").symlink_to(outside / "package.json")
+    return root
+
+
+@pytest_lsp.fixture(config=SERVER, scope="module")
+async def untrusted_linked_client(lsp_client: LanguageClient, linked_manifest_repo: Path):  # type: ignore[no-untyped-def]
+    accept_registrations(lsp_client)
+    await lsp_client.initialize_session(init_params(linked_manifest_repo, {"trustedWorkspace": False}))
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_untrusted_server_does_not_follow_a_manifest_link_out_of_the_workspace(
+    untrusted_linked_client: LanguageClient, linked_manifest_repo: Path
+) -> None:
+    client = untrusted_linked_client
+    uri = open_doc(client, linked_manifest_repo / "evals" / "a.yaml")
+    status = await asyncio.wait_for(client.protocol.send_request_async("agentv/status", {"uri": uri}), 30)
+    # the linked manifest (AgentV 4) is passed over: the file's own v2 content decides
+    assert status.runtime.major == 2, status
+    for _ in range(100):
+        if any("package.json" in m.message for m in client.messages):
+            break
+        await asyncio.sleep(0.05)
+    warned = [m.message for m in client.messages if "package.json" in m.message]
+    assert warned and all("\n" not in m for m in warned), client.messages

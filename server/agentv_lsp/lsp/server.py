@@ -47,6 +47,7 @@ from agentv_lsp.lsp.filemodel import CHUNK_BASE, TAIL_BASE, FileModel, Unit, Uni
 from agentv_lsp.lsp.protocol import AgentVProtocol
 from agentv_lsp.lsp.settings import Settings, hidden_allow_list, parse_settings
 from agentv_lsp.lsp.v4.model import V4Model
+from agentv_lsp.report import one_line
 from agentv_lsp.yamlpos import Span
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -91,21 +92,36 @@ class AgentVLanguageServer(LanguageServer):
         self._lock = threading.Lock()
         # called with the paths of files that changed on disk (features drop their caches)
         self._shown_problems: set[str] = set()
+        self._event_loop: asyncio.AbstractEventLoop | None = None
+        self._loop_thread = 0
         self.file_listeners: list[Callable[[list[str]], None]] = []
         # called with the uri of an open document whose text the client set (opened or changed)
         self.document_listeners: list[Callable[[str], None]] = []
 
     # -- settings and workspace ------------------------------------------------------------
+    def warn_once(self, problems: Iterable[str]) -> None:
+        """A warning message per problem, the first time it is met (a bad setting, a package.json
+        that `auto` runtime detection passed over)."""
+        for problem in problems:
+            if problem in self._shown_problems:
+                continue
+            self._shown_problems.add(problem)
+            params = lsp.ShowMessageParams(
+                type=lsp.MessageType.Warning, message=f"agentv-lsp: {one_line(problem)}"
+            )
+            loop = self._event_loop
+            if loop is not None and threading.get_ident() != self._loop_thread:
+                # models are built in worker threads: the message goes out from the event loop,
+                # never interleaved with another write to the client
+                loop.call_soon_threadsafe(self.window_show_message, params)
+            else:
+                self.window_show_message(params)
+
     def apply_settings(self, raw: Any) -> bool:
         """Take new settings (a bad value: a warning, once, and its default; never a crash).
         True when they changed."""
         settings = parse_settings(raw)
-        for problem in settings.problems:
-            if problem not in self._shown_problems:
-                self._shown_problems.add(problem)
-                self.window_show_message(
-                    lsp.ShowMessageParams(type=lsp.MessageType.Warning, message=f"agentv-lsp: {problem}")
-                )
+        self.warn_once(settings.problems)
         if settings == self.settings:
             return False
         reads_differently = (
@@ -231,7 +247,9 @@ class AgentVLanguageServer(LanguageServer):
         if found is not None and found[0] == settings and found[2] == declares_v2:
             choice = found[3]
         else:
-            choice = choose_runtime(path, text, repo_root, parse_requested(self.settings.runtime))
+            # the server's reads: in an untrusted workspace no manifest outside its folders either
+            choice = choose_runtime(path, text, repo_root, parse_requested(self.settings.runtime), self.fs)
+            self.warn_once(choice.problems)
         self._runtimes[uri] = (settings, text, declares_v2, choice)
         return choice
 
@@ -285,6 +303,8 @@ class AgentVLanguageServer(LanguageServer):
         cached = self._models.get(uri)
         if cached is not None and cached.version == version and cached.text is text:
             return cached.model
+        if self._event_loop is None:
+            self._event_loop, self._loop_thread = asyncio.get_running_loop(), threading.get_ident()
         building = self._building.get(uri)
         if building is None or building[0] != version or building[1] is not text:
             state = document.state if isinstance(document, EditedDocument) else None
