@@ -26,10 +26,18 @@ _lock = threading.Lock()
 
 
 def layout_of(model: V4Model) -> Layout | None:
-    """The tests of a large eval text (None: small, or not cut safely)."""
+    """The tests of a large eval text (None: small, not cut safely, or a single test).
+
+    A text holding one test is its own unit (`head + chunk + tail` gives the text back):
+    cutting it again would recurse forever, as it did for one large test (a pasted log)."""
     if model.kind != "eval" or len(model.text) < SPLIT_MIN_BYTES:
         return None
-    found: Layout | None = model.memoized("layout", lambda: cut_tests(model.text))
+
+    def cut() -> Layout | None:
+        layout = cut_tests(model.text)
+        return layout if layout is not None and len(layout.offsets) > 1 else None
+
+    found: Layout | None = model.memoized("layout", cut)
     return found
 
 
