@@ -24,7 +24,7 @@ import bisect
 import dataclasses
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -71,12 +71,15 @@ def is_agentv_path(path: str) -> bool:
     )
 
 
-def follow(layout: Layout, text: str, edits: list[Any]) -> tuple[Layout, int, int, list[int]] | None:
+def follow(
+    layout: Layout, text: str, edits: list[Any], region_refused: Callable[[str], bool] | None = None
+) -> tuple[Layout, int, int, list[int]] | None:
     """The layout of `text`, which is `layout.text` after `edits` (each with start, end, text
     and removed_lines, in the coordinates of the text before it), when every edit stayed
     inside the cases: re-scans only the cases around the edits. Returns (layout, first and
     end index of the re-scanned cases in the new layout, old index of every other case or
-    -1), or None when the whole text must be cut again."""
+    -1), or None when the whole text must be cut again. `region_refused`: what else the
+    re-scanned text must not hold (4.x: anchors, aliases, merge keys)."""
     old_count = len(layout.offsets)
     # (offset, line, old index) of case starts, followed through the edits
     starts = list(zip(layout.offsets, layout.lines, range(old_count), strict=True))
@@ -124,6 +127,8 @@ def follow(layout: Layout, text: str, edits: list[Any]) -> tuple[Layout, int, in
     padded_region = "\n" + region
     ends = TOP_LEVEL_NOT_ITEM if layout.indent == 0 else TOP_LEVEL
     if ends.search(padded_region) or MARKERS.search(padded_region) or EVALCASES_ANY.search(padded_region):
+        return None
+    if region_refused is not None and region_refused(region):
         return None
     found = [scan_from + m.start() for m in item_start(layout.indent).finditer(padded_region)]
     if not before and (not found or found[0] != head_end):

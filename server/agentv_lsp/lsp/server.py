@@ -45,6 +45,7 @@ from agentv_lsp.lsp.document import Edit, EditedDocument
 from agentv_lsp.lsp.filemodel import CHUNK_BASE, TAIL_BASE, FileModel, Unit, UnitCache
 from agentv_lsp.lsp.protocol import AgentVProtocol
 from agentv_lsp.lsp.settings import Settings, hidden_allow_list, parse_settings
+from agentv_lsp.lsp.v4.incremental import follow_edits
 from agentv_lsp.lsp.v4.model import V4Model
 from agentv_lsp.yamlpos import Span
 
@@ -241,6 +242,8 @@ class AgentVLanguageServer(LanguageServer):
         choice = self.runtime_of(uri, path, text, opts.repo_root)
         if choice.major == 4:
             v4 = V4Model(path, text, choice, opts, version, self.generation)
+            if cached is not None and edits and isinstance(cached.model, V4Model):
+                follow_edits(cached.model, v4, edits)  # the tests the edits did not touch stay known
             with self._lock:
                 latest = self._models.get(uri)
                 if latest is None or latest is cached or (latest.version or 0) <= (version or 0):
@@ -305,9 +308,7 @@ class AgentVLanguageServer(LanguageServer):
     def forget(self, uri: str) -> None:
         self._lines.pop(uri, None)
         self._runtimes.pop(uri, None)
-        history = self.v4_history.pop(uri, None)
-        if history is not None and history.settling is not None:
-            history.settling.cancel()
+        self.v4_history.pop(uri, None)
         self._models.pop(uri, None)
         cache = self._caches.pop(uri, None)
         if cache is not None:
