@@ -608,32 +608,32 @@ def incremental(model: V4Model, history: History, generation: int) -> Checked | 
             return None
     if any(r.header != base.header for r in results.values()):
         return None
-    new_parts = [base.parts[origin[k]] if origin[k] >= 0 else results[k].part for k in range(count)]
-    fresh_parts = [results[k].part for k in fresh]
-    errors = carried_errors + sum(p.error for p in fresh_parts if p is not None)
+    changed: dict[int, TestPart] = {k: r.part for k, r in results.items() if r.part is not None}
+    new_parts = [base.parts[origin[k]] if origin[k] >= 0 else changed[k] for k in range(count)]
+    fresh_parts = list(changed.values())
+    errors = carried_errors + sum(p.error for p in fresh_parts)
     whole_error = base.head_error or errors > 0
     references = base.references - sum(p.references for p in removed)
     if base.whole_error and not whole_error:
         return None  # the last error went: every test's file references are checked now
     if whole_error and not base.whole_error and references > 0:
         return None  # an error appeared: kept file-reference findings no longer apply
-    references += sum(p.references for p in fresh_parts if p is not None)
+    references += sum(p.references for p in fresh_parts)
     ids = base.ids.copy()
     for p in removed:
         ids[p.test_id] -= 1
         if not ids[p.test_id]:
             del ids[p.test_id]
     for p in fresh_parts:
-        assert p is not None
         ids[p.test_id] += 1
         if ids[p.test_id] > 1:
             return None  # a duplicated id: `v4-duplicate-id` compares tests
     gone = {id(p) for p in removed}
     without_files = [p for p in base.without_files if id(p) not in gone]
-    without_files += [p for p in fresh_parts if p is not None and not p.has_files][:WITNESSES]
+    without_files += [p for p in fresh_parts if not p.has_files][:WITNESSES]
     if not base.suite_input and not without_files:
         return None  # maybe every test reads files now: lint may find one they all read
-    parts: list[TestPart] = [p for p in new_parts if p is not None]
+    parts = new_parts
     return Checked(
         model.text,
         generation,
