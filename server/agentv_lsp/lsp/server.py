@@ -335,7 +335,13 @@ class AgentVLanguageServer(LanguageServer):
             templates = unit.cache.get(key)
             if templates is None:
                 templates = unit.cache[key] = [_template(d, unit, encoding) for d in piece.diagnostics]
-            out.extend(_moved(t, piece.index, piece.start, piece.tail) for t in templates)
+            # the cases above an edit keep their place: their JSON is reused as it is
+            place = ("placed", encoding, piece.refs, piece.index, piece.start, piece.tail)
+            placed = unit.cache.get("placed")
+            if placed is None or placed[0] != place:
+                moved = [_moved(t, piece.index, piece.start, piece.tail) for t in templates]
+                placed = unit.cache["placed"] = (place, moved)
+            out.extend(placed[1])
         return out
 
     # -- checks in worker threads: stopped when stale or over budget (`engine.budget`) ------

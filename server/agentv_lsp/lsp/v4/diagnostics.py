@@ -22,8 +22,9 @@ from lsprotocol import types as lsp
 from agentv_lsp.checks.model import Diagnostic, Related
 from agentv_lsp.lsp.convert import JsonDict, diagnostic_json
 from agentv_lsp.lsp.server import AgentVLanguageServer
-from agentv_lsp.lsp.v4.incremental import History, incremental
+from agentv_lsp.lsp.v4.incremental import SPLIT_MIN_BYTES, History, incremental
 from agentv_lsp.lsp.v4.model import V4Model
+from agentv_lsp.lsp.v4.navigation import document_symbols
 from agentv_lsp.yamlpos import Span
 
 
@@ -136,8 +137,15 @@ async def publish(ls: AgentVLanguageServer, uri: str, version: int | None, model
     elapsed = time.perf_counter() - start
     if not _send(ls, uri, version, model, items):
         return False
-    if history.pending is not None:  # cut the whole-text check into parts before the next edit
-        history.seeding_task = asyncio.get_running_loop().create_task(asyncio.to_thread(history.base))
+    if checked is None and history.pending is not None:
+        # before the next edit: the whole-text check cut into parts, and the outline kept test
+        # by test (an editor asks for it after each edit), while the parsed text is at hand
+        def prepare() -> None:
+            history.base()
+            if len(model.text) >= SPLIT_MIN_BYTES:
+                document_symbols(model, ls.encoding)
+
+        history.seeding_task = asyncio.get_running_loop().create_task(asyncio.to_thread(prepare))
     what = "whole text" if checked is None else f"{checked} changed test(s) checked, the others kept"
     ls.log(
         f"agentv-lsp: {uri} v{version}: {len(items)} diagnostics in {elapsed * 1000:.0f} ms ({what}; "
