@@ -10,6 +10,7 @@ their text, so they survive edits elsewhere in the file.
 
 from __future__ import annotations
 
+import bisect
 import re
 import threading
 from collections import OrderedDict
@@ -80,7 +81,18 @@ def units_with_id(model: V4Model, test_id: str) -> list[tuple[V4Model, int]] | N
         return None
     pattern = re.compile(r"\bid\b")
     out: list[tuple[V4Model, int]] = []
-    for index in range(len(layout.offsets)):
+    if not test_id:
+        indices: list[int] = list(range(len(layout.offsets)))
+    else:  # the tests the id's occurrences fall in (not every test's text cut out and searched)
+        text, end = model.text, layout.tail_offset
+        indices = []
+        at = text.find(test_id, layout.offsets[0], end)
+        while at >= 0:
+            index = bisect.bisect_right(layout.offsets, at) - 1
+            if not indices or indices[-1] != index:
+                indices.append(index)
+            at = text.find(test_id, at + 1, end)
+    for index in indices:
         chunk = layout.chunk(index)
         if test_id in chunk and pattern.search(chunk):
             out.append((unit_model(model, layout, index), index))
