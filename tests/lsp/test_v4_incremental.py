@@ -151,9 +151,7 @@ class Editor:
             return
         self.merged += 1
         assert checked.diagnostics() == exact.diagnostics
-        assert checked.json("utf-16", model.line) == [
-            diagnostic_json(d, model.line) for d in exact.diagnostics
-        ]
+        assert checked.json("utf-16") == [diagnostic_json(d, model.line) for d in exact.diagnostics]
         self.history.checked = checked
         if "layout" in model.memo:  # followed through the edits: as cutting the new text gives
             assert model.memo["layout"] == cut_tests(model.text)

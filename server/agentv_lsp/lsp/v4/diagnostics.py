@@ -63,9 +63,7 @@ def quick_json(ls: AgentVLanguageServer, model: V4Model, uri: str) -> tuple[list
         if checked is not None:
             with history.lock:
                 history.checked = checked
-            items: list[JsonDict] = model.memoized(
-                ("diagnostics", encoding), lambda: checked.json(encoding, model.line)
-            )
+            items: list[JsonDict] = model.memoized(("diagnostics", encoding), lambda: checked.json(encoding))
             return items, checked.checked
     return diagnostics_json(ls, model, uri), None
 

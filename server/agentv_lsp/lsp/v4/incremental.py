@@ -190,11 +190,7 @@ class TestPart:
     def templates(self, encoding: str) -> list[Template]:
         found = self.json.get(encoding)
         if found is None:
-            lines = self.chunk.split("\n")
-
-            def line_of(n: int) -> str:
-                return lines[n].removesuffix("\r") if 0 <= n < len(lines) else ""
-
+            line_of = _lines_from(self.chunk.split("\n"), 0)
             found = self.json[encoding] = [
                 (diagnostic_json(d, line_of, encoding), _data_moves(d.data)) for d in self.local
             ]
@@ -207,11 +203,12 @@ def _data_moves(data: Any) -> bool:
 
 
 def _moved_json(
-    template: Template, d: Diagnostic, start: int, index: int, line_of: Callable[[int], str], encoding: str
+    template: Template, d: Diagnostic, start: int, index: int, part: TestPart, encoding: str
 ) -> JsonDict:
     """The JSON of `moved(d, start, 0, index)` from the template of `d` (a part's own lines)."""
     t, data_moves = template
     if d.related or (index and "tests[" in d.message):
+        line_of = _lines_from(part.chunk.split("\n"), start)
         return diagnostic_json(moved(d, start, 0, index, None), line_of, encoding)
     out = dict(t)
     r = t["range"]
@@ -266,10 +263,12 @@ class Checked:
             self._diagnostics = out
         return self._diagnostics
 
-    def json(self, encoding: str, line_of: Callable[[int], str]) -> list[JsonDict]:
+    def json(self, encoding: str) -> list[JsonDict]:
         """`diagnostics()` as the JSON the client receives; each part converted once (in its
-        own lines) and then only moved."""
-        out = [diagnostic_json(d, line_of, encoding) for d in self.head]
+        own lines) and then only moved. Only the head's, the tests' and the tail's own lines
+        are read (never the whole text split into lines)."""
+        head_lines = self.layout.head.split("\n")
+        out = [diagnostic_json(d, _lines_from(head_lines, 0), encoding) for d in self.head]
         lines = self.layout.lines
         for k, part in enumerate(self.parts):
             if not part.local:
@@ -278,14 +277,28 @@ class Checked:
             placed = part.placed
             if placed is None or placed[:3] != (encoding, start, k):
                 items = [
-                    _moved_json(template, d, start, k, line_of, encoding)
+                    _moved_json(template, d, start, k, part, encoding)
                     for template, d in zip(part.templates(encoding), part.local, strict=True)
                 ]
                 placed = part.placed = (encoding, start, k, items)
             out.extend(placed[3])  # the tests above an edit keep their place: reused as they are
-        tail_line = self.layout.tail_line
-        out.extend(diagnostic_json(moved(d, tail_line, -1, -1, None), line_of, encoding) for d in self.tail)
+        if self.tail:
+            tail_line = self.layout.tail_line
+            line_of = _lines_from(self.layout.tail.split("\n"), tail_line)
+            out.extend(
+                diagnostic_json(moved(d, tail_line, -1, -1, None), line_of, encoding) for d in self.tail
+            )
         return out
+
+
+def _lines_from(lines: list[str], first: int) -> Callable[[int], str]:
+    """The text of file line `n`, from `lines` that start at file line `first`."""
+
+    def line_of(n: int) -> str:
+        k = n - first
+        return lines[k].removesuffix("\r") if 0 <= k < len(lines) else ""
+
+    return line_of
 
 
 def _test_id(value: Any) -> str | None:
