@@ -174,8 +174,13 @@ def _location(entry: Entry) -> str:
 
 
 def code_lenses(model: V4Model, uri: str) -> list[JsonDict]:
-    """Two lenses per test; in a large file listed from the layout alone (no parse), each
-    resolved from its test's unit."""
+    """Two lenses per test; in a large file listed from the layout alone (no parse; followed
+    through the edits from the previous version), each resolved from its test's unit."""
+    found: list[JsonDict] = model.memoized(("lenses", uri), lambda: _code_lenses(model, uri))
+    return found
+
+
+def _code_lenses(model: V4Model, uri: str) -> list[JsonDict]:
     layout = layout_of(model)
     if model.kind == "cases":
         context = cases_context(model)
