@@ -494,6 +494,7 @@ class FileModel:
         self._cache = cache
         self.kind: FileKind | None = None
         self.ours = "agentv-" in text or is_agentv_path(path)
+        self.mentions_directive = True  # whether `agentv-lsp:` may be in the text (see after_edits)
         self.stats = {"units": 0, "checked": 0}  # for the log: how much work a version took
         self.memo: dict[str, Any] = {}  # features' results for this version (document symbols, ...)
         if not self.ours:
@@ -503,6 +504,7 @@ class FileModel:
             self.stats["units"] = len(self.units)
             return
         # a file-wide `# agentv-lsp: allow-hidden` comment: checked whole, so every part sees it
+        self.mentions_directive = "agentv-lsp:" in text
         split = len(text) >= SPLIT_MIN_BYTES and cache is not None and not has_allow_directive(text)
         layout = cut(text) if split else None
         if layout is not None and cache is not None:
@@ -526,7 +528,13 @@ class FileModel:
         layout, cache = previous.layout, previous._cache
         if layout is None or not previous.units or cache is None or previous.opts is not opts or not edits:
             return None
-        if has_allow_directive(text):
+        mentions = previous.mentions_directive
+        if mentions or len(edits) != 1:
+            mentions = "agentv-lsp:" in text
+        else:  # a new `agentv-lsp:` overlaps the edit (a full scan of a 4 MB text costs 8 ms)
+            start = edits[0].start
+            mentions = "agentv-lsp:" in text[max(0, start - 10) : start + len(edits[0].text) + 10]
+        if mentions and has_allow_directive(text):
             return None  # checked whole (see __init__)
         context = previous.units[0].context
         if cache.context is not context:
@@ -543,7 +551,9 @@ class FileModel:
             return None
         if len(context.units) > 2 * len(units) + 64:
             context.keep_only(units)
-        return cls(previous.path, text, opts, cache, parts=(new_layout, units))
+        model = cls(previous.path, text, opts, cache, parts=(new_layout, units))
+        model.mentions_directive = mentions
+        return model
 
     @property
     def split(self) -> bool:

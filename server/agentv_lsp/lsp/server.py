@@ -87,6 +87,7 @@ class AgentVLanguageServer(LanguageServer):
         self._building: dict[str, tuple[int | None, str, asyncio.Future[FileModel | V4Model | None]]] = {}
         # the runtime judging each document, with what it was chosen from (see `runtime_of`)
         self._runtimes: dict[str, tuple[tuple[str, int, str], str, bool, RuntimeChoice]] = {}
+        self._marker_free: dict[str, str] = {}  # per document: its last text known to hold no v2 marker
         self.v4_history: dict[str, Any] = {}  # per 4.x document: the base of fast diagnostics
         self._lock = threading.Lock()
         # called with the paths of files that changed on disk (features drop their caches)
@@ -200,18 +201,41 @@ class AgentVLanguageServer(LanguageServer):
     def is_open(self, uri: str) -> bool:
         return uri in self.workspace.text_documents
 
-    def runtime_of(self, uri: str, path: str, text: str, repo_root: str) -> RuntimeChoice:
+    def runtime_of(
+        self, uri: str, path: str, text: str, repo_root: str, edit: tuple[str, Edit] | None = None
+    ) -> RuntimeChoice:
         """The AgentV that judges a document (`formats.runtime`), chosen again only when its
         text, the setting or the files it reads (generation) change, and kept when the text
-        changed without gaining or losing the v2 markers."""
+        changed without gaining or losing the v2 markers. `edit`: the text before and the one
+        edit that made `text` of it (then only the edited place is looked at for markers)."""
         from agentv_lsp.formats.runtime import text_declares_v2
 
         settings = (self.settings.runtime, self.generation, repo_root)
         found = self._runtimes.get(uri)
         if found is not None and found[0] == settings and found[1] is text:
             return found[3]
+        if (
+            found is not None
+            and found[0] == settings
+            and edit is not None
+            and found[1] is edit[0]
+            and self._marker_free.get(uri) is edit[0]
+        ):
+            # no marker before: a new one overlaps the edit (a 4 MB text holding one emoji
+            # takes 8 ms per scan; a keystroke would pay for two)
+            start = edit[1].start
+            window = text[max(0, start - 9) : start + len(edit[1].text) + 9]
+            if "evalcases" not in window and "agentv-" not in window:
+                self._runtimes[uri] = (settings, text, False, found[3])
+                self._marker_free[uri] = text
+                return found[3]
         # the substring test first: a 6 MB text without the markers is scanned in 2 ms, not 80
-        declares_v2 = ("evalcases" in text or "agentv-" in text) and text_declares_v2(text)
+        markers = "evalcases" in text or "agentv-" in text
+        if markers:
+            self._marker_free.pop(uri, None)
+        else:
+            self._marker_free[uri] = text
+        declares_v2 = markers and text_declares_v2(text)
         if found is not None and found[0] == settings and found[2] == declares_v2:
             choice = found[3]
         else:
@@ -239,7 +263,8 @@ class AgentVLanguageServer(LanguageServer):
             return cached.model
         path = uri_to_path(uri)
         opts = self.options_for(path)
-        choice = self.runtime_of(uri, path, text, opts.repo_root)
+        one_edit = (cached.text, edits[0]) if cached is not None and edits and len(edits) == 1 else None
+        choice = self.runtime_of(uri, path, text, opts.repo_root, one_edit)
         if choice.major == 4:
             v4 = V4Model(path, text, choice, opts, version, self.generation)
             if cached is not None and edits and isinstance(cached.model, V4Model):
@@ -308,6 +333,7 @@ class AgentVLanguageServer(LanguageServer):
     def forget(self, uri: str) -> None:
         self._lines.pop(uri, None)
         self._runtimes.pop(uri, None)
+        self._marker_free.pop(uri, None)
         self.v4_history.pop(uri, None)
         self._models.pop(uri, None)
         cache = self._caches.pop(uri, None)

@@ -576,8 +576,6 @@ def incremental(model: V4Model, history: History, generation: int) -> Checked | 
         return None
     if model.text is base.text or model.text == base.text:
         return base
-    if "agentv-lsp:" in model.text:
-        return None
     old = base.layout
     origin_memo = model.memo.get("origin")
     if origin_memo is not None and origin_memo[0] is old:
@@ -599,6 +597,8 @@ def incremental(model: V4Model, history: History, generation: int) -> Checked | 
     fresh = [k for k in range(count) if origin[k] < 0]
     if len(fresh) > max(4, FRESH_SHARE * count):
         return None
+    if any("agentv-lsp:" in layout.chunk(k) for k in fresh):
+        return None  # maybe a directive for the whole file (the base had none: see `seed`)
     kept = set(origin)
     removed = (
         [base.parts[j] for j in range(len(base.parts)) if j not in kept]
