@@ -4,7 +4,7 @@
 The same checks as `agentv-lsp check`, computed in a worker thread (hover and completion
 never wait for them), and dropped when a newer version arrived meanwhile. The debounce after
 an edit follows the measured cost: when the document's last check took at most
-`IMMEDIATE_MS` (an edit inside the tests of a large file is re-checked test by test in a few
+`IMMEDIATE_MS` (an edit inside the tests of a large file is re-checked test by test in tens of
 milliseconds; a small file is checked whole as fast) the next one starts at once, as ruff's
 server does; otherwise after `preview.debounceMs` (default 150 ms) without edits, so that a
 whole-text check (about 1 s at 10,000 tests) is not started for every keystroke. Pushed with
@@ -25,9 +25,11 @@ from agentv_lsp.lsp.server import AgentVLanguageServer, guard
 from agentv_lsp.lsp.v4 import diagnostics as v4_diagnostics
 from agentv_lsp.lsp.v4.model import V4Model
 
-# A check that cost at most this (the last one of the document) is started without debounce:
-# `bench_lsp.py` measures 5-30 ms for an edit inside one test of 2,000 or 10,000 (both formats).
-IMMEDIATE_MS = 50
+# A check that cost at most this (the last one of the document) is started without debounce.
+# `bench_lsp.py` measures 10-40 ms for an edit inside one test of 2,000 or 10,000 (more on a
+# loaded machine), a whole-text check 0.5-2.5 s; keystrokes come about every 100 ms or more,
+# so a check this cheap is done before the next one, and a newer edit stops it anyway.
+IMMEDIATE_MS = 100
 _last_cost: dict[str, float] = {}  # per document: milliseconds its last check took
 
 
