@@ -136,20 +136,45 @@ async def publish(ls: AgentVLanguageServer, uri: str, version: int | None, model
     if not _send(ls, uri, version, model, items):
         return False
     if checked is None and history.pending is not None:
-        # before the next edit: the whole-text check cut into parts, and the outline kept test
-        # by test (an editor asks for it after each edit), while the parsed text is at hand
-        def prepare() -> None:
-            history.base()
-            if len(model.text) >= SPLIT_MIN_BYTES:
-                document_symbols(model, ls.encoding)
-
-        history.seeding_task = asyncio.get_running_loop().create_task(asyncio.to_thread(prepare))
+        # before the next edit: the whole-text check cut into parts; the outline, kept test by
+        # test, once the edits pause (it loads the whole text: not while someone types)
+        history.seeding_task = asyncio.get_running_loop().create_task(asyncio.to_thread(history.base))
+        if history.outline_task is not None:
+            history.outline_task.cancel()  # (an older version's, not built yet)
+        if len(model.text) >= SPLIT_MIN_BYTES:
+            history.outline_task = asyncio.get_running_loop().create_task(_outline_when_idle(ls, uri, model))
     what = "whole text" if checked is None else f"{checked} changed test(s) checked, the others kept"
     ls.log(
         f"agentv-lsp: {uri} v{version}: {len(items)} diagnostics in {elapsed * 1000:.0f} ms ({what}; "
         f"judged by {model.choice.describe()})"
     )
     return True
+
+
+OUTLINE_IDLE_SECONDS = 1.0
+
+
+async def _outline_when_idle(ls: AgentVLanguageServer, uri: str, model: V4Model) -> None:
+    """The outline of a whole-text checked version (its parsed text at hand), built once no
+    edit came for `OUTLINE_IDLE_SECONDS`: later versions then build only their changed
+    tests' symbols (an editor asks for the outline after each edit)."""
+    try:
+        while True:
+            document = ls.workspace.text_documents.get(uri)
+            if document is None:
+                return
+            version = document.version
+            await asyncio.sleep(OUTLINE_IDLE_SECONDS)
+            document = ls.workspace.text_documents.get(uri)
+            if document is None:
+                return
+            if document.version == version:
+                await asyncio.to_thread(document_symbols, model, ls.encoding)
+                return
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:  # never let one document take the server down
+        ls.log(f"agentv-lsp: outline of {uri} failed: {type(exc).__name__}: {exc}", lsp.MessageType.Error)
 
 
 async def pull(

@@ -487,6 +487,7 @@ class History:
     lock: threading.Lock = field(default_factory=threading.Lock)
     seeding: threading.Lock = field(default_factory=threading.Lock)
     seeding_task: Any = None  # the asyncio task running `base` after a whole-text check
+    outline_task: Any = None  # the asyncio task building that version's outline when idle
 
     def remember(self, model: V4Model, generation: int, report: DocumentReport) -> None:
         """Keep a whole-text check as the base of the next versions (large files); it is cut
