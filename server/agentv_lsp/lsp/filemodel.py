@@ -836,6 +836,7 @@ class FileModel:
         out: list[Piece] = []
         header: list[Diagnostic] = []
         seen: set[tuple[str, YamlPath]] = set()
+        headers_seen: set[int] = set()
         lines = layout.lines
         checked = 0
         for index, unit in enumerate(self.units):
@@ -845,7 +846,9 @@ class FileModel:
                 checked += 1
             start = lines[index]
             out.append(Piece(result.local, unit, index, start, tail, refs))
-            if result.header:
+            if result.header and id(result.header) not in headers_seen:
+                # the cases seeded from one whole-text check share one header list: once is enough
+                headers_seen.add(id(result.header))
                 new: list[tuple[str, YamlPath]] = []
                 for d in result.header:
                     ident = (d.code, d.yaml_path)
