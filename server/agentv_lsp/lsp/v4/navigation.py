@@ -60,27 +60,40 @@ def document_symbols(model: V4Model, encoding: str) -> list[JsonDict]:
 
 WHOLE_TEXT_SYMBOLS = 64  # more tests than this without a symbol yet: one whole-text load
 MAX_SYMBOL_TABLES = 8
-_symbol_tables: OrderedDict[tuple[Any, ...], dict[str, JsonDict | None]] = OrderedDict()
+_symbol_tables: OrderedDict[tuple[Any, ...], tuple[dict[str, JsonDict | None], threading.Lock]] = (
+    OrderedDict()
+)
 _tables_lock = threading.Lock()
 
 
-def _symbol_table(model: V4Model, layout: Layout, encoding: str) -> dict[str, JsonDict | None]:
+def _symbol_table(
+    model: V4Model, layout: Layout, encoding: str
+) -> tuple[dict[str, JsonDict | None], threading.Lock]:
+    """The symbols of a document's tests by their text, and the lock held while a whole-text
+    load fills it (a request then waits for that load instead of starting another)."""
     key = (model.path, layout.head, layout.tail, encoding, model.generation, id(model.opts), model.choice)
     with _tables_lock:
-        table = _symbol_tables.get(key)
-        if table is None:
-            table = _symbol_tables[key] = {}
+        found = _symbol_tables.get(key)
+        if found is None:
+            found = _symbol_tables[key] = ({}, threading.Lock())
             while len(_symbol_tables) > MAX_SYMBOL_TABLES:
                 _symbol_tables.popitem(last=False)
         _symbol_tables.move_to_end(key)
-        if len(table) > 4 * len(layout.offsets) + 1024:
-            table.clear()  # edited away: forget the old tests' symbols
-        return table
+        if len(found[0]) > 4 * len(layout.offsets) + 1024:
+            found[0].clear()  # edited away: forget the old tests' symbols
+        return found
 
 
 def _symbols_by_test(model: V4Model, layout: Layout, encoding: str) -> list[JsonDict] | None:
     """The outline from each test's own symbol (None: take the whole text's)."""
-    table = _symbol_table(model, layout, encoding)
+    table, filling = _symbol_table(model, layout, encoding)
+    with filling:
+        return _fill_and_place(model, layout, encoding, table)
+
+
+def _fill_and_place(
+    model: V4Model, layout: Layout, encoding: str, table: dict[str, JsonDict | None]
+) -> list[JsonDict] | None:
     count = len(layout.offsets)
     chunks = [layout.chunk(k) for k in range(count)]
     missing = [k for k in range(count) if chunks[k] not in table]
