@@ -845,7 +845,16 @@ class FileModel:
                 result = unit.result(refs)
                 checked += 1
             start = lines[index]
-            out.append(Piece(result.local, unit, index, start, tail, refs))
+            piece = unit.cache.get("piece")  # the cases above an edit keep theirs
+            if piece is None or (piece.index, piece.start, piece.tail, piece.refs, piece.diagnostics) != (
+                index,
+                start,
+                tail,
+                refs,
+                result.local,
+            ):
+                piece = unit.cache["piece"] = Piece(result.local, unit, index, start, tail, refs)
+            out.append(piece)
             if result.header and id(result.header) not in headers_seen:
                 # the cases seeded from one whole-text check share one header list: once is enough
                 headers_seen.add(id(result.header))
