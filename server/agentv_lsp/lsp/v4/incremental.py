@@ -13,8 +13,9 @@ placed at its line and index. What the parts cannot say alone is decided across 
   checked alone while another has one is checked with an invalid test after it (`- {}`,
   *poisoned*); when the last error goes (file-reference findings appear everywhere) or an
   error appears while kept parts hold file-reference findings, the whole text is checked;
-- ids: a duplicated id anywhere makes the whole text be checked;
-- lint's "every test reads this file": counted across parts (tests without files);
+- ids: counted across parts; a duplicated id anywhere makes the whole text be checked;
+- lint's "every test reads this file": a few tests without files are kept as witnesses; when
+  none is left, the whole text is checked;
 - what a test checked alone says outside its own lines (the head's and tail's findings) must
   equal the whole file's; anything else (a finding placed nowhere, a diagnostic comparing
   tests, YAML errors, anchors) makes the whole text be checked.
@@ -307,6 +308,7 @@ def _test_id(value: Any) -> str | None:
 
 
 def _has_files(test: Any) -> bool:
+    # (lint's own reading of a test's file segments, so that both agree on "every test")
     from agentv_lsp.formats.v4.lint import _file_values
 
     return isinstance(test, dict) and bool(_file_values(test.get("input"), ()))
