@@ -9,8 +9,14 @@ Measured, each as p50 / p95 over many requests at random cases:
   `preview.debounceMs` is 0 here, so this is the compute time (the editor adds its 150 ms)
 - hover on a case id (exact question), preview (agentv.previewCase by id), completion
   (roles), code lens list + resolve of one case, document symbols
-- hover and preview as the first request after an edit (the version is new), with the
-  editor's 150 ms debounce, and marked (*) with none (the check runs at the same time)
+- hover and preview as the first request after an edit (the version is new), marked (*) with
+  `preview.debounceMs` 0 (the check of the edit runs at the same time), and with the editor's
+  150 ms (which the server skips while its checks cost at most 100 ms: see
+  `features/diagnostics.py`)
+
+Both formats are checked incrementally (issue 29): an edit inside one test re-checks that
+test; the edits here (typing at the end of an id, a comment line under it) are all inside
+tests. The machine's load moves every figure: run it a few times and take medians.
 
 Run: python benchmarks/bench_lsp.py [--format v2|v4] [--sizes 2000 10000] [--edits 30] [--requests 60]
 """
@@ -269,8 +275,8 @@ def main() -> None:
             p50 = statistics.median(values) * 1000
             print(f"{size:>7} {name:<32} {len(values):>4} {p50:>9.1f} {p95(values) * 1000:>9.1f}")
     print(
-        "targets: hover/preview p95 < 20 ms at any size; didChange -> diagnostics p50 < 200 ms (2,000 cases) "
-        "and < 1 s (10,000)"
+        "targets (issue 29): didChange -> diagnostics p50 <= 30 ms for edits inside a test and every request "
+        "p95 <= 50 ms, at 2,000 and 10,000 tests; open -> diagnostics no slower than before"
     )
 
 

@@ -18,7 +18,12 @@ invalid or deeply nested JSON, or a 133 MB sparse file: the wall time and peak m
 `check`, `preview` and the language server (untrusted workspace, time to the diagnostics), each
 next to the same tree without a package.json.
 
+Large tests (issue 25, `--large-test [KB ...]`): a 4.x eval file whose first test holds a pasted
+log of 100 KB, 1 MB and 10 MB, opened in the server: time to its diagnostics, time of a hover on
+the large test (it must show the prompt), and the server's peak memory.
+
 Run: python benchmarks/bench_reliability.py [--seconds 20] [--hostile [FAMILY ...]] [--manifests]
+     [--large-test [KB ...]]
 """
 
 from __future__ import annotations
@@ -454,6 +459,75 @@ def manifests(timeout: float) -> None:
     print(json.dumps(rows))
 
 
+def large_test_text(kb: int) -> str:
+    """A 4.x eval file whose first test's input is a pasted log of about `kb` KB."""
+    line = "      a pasted log line of a failing build, step {:07d}, exit status 1\n"
+    log = "".join(line.format(n) for n in range(kb * 1024 // len(line.format(0))))
+    return (
+        "description: a test with a pasted log\ntests:\n  - id: with-log\n    criteria: Finds the failing step\n"
+        "    input: |\n      Which step fails?\n"
+        + log
+        + "  - id: short\n    criteria: Greets\n    input: Hello\n"
+    )
+
+
+async def large_test(kb: int) -> dict[str, float]:
+    """One server, one eval file with a `kb` KB test: open -> diagnostics, hover on that test
+    (seconds; the hover must hold the question), the server's peak memory (MiB)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        (root / ".git").mkdir()
+        path = root / "evals" / "log.eval.yaml"
+        path.parent.mkdir()
+        text = large_test_text(kb)
+        path.write_text(text)
+        published: dict[int, float] = {}
+        client = RawClient()
+        client.handlers["textDocument/publishDiagnostics"] = lambda p: published.setdefault(
+            p.get("version") or 0, time.perf_counter()
+        )
+        await client.start(sys.executable, "-m", "agentv_lsp", "serve")
+        assert client.process is not None
+        await client.initialize(root)
+        start = time.perf_counter()
+        client.notify(
+            "textDocument/didOpen",
+            {"textDocument": {"uri": path.as_uri(), "languageId": "yaml", "version": 1, "text": text}},
+        )
+        while 1 not in published:
+            await asyncio.sleep(0.01)
+        opened = published[1] - start
+        start = time.perf_counter()
+        hover = await client.request(
+            "textDocument/hover",
+            {"textDocument": {"uri": path.as_uri()}, "position": {"line": 2, "character": 8}},
+        )
+        hovered = time.perf_counter() - start
+        value = hover["contents"]["value"] if isinstance(hover, dict) else ""
+        peak = server_memory(client.process.pid)[1]
+        await client.stop()
+    return {
+        "kb": len(text) // 1024,
+        "open_s": opened,
+        "hover_s": hovered,
+        "hover_ok": float("Which step fails?" in value and "step 0000000" in value),
+        "peak_mib": peak,
+    }
+
+
+def large_tests(sizes_kb: list[int]) -> None:
+    rows = []
+    for kb in sizes_kb:
+        r = asyncio.run(large_test(kb))
+        rows.append({k: round(v, 3) for k, v in r.items()})
+        print(
+            f"large test {r['kb']:>7.0f} KB: diagnostics {r['open_s']:6.2f} s, hover {r['hover_s']:6.2f} s "
+            f"({'shows the prompt' if r['hover_ok'] else 'NO PROMPT'}), server peak {r['peak_mib']:.0f} MiB",
+            flush=True,
+        )
+    print(json.dumps(rows))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -476,9 +550,19 @@ def main() -> None:
     parser.add_argument(
         "--timeout", type=float, default=30, help="seconds before a --manifests run is killed"
     )
+    parser.add_argument(
+        "--large-test",
+        nargs="*",
+        type=int,
+        metavar="KB",
+        help="only the large-test family (default 100 1024 10240 KB)",
+    )
     args = parser.parse_args()
     if args.manifests:
         manifests(args.timeout)
+        return
+    if args.large_test is not None:
+        large_tests(args.large_test or [100, 1024, 10240])
         return
     if args.hostile is not None:
         hostile(args.hostile, args.repeat, args.min_kb)

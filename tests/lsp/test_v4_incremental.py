@@ -1,26 +1,36 @@
-"""Large 4.x eval files: the fast paths (diagnostics assembled from the last whole-text check
-and per-test checks; previews and hovers from one test's own unit) give what the whole-text
-computations give, on random edits, and the server publishes them through the protocol."""
+"""Large 4.x eval files: the incremental paths (diagnostics and outline from the last exact check
+and single-test checks of what changed; previews and hovers from one test's own unit) give
+exactly what the whole-text computations give, on random edit sequences (hypothesis) over the
+golden files and the workloads, and the server publishes them through the protocol."""
 
 from __future__ import annotations
 
 import asyncio
+import os
 import random
+import shutil
+import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
 from agentv_lsp.checks.document import CheckOptions
-from agentv_lsp.checks.model import Diagnostic
 from agentv_lsp.engine.files import FileSystem
 from agentv_lsp.formats.runtime import choose_runtime
 from agentv_lsp.formats.v4.check import check_v4_document
+from agentv_lsp.lsp.convert import diagnostic_json
+from agentv_lsp.lsp.document import Edit
+from agentv_lsp.lsp.v4 import incremental as incremental_module
+from agentv_lsp.lsp.v4 import units as units_module
 from agentv_lsp.lsp.v4.hover import hover_markdown, markdown_of_test
-from agentv_lsp.lsp.v4.incremental import SPLIT_MIN_BYTES, History, fast_diagnostics
+from agentv_lsp.lsp.v4.incremental import SPLIT_MIN_BYTES, History, follow_edits, incremental
+from agentv_lsp.lsp.v4.layout import cut_tests
 from agentv_lsp.lsp.v4.model import V4Model
-from agentv_lsp.lsp.v4.navigation import code_lenses, resolve_lens, summary
+from agentv_lsp.lsp.v4.navigation import _symbols, code_lenses, document_symbols, resolve_lens, summary
 from agentv_lsp.lsp.v4.preview import preview_at, preview_by_id, preview_of_test
 from tests.lsp.conftest import change_doc, diagnostics_until, open_doc
 from tests.lsp.test_v4_preview import GOLDEN, golden_session_fixtures
@@ -110,41 +120,175 @@ def edit(rng: random.Random, text: str, n: int) -> str:
     return "\n".join(lines)
 
 
-def key(diagnostics: list[Diagnostic]) -> list[tuple[object, ...]]:
-    def one(d: Diagnostic) -> tuple[int, int, int, int, str, str, str, str]:
-        s = d.span
-        return (s.start_line, s.start_col, s.end_line, s.end_col, d.severity, d.code, d.message, d.path)
-
-    return sorted(one(d) for d in diagnostics)
-
-
 @pytest.fixture(scope="module")
 def big(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return write_big_repo(tmp_path_factory.mktemp("big") / "repo")
 
 
-def model_of(path: Path, text: str) -> V4Model:
-    root = str(path.parent.parent)
-    opts = CheckOptions(repo_root=root, cwd=root, fs=FileSystem())
+def model_of(path: Path, text: str, opts: CheckOptions | None = None) -> V4Model:
+    root = str(next((p for p in path.parents if (p / ".git").exists()), path.parent.parent))
+    opts = opts or CheckOptions(repo_root=root, cwd=root, fs=FileSystem())
     return V4Model(str(path), text, choose_runtime(str(path), text, root, "4"), opts)
 
 
-def test_fast_diagnostics_equal_the_whole_text_check(big: Path) -> None:
+class Editor:
+    """One open document as the server holds it: each version's model follows the previous
+    one's layout through the edits, and its diagnostics come from `incremental` when it can
+    say them (else from the whole-text check, which becomes the next base)."""
+
+    def __init__(self, path: Path, text: str) -> None:
+        self.path = path
+        self.model = model_of(path, text)
+        self.history = History()
+        self.merged = 0  # versions answered incrementally
+
+    def check(self) -> None:
+        model = self.model
+        checked = incremental(model, self.history, 0)
+        exact = check_v4_document(str(self.path), model.text, model.opts)
+        if checked is None:
+            self.history.remember(model, 0, exact)
+            return
+        self.merged += 1
+        assert checked.diagnostics() == exact.diagnostics
+        assert checked.json("utf-16") == [diagnostic_json(d, model.line) for d in exact.diagnostics]
+        self.history.checked = checked
+        if "layout" in model.memo:  # followed through the edits: as cutting the new text gives
+            assert model.memo["layout"] == cut_tests(model.text)
+        assert document_symbols(model, "utf-16") == _symbols(model_of(self.path, model.text), "utf-16")
+
+    def edit(self, start: int, end: int, inserted: str) -> None:
+        old = self.model
+        text = old.text[:start] + inserted + old.text[end:]
+        model = model_of(self.path, text, old.opts)
+        follow_edits(old, model, [Edit(start, end, inserted, old.text.count("\n", start, end))])
+        self.model = model
+
+
+# Edits as an author types them: characters into a value, a comment line, a line removed or
+# repeated, a key renamed, a role misspelt, a test copied with a new id, YAML punctuation.
+FRAGMENTS = ["x", " ", "-", ":", "\n", "\n    # note\n", "usr", "  ", "'", "&a ", "*a", "tests[1]", "é", "\t"]
+
+
+@st.composite
+def edits(draw: st.DrawFn, text: str) -> list[tuple[str, int, int, str]]:
+    out = []
+    for _ in range(draw(st.integers(1, 6))):
+        kind = draw(st.sampled_from(["type", "type", "type", "delete", "line", "copy-test", "role"]))
+        out.append(
+            (kind, draw(st.integers(0, 1 << 30)), draw(st.integers(1, 40)), draw(st.sampled_from(FRAGMENTS)))
+        )
+    return out
+
+
+def apply(editor: Editor, kind: str, where: int, size: int, fragment: str) -> None:
+    text = editor.model.text
+    lines = text.split("\n")
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line) + 1)
+    n = where % max(1, len(lines) - 1)
+    if kind == "type":  # at the end of a line, or inside it
+        column = len(lines[n]) if where % 3 else min(len(lines[n]), size % 12)
+        at = starts[n] + column
+        editor.edit(at, at, fragment if fragment != "\n" else f"-{size}")
+    elif kind == "delete":
+        at = starts[n] + min(len(lines[n]), size % 8)
+        editor.edit(at, min(len(text), at + size % 5 + 1), "")
+    elif kind == "line":  # a line removed or repeated
+        if size % 2:
+            editor.edit(starts[n], starts[n + 1], "")
+        else:
+            editor.edit(starts[n], starts[n], lines[n] + "\n")
+    elif kind == "role":
+        found = text.find("role: user", starts[n])
+        if found >= 0:
+            editor.edit(found + 6, found + 10, "usr")
+    else:  # a test copied under a new id (after the test holding line n)
+        ids = [k for k, line in enumerate(lines) if line.lstrip().startswith("- id: ")]
+        after = [k for k in ids if k > n]
+        before = [k for k in ids if k <= n]
+        if not before:
+            return
+        first, last = before[-1], after[0] if after else None
+        if last is None:
+            return
+        copy = "\n".join(lines[first:last]) + "\n"
+        copy = copy.replace("id: ", f"id: copy{where % 1000}-", 1)
+        editor.edit(starts[last], starts[last], copy)
+
+
+def golden_eval_files() -> list[Path]:
+    if not GOLDEN.is_dir():
+        return []
+    return sorted(p for p in GOLDEN.glob("*/evals/**/*.eval.yaml") if "v2-file" not in p.parts)
+
+
+@pytest.fixture(scope="module")
+def golden_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("golden") / "cases"
+    if GOLDEN.is_dir():
+        shutil.copytree(GOLDEN, root, ignore=shutil.ignore_patterns("expected"))
+        for case in root.iterdir():
+            (case / ".git").mkdir(exist_ok=True)
+    return root
+
+
+@pytest.mark.skipif(not GOLDEN.is_dir(), reason="the golden-v4 folders are not on this machine")
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_incremental_diagnostics_equal_the_whole_text_check_on_the_golden_files(
+    golden_copy: Path, data: st.DataObject
+) -> None:
+    """Every golden file, cut into tests however small (the size threshold set to 0)."""
+    source = data.draw(st.sampled_from(golden_eval_files()))
+    path = golden_copy / source.relative_to(GOLDEN)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(incremental_module, "SPLIT_MIN_BYTES", 0)
+        patch.setattr(units_module, "SPLIT_MIN_BYTES", 0)
+        editor = Editor(path, path.read_text())
+        editor.check()
+        for step in data.draw(edits(editor.model.text)):
+            apply(editor, *step)
+            editor.check()
+
+
+def test_incremental_diagnostics_equal_the_whole_text_check_on_random_edits(big: Path) -> None:
+    """The 540-test file, edits that keep it valid (`edit`): every version is answered
+    incrementally (one test checked), and equals the whole-text check."""
     rng = random.Random(7)
-    text = big.read_text()
-    base = model_of(big, text)
-    history = History()
-    history.remember(base, 0, base.report().diagnostics)
-    for n in range(12):
-        text = edit(rng, text, n)
-        model = model_of(big, text)
-        fast = fast_diagnostics(model, history, 0)
-        assert fast is not None, f"edit {n} was not assembled"
-        exact = check_v4_document(str(big), text, model.opts).diagnostics
-        assert key(fast) == key(exact), f"edit {n}"
-        if n % 3 == 2:  # the edits pause: the exact check becomes the base
-            history.remember(model, 0, exact)
-    assert fast_diagnostics(model_of(big, "tests:\n" + text), history, 0) is None  # the head changed
+    editor = Editor(big, big.read_text())
+    editor.check()
+    for n in range(10):
+        old = editor.model.text
+        new = edit(rng, old, n)
+        start = 0
+        while start < min(len(old), len(new)) and old[start] == new[start]:
+            start += 1
+        end = 0
+        while end < min(len(old), len(new)) - start and old[-1 - end] == new[-1 - end]:
+            end += 1
+        editor.edit(start, len(old) - end, new[start : len(new) - end])
+        editor.check()
+    assert editor.merged == 10
+
+
+SLOW = bool(os.environ.get("CI") or os.environ.get("AGENTV_SLOW"))
+
+
+@pytest.mark.skipif(not SLOW, reason="the 10,000-test workload: runs in CI (CI set) or with AGENTV_SLOW=1")
+@settings(max_examples=3, deadline=None)
+@given(data=st.data())
+def test_incremental_diagnostics_equal_the_whole_text_check_at_10000_tests(data: st.DataObject) -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from _workloads import eval_files, workload_v4
+
+    path = eval_files(workload_v4(10_000))[0]
+    editor = Editor(path, path.read_text())
+    editor.check()
+    for step in data.draw(edits(editor.model.text)):
+        apply(editor, *step)
+        editor.check()
 
 
 def test_unit_previews_and_hovers_equal_the_whole_file_ones(big: Path) -> None:

@@ -12,7 +12,7 @@ from urllib.parse import unquote, urlparse
 
 from lsprotocol import types as lsp
 
-from agentv_lsp.checks.model import SOURCE, Diagnostic, select_capped, too_many_diagnostics
+from agentv_lsp.checks.model import SEVERITY_RANK, SOURCE, Diagnostic, select_capped, too_many_diagnostics
 from agentv_lsp.yamlpos import Span
 
 SEVERITY = {
@@ -152,6 +152,23 @@ def diagnostic_json(d: Diagnostic, line_of: LineOf, encoding: str = UTF16) -> Js
 _SEVERITY_NAMES = {int(v): k for k, v in SEVERITY.items()}
 
 
+def _in_position_order(keys: list[tuple[str, int, int]], limit: int) -> list[int] | None:
+    """`select_capped` for keys already in position order (a check's output), without a
+    sort: the first `limit` by severity, each severity in order (None: not in order)."""
+    for k in range(1, len(keys)):
+        if keys[k][1:] < keys[k - 1][1:]:
+            return None
+    by_severity: dict[str, list[int]] = {}
+    for index, key in enumerate(keys):
+        by_severity.setdefault(key[0], []).append(index)
+    chosen: list[int] = []
+    for severity in sorted(by_severity, key=SEVERITY_RANK.__getitem__):
+        chosen.extend(by_severity[severity][: limit - len(chosen)])
+        if len(chosen) >= limit:
+            break
+    return sorted(chosen)
+
+
 def cap_json(items: list[JsonDict], limit: int, path: str, how_to_raise: str) -> list[JsonDict]:
     """`checks.model.cap_diagnostics` on diagnostics already converted to JSON (one file's)."""
     if limit <= 0 or len(items) <= limit:
@@ -160,7 +177,9 @@ def cap_json(items: list[JsonDict], limit: int, path: str, how_to_raise: str) ->
         (_SEVERITY_NAMES[i["severity"]], i["range"]["start"]["line"], i["range"]["start"]["character"])
         for i in items
     ]
-    chosen = select_capped(keys, limit)
+    chosen = _in_position_order(keys, limit)
+    if chosen is None:
+        chosen = select_capped(keys, limit)
     hidden = Counter(k[0] for k in keys) - Counter(keys[i][0] for i in chosen)
     summary = too_many_diagnostics(path, hidden, limit, how_to_raise)
     return [items[i] for i in chosen] + [diagnostic_json(summary, no_lines)]

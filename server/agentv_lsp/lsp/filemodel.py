@@ -24,7 +24,7 @@ import bisect
 import dataclasses
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -71,12 +71,15 @@ def is_agentv_path(path: str) -> bool:
     )
 
 
-def follow(layout: Layout, text: str, edits: list[Any]) -> tuple[Layout, int, int, list[int]] | None:
+def follow(
+    layout: Layout, text: str, edits: list[Any], region_refused: Callable[[str], bool] | None = None
+) -> tuple[Layout, int, int, list[int]] | None:
     """The layout of `text`, which is `layout.text` after `edits` (each with start, end, text
     and removed_lines, in the coordinates of the text before it), when every edit stayed
     inside the cases: re-scans only the cases around the edits. Returns (layout, first and
     end index of the re-scanned cases in the new layout, old index of every other case or
-    -1), or None when the whole text must be cut again."""
+    -1), or None when the whole text must be cut again. `region_refused`: what else the
+    re-scanned text must not hold (4.x: anchors, aliases, merge keys)."""
     old_count = len(layout.offsets)
     # (offset, line, old index) of case starts, followed through the edits
     starts = list(zip(layout.offsets, layout.lines, range(old_count), strict=True))
@@ -124,6 +127,8 @@ def follow(layout: Layout, text: str, edits: list[Any]) -> tuple[Layout, int, in
     padded_region = "\n" + region
     ends = TOP_LEVEL_NOT_ITEM if layout.indent == 0 else TOP_LEVEL
     if ends.search(padded_region) or MARKERS.search(padded_region) or EVALCASES_ANY.search(padded_region):
+        return None
+    if region_refused is not None and region_refused(region):
         return None
     found = [scan_from + m.start() for m in item_start(layout.indent).finditer(padded_region)]
     if not before and (not found or found[0] != head_end):
@@ -489,6 +494,7 @@ class FileModel:
         self._cache = cache
         self.kind: FileKind | None = None
         self.ours = "agentv-" in text or is_agentv_path(path)
+        self.mentions_directive = True  # whether `agentv-lsp:` may be in the text (see after_edits)
         self.stats = {"units": 0, "checked": 0}  # for the log: how much work a version took
         self.memo: dict[str, Any] = {}  # features' results for this version (document symbols, ...)
         if not self.ours:
@@ -498,6 +504,7 @@ class FileModel:
             self.stats["units"] = len(self.units)
             return
         # a file-wide `# agentv-lsp: allow-hidden` comment: checked whole, so every part sees it
+        self.mentions_directive = "agentv-lsp:" in text
         split = len(text) >= SPLIT_MIN_BYTES and cache is not None and not has_allow_directive(text)
         layout = cut(text) if split else None
         if layout is not None and cache is not None:
@@ -521,7 +528,13 @@ class FileModel:
         layout, cache = previous.layout, previous._cache
         if layout is None or not previous.units or cache is None or previous.opts is not opts or not edits:
             return None
-        if has_allow_directive(text):
+        mentions = previous.mentions_directive
+        if mentions or len(edits) != 1:
+            mentions = "agentv-lsp:" in text
+        else:  # a new `agentv-lsp:` overlaps the edit (a full scan of a 4 MB text costs 8 ms)
+            start = edits[0].start
+            mentions = "agentv-lsp:" in text[max(0, start - 10) : start + len(edits[0].text) + 10]
+        if mentions and has_allow_directive(text):
             return None  # checked whole (see __init__)
         context = previous.units[0].context
         if cache.context is not context:
@@ -538,7 +551,9 @@ class FileModel:
             return None
         if len(context.units) > 2 * len(units) + 64:
             context.keep_only(units)
-        return cls(previous.path, text, opts, cache, parts=(new_layout, units))
+        model = cls(previous.path, text, opts, cache, parts=(new_layout, units))
+        model.mentions_directive = mentions
+        return model
 
     @property
     def split(self) -> bool:
@@ -821,6 +836,7 @@ class FileModel:
         out: list[Piece] = []
         header: list[Diagnostic] = []
         seen: set[tuple[str, YamlPath]] = set()
+        headers_seen: set[int] = set()
         lines = layout.lines
         checked = 0
         for index, unit in enumerate(self.units):
@@ -829,8 +845,19 @@ class FileModel:
                 result = unit.result(refs)
                 checked += 1
             start = lines[index]
-            out.append(Piece(result.local, unit, index, start, tail, refs))
-            if result.header:
+            piece = unit.cache.get("piece")  # the cases above an edit keep theirs
+            if piece is None or (piece.index, piece.start, piece.tail, piece.refs, piece.diagnostics) != (
+                index,
+                start,
+                tail,
+                refs,
+                result.local,
+            ):
+                piece = unit.cache["piece"] = Piece(result.local, unit, index, start, tail, refs)
+            out.append(piece)
+            if result.header and id(result.header) not in headers_seen:
+                # the cases seeded from one whole-text check share one header list: once is enough
+                headers_seen.add(id(result.header))
                 new: list[tuple[str, YamlPath]] = []
                 for d in result.header:
                     ident = (d.code, d.yaml_path)

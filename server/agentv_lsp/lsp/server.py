@@ -46,6 +46,7 @@ from agentv_lsp.lsp.document import Edit, EditedDocument
 from agentv_lsp.lsp.filemodel import CHUNK_BASE, TAIL_BASE, FileModel, Unit, UnitCache
 from agentv_lsp.lsp.protocol import AgentVProtocol
 from agentv_lsp.lsp.settings import Settings, hidden_allow_list, parse_settings
+from agentv_lsp.lsp.v4.incremental import follow_edits
 from agentv_lsp.lsp.v4.model import V4Model
 from agentv_lsp.report import one_line
 from agentv_lsp.yamlpos import Span
@@ -88,6 +89,7 @@ class AgentVLanguageServer(LanguageServer):
         self._building: dict[str, tuple[int | None, str, asyncio.Future[FileModel | V4Model | None]]] = {}
         # the runtime judging each document, with what it was chosen from (see `runtime_of`)
         self._runtimes: dict[str, tuple[tuple[str, int, str], str, bool, RuntimeChoice]] = {}
+        self._marker_free: dict[str, str] = {}  # per document: its last text known to hold no v2 marker
         self.v4_history: dict[str, Any] = {}  # per 4.x document: the base of fast diagnostics
         self._lock = threading.Lock()
         # called with the paths of files that changed on disk (features drop their caches)
@@ -232,18 +234,41 @@ class AgentVLanguageServer(LanguageServer):
         for listener in self.document_listeners:
             listener(uri)
 
-    def runtime_of(self, uri: str, path: str, text: str, repo_root: str) -> RuntimeChoice:
+    def runtime_of(
+        self, uri: str, path: str, text: str, repo_root: str, edit: tuple[str, Edit] | None = None
+    ) -> RuntimeChoice:
         """The AgentV that judges a document (`formats.runtime`), chosen again only when its
         text, the setting or the files it reads (generation) change, and kept when the text
-        changed without gaining or losing the v2 markers."""
+        changed without gaining or losing the v2 markers. `edit`: the text before and the one
+        edit that made `text` of it (then only the edited place is looked at for markers)."""
         from agentv_lsp.formats.runtime import text_declares_v2
 
         settings = (self.settings.runtime, self.generation, repo_root)
         found = self._runtimes.get(uri)
         if found is not None and found[0] == settings and found[1] is text:
             return found[3]
+        if (
+            found is not None
+            and found[0] == settings
+            and edit is not None
+            and found[1] is edit[0]
+            and self._marker_free.get(uri) is edit[0]
+        ):
+            # no marker before: a new one overlaps the edit (a 4 MB text holding one emoji
+            # takes 8 ms per scan; a keystroke would pay for two)
+            start = edit[1].start
+            window = text[max(0, start - 9) : start + len(edit[1].text) + 9]
+            if "evalcases" not in window and "agentv-" not in window:
+                self._runtimes[uri] = (settings, text, False, found[3])
+                self._marker_free[uri] = text
+                return found[3]
         # the substring test first: a 6 MB text without the markers is scanned in 2 ms, not 80
-        declares_v2 = ("evalcases" in text or "agentv-" in text) and text_declares_v2(text)
+        markers = "evalcases" in text or "agentv-" in text
+        if markers:
+            self._marker_free.pop(uri, None)
+        else:
+            self._marker_free[uri] = text
+        declares_v2 = markers and text_declares_v2(text)
         if found is not None and found[0] == settings and found[2] == declares_v2:
             choice = found[3]
         else:
@@ -273,9 +298,12 @@ class AgentVLanguageServer(LanguageServer):
             return cached.model
         path = uri_to_path(uri)
         opts = self.options_for(path)
-        choice = self.runtime_of(uri, path, text, opts.repo_root)
+        one_edit = (cached.text, edits[0]) if cached is not None and edits and len(edits) == 1 else None
+        choice = self.runtime_of(uri, path, text, opts.repo_root, one_edit)
         if choice.major == 4:
             v4 = V4Model(path, text, choice, opts, version, self.generation)
+            if cached is not None and edits and isinstance(cached.model, V4Model):
+                follow_edits(cached.model, v4, edits)  # the tests the edits did not touch stay known
             with self._lock:
                 latest = self._models.get(uri)
                 if latest is None or latest is cached or (latest.version or 0) <= (version or 0):
@@ -342,9 +370,8 @@ class AgentVLanguageServer(LanguageServer):
     def forget(self, uri: str) -> None:
         self._lines.pop(uri, None)
         self._runtimes.pop(uri, None)
-        history = self.v4_history.pop(uri, None)
-        if history is not None and history.settling is not None:
-            history.settling.cancel()
+        self._marker_free.pop(uri, None)
+        self.v4_history.pop(uri, None)
         self._models.pop(uri, None)
         cache = self._caches.pop(uri, None)
         if cache is not None:
@@ -371,7 +398,13 @@ class AgentVLanguageServer(LanguageServer):
             templates = unit.cache.get(key)
             if templates is None:
                 templates = unit.cache[key] = [_template(d, unit, encoding) for d in piece.diagnostics]
-            out.extend(_moved(t, piece.index, piece.start, piece.tail) for t in templates)
+            # the cases above an edit keep their place: their JSON is reused as it is
+            place = ("placed", encoding, piece.refs, piece.index, piece.start, piece.tail)
+            placed = unit.cache.get("placed")
+            if placed is None or placed[0] != place:
+                moved = [_moved(t, piece.index, piece.start, piece.tail) for t in templates]
+                placed = unit.cache["placed"] = (place, moved)
+            out.extend(placed[1])
         return out
 
     # -- checks in worker threads: stopped when stale or over budget (`engine.budget`) ------

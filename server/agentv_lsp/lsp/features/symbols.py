@@ -169,7 +169,14 @@ def _document_symbols(model: FileModel, encoding: str) -> list[JsonDict]:
                 case = unit.doc.node_at(("evalcases", 0))
                 template = unit.memo[key] = case_symbol(case, index, range_of) if case is not None else {}
             if template:
-                out.append(_shifted(template, layout.lines[index]))
+                # the cases above an edit keep their place: their symbol is reused as it is
+                placed = unit.memo.get(f"placed:{key}")
+                if placed is None or placed[0] != layout.lines[index]:
+                    placed = unit.memo[f"placed:{key}"] = (
+                        layout.lines[index],
+                        _shifted(template, layout.lines[index]),
+                    )
+                out.append(placed[1])
         return out
     for index, located, path in model.case_docs():
         case = located.doc.node_at(path)

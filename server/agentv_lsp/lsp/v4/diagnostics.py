@@ -6,9 +6,9 @@ Only 4.x AgentV files get any (`*.eval.yaml`, `.agentv/config.yaml|targets.yaml`
 A diagnostic the check places in another file is shown on the `tests` key of this document,
 naming that file and line, with a link to it.
 
-Large eval files: while edits follow each other, `incremental.fast_diagnostics` answers in
-a fraction of the whole-text check's time; the exact check is published once the edits
-pause for `incremental.SETTLE_SECONDS`.
+Large eval files: after an edit inside tests, `incremental.incremental` re-checks only the
+tests that changed and gives exactly what the whole-text check gives (else the whole text is
+checked); what the last check cost decides the debounce (`features/diagnostics.py`).
 """
 
 from __future__ import annotations
@@ -22,8 +22,9 @@ from lsprotocol import types as lsp
 from agentv_lsp.checks.model import Diagnostic, Related
 from agentv_lsp.lsp.convert import JsonDict, diagnostic_json
 from agentv_lsp.lsp.server import AgentVLanguageServer
-from agentv_lsp.lsp.v4.incremental import SETTLE_SECONDS, History, fast_diagnostics
+from agentv_lsp.lsp.v4.incremental import SPLIT_MIN_BYTES, History, incremental
 from agentv_lsp.lsp.v4.model import V4Model
+from agentv_lsp.lsp.v4.navigation import document_symbols
 from agentv_lsp.yamlpos import Span
 
 
@@ -45,23 +46,26 @@ def diagnostics_json(ls: AgentVLanguageServer, model: V4Model, uri: str | None =
     def convert() -> list[JsonDict]:
         report = model.report()
         if uri is not None and model.kind == "eval":
-            history_of(ls, uri).remember(model, generation, report.diagnostics)
+            history_of(ls, uri).remember(model, generation, report)
         return [diagnostic_json(d, model.line, encoding) for d in in_document(model, report.diagnostics)]
 
     found: list[JsonDict] = model.memoized(("diagnostics", encoding), convert)
     return found
 
 
-def quick_json(ls: AgentVLanguageServer, model: V4Model, uri: str) -> tuple[list[JsonDict], bool]:
-    """(diagnostics, whether they are exact): fast while a large file is being edited."""
-    if model.agentv and model.kind == "eval" and ("diagnostics", ls.encoding) not in model.memo:
+def quick_json(ls: AgentVLanguageServer, model: V4Model, uri: str) -> tuple[list[JsonDict], int | None]:
+    """(diagnostics, how many tests were checked: None for the whole text). Exact either way:
+    a large file edited inside its tests re-checks only the tests that changed."""
+    encoding = ls.encoding
+    if model.agentv and model.kind == "eval" and ("diagnostics", encoding) not in model.memo:
         history = history_of(ls, uri)
-        fast = fast_diagnostics(model, history, ls.generation)
-        if fast is not None:
-            encoding = ls.encoding
-            same_text = history.exact is not None and fast is history.exact.diagnostics
-            return [diagnostic_json(d, model.line, encoding) for d in in_document(model, fast)], same_text
-    return diagnostics_json(ls, model, uri), True
+        checked = incremental(model, history, ls.generation)
+        if checked is not None:
+            with history.lock:
+                history.checked = checked
+            items: list[JsonDict] = model.memoized(("diagnostics", encoding), lambda: checked.json(encoding))
+            return items, checked.checked
+    return diagnostics_json(ls, model, uri), None
 
 
 def in_document(model: V4Model, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
@@ -117,44 +121,60 @@ def _send(
     return True
 
 
-async def publish(ls: AgentVLanguageServer, uri: str, version: int | None, model: V4Model) -> None:
-    """Publish the diagnostics of `model` unless a newer version arrived meanwhile."""
+async def publish(ls: AgentVLanguageServer, uri: str, version: int | None, model: V4Model) -> bool:
+    """Publish the diagnostics of `model` unless a newer version arrived meanwhile (True:
+    published)."""
     start = time.perf_counter()
     history = history_of(ls, uri)
-    if history.settling is not None:
-        history.settling.cancel()
-        history.settling = None
     found = await ls.run_check(
-        uri, version, lambda stop: (ls.incomplete_json(model.path, stop), True), quick_json, ls, model, uri
+        uri, version, lambda stop: (ls.incomplete_json(model.path, stop), None), quick_json, ls, model, uri
     )
     if found is None:
-        return  # stopped: a newer version is checked instead
-    items, exact = found
+        return False  # stopped: a newer version is checked instead
+    items, checked = found
+    elapsed = time.perf_counter() - start
     if not _send(ls, uri, version, model, items):
-        return
-    elapsed = (time.perf_counter() - start) * 1000
-    what = "whole text" if exact else "changed tests only; the whole text follows"
+        return False
+    if checked is None and history.pending is not None:
+        # before the next edit: the whole-text check cut into parts; the outline, kept test by
+        # test, once the edits pause (it loads the whole text: not while someone types)
+        history.seeding_task = asyncio.get_running_loop().create_task(asyncio.to_thread(history.base))
+        if history.outline_task is not None:
+            history.outline_task.cancel()  # (an older version's, not built yet)
+        if len(model.text) >= SPLIT_MIN_BYTES:
+            history.outline_task = asyncio.get_running_loop().create_task(_outline_when_idle(ls, uri, model))
+    what = "whole text" if checked is None else f"{checked} changed test(s) checked, the others kept"
     ls.log(
-        f"agentv-lsp: {uri} v{version}: {len(items)} diagnostics in {elapsed:.0f} ms ({what}; "
+        f"agentv-lsp: {uri} v{version}: {len(items)} diagnostics in {elapsed * 1000:.0f} ms ({what}; "
         f"judged by {model.choice.describe()})"
     )
-    if not exact:
-        history.settling = asyncio.get_running_loop().create_task(_settle(ls, uri, version, model))
+    return True
 
 
-async def _settle(ls: AgentVLanguageServer, uri: str, version: int | None, model: V4Model) -> None:
-    """After a fast answer: the exact one, once the edits pause."""
+OUTLINE_IDLE_SECONDS = 1.0
+
+
+async def _outline_when_idle(ls: AgentVLanguageServer, uri: str, model: V4Model) -> None:
+    """The outline of a whole-text checked version (its parsed text at hand), built once no
+    edit came for `OUTLINE_IDLE_SECONDS`: later versions then build only their changed
+    tests' symbols (an editor asks for the outline after each edit)."""
     try:
-        await asyncio.sleep(SETTLE_SECONDS)
-        current = ls.workspace.text_documents.get(uri)
-        if current is None or current.version != version:
-            return
-        items = await asyncio.to_thread(diagnostics_json, ls, model, uri)
-        _send(ls, uri, version, model, items)
+        while True:
+            document = ls.workspace.text_documents.get(uri)
+            if document is None:
+                return
+            version = document.version
+            await asyncio.sleep(OUTLINE_IDLE_SECONDS)
+            document = ls.workspace.text_documents.get(uri)
+            if document is None:
+                return
+            if document.version == version:
+                await asyncio.to_thread(document_symbols, model, ls.encoding)
+                return
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # never let one document take the server down
-        ls.log(f"agentv-lsp: could not check {uri}: {type(exc).__name__}: {exc}", lsp.MessageType.Error)
+        ls.log(f"agentv-lsp: outline of {uri} failed: {type(exc).__name__}: {exc}", lsp.MessageType.Error)
 
 
 async def pull(
@@ -165,5 +185,5 @@ async def pull(
     result_id = f"{document.version if document else 0}@{ls.generation}"
     if params.previous_result_id == result_id:
         return lsp.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
-    items = await asyncio.to_thread(diagnostics_json, ls, model, uri)
+    items, _checked = await asyncio.to_thread(quick_json, ls, model, uri)
     return {"kind": "full", "resultId": result_id, "items": ls.capped(uri, items)}  # type: ignore[return-value]

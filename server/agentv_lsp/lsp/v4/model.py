@@ -175,7 +175,13 @@ class V4Model:
 
     @property
     def doc(self) -> YamlDocument:
-        found: YamlDocument = self.memoized("doc", lambda: parse_yaml(self.text))
+        def parse() -> YamlDocument:
+            report = self.memo.get("report")  # the whole-text check parsed this text already
+            if isinstance(report, DocumentReport) and report.doc is not None and report.doc.text is self.text:
+                return report.doc
+            return parse_yaml(self.text)
+
+        found: YamlDocument = self.memoized("doc", parse)
         return found
 
     @property

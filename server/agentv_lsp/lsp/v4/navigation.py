@@ -12,10 +12,13 @@
 from __future__ import annotations
 
 import os
+import threading
+from collections import OrderedDict
 from typing import Any
 
 from lsprotocol import types as lsp
 
+from agentv_lsp.checks.layout import Layout
 from agentv_lsp.lsp.convert import JsonDict, path_to_uri, range_json, to_range
 from agentv_lsp.lsp.v4.cases import cases_context
 from agentv_lsp.lsp.v4.model import Entry, V4Model
@@ -41,8 +44,107 @@ def _one_line(text: str, limit: int = 60) -> str:
 
 
 def document_symbols(model: V4Model, encoding: str) -> list[JsonDict]:
-    found: list[JsonDict] = model.memoized(("symbols", encoding), lambda: _symbols(model, encoding))
+    def compute() -> list[JsonDict]:
+        layout = layout_of(model)
+        found = _symbols_by_test(model, layout, encoding) if layout is not None else None
+        return found if found is not None else _symbols(model, encoding)
+
+    found: list[JsonDict] = model.memoized(("symbols", encoding), compute)
     return found
+
+
+# -- outline of a large file, test by test --------------------------------------------------------
+# Each test's symbol is kept in its own lines (its `- ` line is 0), by the test's text, so a
+# version after an edit builds the symbols of the changed tests only (from their units) and
+# moves the others; the first version takes them all from one whole-text load.
+
+WHOLE_TEXT_SYMBOLS = 64  # more tests than this without a symbol yet: one whole-text load
+MAX_SYMBOL_TABLES = 8
+_symbol_tables: OrderedDict[tuple[Any, ...], tuple[dict[str, JsonDict | None], threading.Lock]] = (
+    OrderedDict()
+)
+_tables_lock = threading.Lock()
+
+
+def _symbol_table(
+    model: V4Model, layout: Layout, encoding: str
+) -> tuple[dict[str, JsonDict | None], threading.Lock]:
+    """The symbols of a document's tests by their text, and the lock held while a whole-text
+    load fills it (a request then waits for that load instead of starting another)."""
+    key = (model.path, layout.head, layout.tail, encoding, model.generation, id(model.opts), model.choice)
+    with _tables_lock:
+        found = _symbol_tables.get(key)
+        if found is None:
+            found = _symbol_tables[key] = ({}, threading.Lock())
+            while len(_symbol_tables) > MAX_SYMBOL_TABLES:
+                _symbol_tables.popitem(last=False)
+        _symbol_tables.move_to_end(key)
+        if len(found[0]) > 4 * len(layout.offsets) + 1024:
+            found[0].clear()  # edited away: forget the old tests' symbols
+        return found
+
+
+def _symbols_by_test(model: V4Model, layout: Layout, encoding: str) -> list[JsonDict] | None:
+    """The outline from each test's own symbol (None: take the whole text's)."""
+    table, filling = _symbol_table(model, layout, encoding)
+    with filling:
+        return _fill_and_place(model, layout, encoding, table)
+
+
+def _fill_and_place(
+    model: V4Model, layout: Layout, encoding: str, table: dict[str, JsonDict | None]
+) -> list[JsonDict] | None:
+    count = len(layout.offsets)
+    chunks = [layout.chunk(k) for k in range(count)]
+    missing = [k for k in range(count) if chunks[k] not in table]
+    if len(missing) > WHOLE_TEXT_SYMBOLS:
+        entries = model.entries()
+        if len(entries) != count:
+            return None
+        for k, (entry, symbol) in enumerate(zip(entries, _symbols(model, encoding), strict=True)):
+            if entry.yaml_path != ("tests", k) or layout.case_at(entry.start_line) != k:
+                return None
+            table[chunks[k]] = _template(symbol, -layout.lines[k], k)
+    else:
+        head_lines = layout.head.count("\n")
+        for k in missing:
+            unit = unit_model(model, layout, k)
+            entries = unit.entries()
+            if len(entries) != 1 or entries[0].yaml_path != ("tests", 0):
+                table[chunks[k]] = None
+                continue
+            table[chunks[k]] = _template(_symbols(unit, encoding)[0], -head_lines, 0)
+    out: list[JsonDict] = []
+    for k in range(count):
+        template = table.get(chunks[k])
+        if template is None:
+            return None
+        out.append(_placed(template, layout.lines[k], k))
+    return out
+
+
+def _template(symbol: JsonDict, lines: int, index: int) -> JsonDict:
+    """A symbol moved by `lines`; a name taken from the test's place becomes None."""
+    out = _placed(symbol, lines, None)
+    if out["name"] == f"tests[{index}]":
+        out["name"] = None
+    return out
+
+
+def _placed(symbol: JsonDict, lines: int, index: int | None) -> JsonDict:
+    def move(r: JsonDict) -> JsonDict:
+        s, e = r["start"], r["end"]
+        return {
+            "start": {"line": s["line"] + lines, "character": s["character"]},
+            "end": {"line": e["line"] + lines, "character": e["character"]},
+        }
+
+    out = dict(symbol)
+    out["range"] = move(symbol["range"])
+    out["selectionRange"] = move(symbol["selectionRange"])
+    if index is not None and out["name"] is None:
+        out["name"] = f"tests[{index}]"
+    return out
 
 
 def _symbols(model: V4Model, encoding: str) -> list[JsonDict]:
@@ -142,8 +244,13 @@ def _location(entry: Entry) -> str:
 
 
 def code_lenses(model: V4Model, uri: str) -> list[JsonDict]:
-    """Two lenses per test; in a large file listed from the layout alone (no parse), each
-    resolved from its test's unit."""
+    """Two lenses per test; in a large file listed from the layout alone (no parse; followed
+    through the edits from the previous version), each resolved from its test's unit."""
+    found: list[JsonDict] = model.memoized(("lenses", uri), lambda: _code_lenses(model, uri))
+    return found
+
+
+def _code_lenses(model: V4Model, uri: str) -> list[JsonDict]:
     layout = layout_of(model)
     if model.kind == "cases":
         context = cases_context(model)

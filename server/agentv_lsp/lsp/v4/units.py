@@ -10,6 +10,7 @@ their text, so they survive edits elsewhere in the file.
 
 from __future__ import annotations
 
+import bisect
 import re
 import threading
 from collections import OrderedDict
@@ -26,10 +27,18 @@ _lock = threading.Lock()
 
 
 def layout_of(model: V4Model) -> Layout | None:
-    """The tests of a large eval text (None: small, or not cut safely)."""
+    """The tests of a large eval text (None: small, not cut safely, or a single test).
+
+    A text holding one test is its own unit (`head + chunk + tail` gives the text back):
+    cutting it again would recurse forever, as it did for one large test (a pasted log)."""
     if model.kind != "eval" or len(model.text) < SPLIT_MIN_BYTES:
         return None
-    found: Layout | None = model.memoized("layout", lambda: cut_tests(model.text))
+
+    def cut() -> Layout | None:
+        layout = cut_tests(model.text)
+        return layout if layout is not None and len(layout.offsets) > 1 else None
+
+    found: Layout | None = model.memoized("layout", cut)
     return found
 
 
@@ -72,7 +81,18 @@ def units_with_id(model: V4Model, test_id: str) -> list[tuple[V4Model, int]] | N
         return None
     pattern = re.compile(r"\bid\b")
     out: list[tuple[V4Model, int]] = []
-    for index in range(len(layout.offsets)):
+    if not test_id:
+        indices: list[int] = list(range(len(layout.offsets)))
+    else:  # the tests the id's occurrences fall in (not every test's text cut out and searched)
+        text, end = model.text, layout.tail_offset
+        indices = []
+        at = text.find(test_id, layout.offsets[0], end)
+        while at >= 0:
+            index = bisect.bisect_right(layout.offsets, at) - 1
+            if not indices or indices[-1] != index:
+                indices.append(index)
+            at = text.find(test_id, at + 1, end)
+    for index in indices:
         chunk = layout.chunk(index)
         if test_id in chunk and pattern.search(chunk):
             out.append((unit_model(model, layout, index), index))
