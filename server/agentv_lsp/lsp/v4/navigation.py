@@ -142,6 +142,8 @@ def _placed(symbol: JsonDict, lines: int, index: int | None) -> JsonDict:
     out = dict(symbol)
     out["range"] = move(symbol["range"])
     out["selectionRange"] = move(symbol["selectionRange"])
+    if "children" in symbol:  # a test's messages and assertions move with it
+        out["children"] = [_placed(child, lines, None) for child in symbol["children"]]
     if index is not None and out["name"] is None:
         out["name"] = f"tests[{index}]"
     return out
