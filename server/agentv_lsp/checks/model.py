@@ -62,6 +62,21 @@ class Diagnostic:
     def sort_key(self) -> tuple[int, int, int, str]:
         return (self.span.start_line, self.span.start_col, SEVERITY_RANK[self.severity], self.code)
 
+    def identity(self) -> tuple[Any, ...]:
+        """Every field, `data` included (equality leaves it out): two checks of the same text
+        agree on a finding only when this agrees."""
+        return (
+            self.file,
+            self.span,
+            self.severity,
+            self.code,
+            self.message,
+            self.yaml_path,
+            repr(self.data),
+            self.related,
+            self.unnecessary,
+        )
+
 
 def format_location(path: YamlPath) -> str:
     out = ""

@@ -23,7 +23,6 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from yaml.nodes import SequenceNode
 
@@ -201,8 +200,8 @@ def merge(parts: list[Part]) -> list[Diagnostic] | None:
     """The file's diagnostics from its parts' (None: the parts cannot tell)."""
     if not all(p.exact for p in parts):
         return None
-    first = [_identity(d) for d in parts[0].header]
-    if any([_identity(d) for d in p.header] != first for p in parts[1:]):
+    first = [d.identity() for d in parts[0].header]
+    if any([d.identity() for d in p.header] != first for p in parts[1:]):
         return None
     owner: dict[str, int] = {}
     for p in parts:
@@ -214,20 +213,6 @@ def merge(parts: list[Part]) -> list[Diagnostic] | None:
         out.extend(p.local)
     out.sort(key=Diagnostic.sort_key)
     return out
-
-
-def _identity(d: Diagnostic) -> tuple[Any, ...]:
-    return (
-        d.file,
-        d.span,
-        d.severity,
-        d.code,
-        d.message,
-        d.yaml_path,
-        repr(d.data),
-        d.related,
-        d.unnecessary,
-    )
 
 
 def check_split(

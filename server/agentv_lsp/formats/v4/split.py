@@ -279,7 +279,7 @@ def merge(parts: list[Part]) -> list[Diagnostic] | None:
     if any(
         p.file_references != first.file_references
         or p.uses != first.uses
-        or [_identity(d) for d in p.header] != [_identity(d) for d in first.header]
+        or [d.identity() for d in p.header] != [d.identity() for d in first.header]
         for p in parts[1:]
     ):
         return None
@@ -293,20 +293,6 @@ def merge(parts: list[Part]) -> list[Diagnostic] | None:
         out.extend(p.local)
     out.sort(key=Diagnostic.sort_key)
     return out
-
-
-def _identity(d: Diagnostic) -> tuple[Any, ...]:
-    return (
-        d.file,
-        d.span,
-        d.severity,
-        d.code,
-        d.message,
-        d.yaml_path,
-        repr(d.data),
-        d.related,
-        d.unnecessary,
-    )
 
 
 def check_split_v4(

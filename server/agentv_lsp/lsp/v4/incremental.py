@@ -156,20 +156,6 @@ def moved(d: Diagnostic, lines: int, old: int, new: int, inside: tuple[int, int]
     )
 
 
-def _identity(d: Diagnostic) -> tuple[Any, ...]:
-    return (
-        d.file,
-        d.span,
-        d.severity,
-        d.code,
-        d.message,
-        d.yaml_path,
-        repr(d.data),
-        d.related,
-        d.unnecessary,
-    )
-
-
 # -- parts ---------------------------------------------------------------------------------------
 
 Template = tuple[JsonDict, bool]  # a diagnostic's JSON in its part's lines; True: only range and path move
@@ -390,7 +376,7 @@ def seed(model: V4Model, layout: Layout, report: DocumentReport, generation: int
                 without_files.append(part)
                 if len(without_files) >= WITNESSES:
                     break
-    header = [_identity(d) for d in head] + [_identity(d) for d in tail]
+    header = [d.identity() for d in head] + [d.identity() for d in tail]
     return Checked(
         model.text,
         generation,
@@ -458,13 +444,13 @@ def check_alone(model: V4Model, layout: Layout, chunk: str, poisoned: bool) -> A
                 return refused
             if line < head_lines:
                 moved(d, 0, -1, -1, (0, head_lines))
-                header.append(_identity(d))
+                header.append(d.identity())
             elif line < head_lines + chunk_lines:
                 local.append(moved(d, -head_lines, 0, 0, (head_lines, head_lines + chunk_lines)))
             elif line < tail_start:
                 return refused  # on the poison's line yet not about it
             else:
-                header.append(_identity(moved(d, -tail_start, -1, -1, (tail_start, 1 << 40))))
+                header.append(moved(d, -tail_start, -1, -1, (tail_start, 1 << 40)).identity())
     except _NotPortable:
         return refused
     part = TestPart(
