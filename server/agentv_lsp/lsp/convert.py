@@ -123,6 +123,25 @@ def range_json(span: Span, line_of: LineOf, encoding: str) -> JsonDict:
     return {"start": position(span.start_line, span.start_col), "end": position(span.end_line, span.end_col)}
 
 
+def shifted_symbol(symbol: JsonDict, lines: int) -> JsonDict:
+    """A document symbol (JSON) and its children moved down by `lines` (a test's symbol built
+    once and placed wherever the test now starts)."""
+
+    def move(r: JsonDict) -> JsonDict:
+        s, e = r["start"], r["end"]
+        return {
+            "start": {"line": s["line"] + lines, "character": s["character"]},
+            "end": {"line": e["line"] + lines, "character": e["character"]},
+        }
+
+    out = dict(symbol)
+    out["range"] = move(symbol["range"])
+    out["selectionRange"] = move(symbol["selectionRange"])
+    if "children" in symbol:
+        out["children"] = [shifted_symbol(child, lines) for child in symbol["children"]]
+    return out
+
+
 def diagnostic_json(d: Diagnostic, line_of: LineOf, encoding: str = UTF16) -> JsonDict:
     """`to_diagnostic` as the JSON the client receives."""
     out: JsonDict = {

@@ -19,7 +19,7 @@ from lsprotocol import types as lsp
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from agentv_lsp.checks.runner import walk_yaml
-from agentv_lsp.lsp.convert import JsonDict, LineOf, path_to_uri, range_json, uri_to_path
+from agentv_lsp.lsp.convert import JsonDict, LineOf, path_to_uri, range_json, shifted_symbol, uri_to_path
 from agentv_lsp.lsp.filemodel import FileModel
 from agentv_lsp.lsp.server import AgentVLanguageServer, guard
 from agentv_lsp.lsp.v4 import navigation as v4_navigation
@@ -95,22 +95,6 @@ def case_symbol(case: Node, index: int, range_of: RangeOf) -> JsonDict:
     return out
 
 
-def _shifted(symbol: JsonDict, lines: int) -> JsonDict:
-    def move(r: JsonDict) -> JsonDict:
-        s, e = r["start"], r["end"]
-        return {
-            "start": {"line": s["line"] + lines, "character": s["character"]},
-            "end": {"line": e["line"] + lines, "character": e["character"]},
-        }
-
-    out = dict(symbol)
-    out["range"] = move(symbol["range"])
-    out["selectionRange"] = move(symbol["selectionRange"])
-    if "children" in symbol:
-        out["children"] = [_shifted(c, lines) for c in symbol["children"]]
-    return out
-
-
 def document_symbols(ls: AgentVLanguageServer, model: FileModel) -> list[JsonDict]:
     """The cases as DocumentSymbols (JSON), built once per version. In split mode each case's
     symbol is built once (in lines relative to the case, cached on its unit) and only moved
@@ -141,7 +125,7 @@ def _document_symbols(model: FileModel, encoding: str) -> list[JsonDict]:
                     else {}
                 )
                 model.units[index].memo[keys[index]] = (
-                    _shifted(symbol, -layout.lines[index]) if symbol else {}
+                    shifted_symbol(symbol, -layout.lines[index]) if symbol else {}
                 )
         for index, unit in enumerate(model.units):
             last = index == count - 1
@@ -164,7 +148,7 @@ def _document_symbols(model: FileModel, encoding: str) -> list[JsonDict]:
                     if (span.end_line, span.end_col) == next_item[0]:
                         span = Span(span.start_line, span.start_col, span.end_line, next_item[1])
                     r = range_json(span, line_of, encoding)
-                    return _shifted({"range": r, "selectionRange": r}, -head)["range"]  # type: ignore[no-any-return]
+                    return shifted_symbol({"range": r, "selectionRange": r}, -head)["range"]  # type: ignore[no-any-return]
 
                 case = unit.doc.node_at(("evalcases", 0))
                 template = unit.memo[key] = case_symbol(case, index, range_of) if case is not None else {}
@@ -174,7 +158,7 @@ def _document_symbols(model: FileModel, encoding: str) -> list[JsonDict]:
                 if placed is None or placed[0] != layout.lines[index]:
                     placed = unit.memo[f"placed:{key}"] = (
                         layout.lines[index],
-                        _shifted(template, layout.lines[index]),
+                        shifted_symbol(template, layout.lines[index]),
                     )
                 out.append(placed[1])
         return out

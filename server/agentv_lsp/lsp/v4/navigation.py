@@ -19,7 +19,7 @@ from typing import Any
 from lsprotocol import types as lsp
 
 from agentv_lsp.checks.layout import Layout
-from agentv_lsp.lsp.convert import JsonDict, path_to_uri, range_json, to_range
+from agentv_lsp.lsp.convert import JsonDict, path_to_uri, range_json, shifted_symbol, to_range
 from agentv_lsp.lsp.v4.cases import cases_context
 from agentv_lsp.lsp.v4.model import Entry, V4Model
 from agentv_lsp.lsp.v4.preview import preview_of_test
@@ -132,18 +132,7 @@ def _template(symbol: JsonDict, lines: int, index: int) -> JsonDict:
 
 
 def _placed(symbol: JsonDict, lines: int, index: int | None) -> JsonDict:
-    def move(r: JsonDict) -> JsonDict:
-        s, e = r["start"], r["end"]
-        return {
-            "start": {"line": s["line"] + lines, "character": s["character"]},
-            "end": {"line": e["line"] + lines, "character": e["character"]},
-        }
-
-    out = dict(symbol)
-    out["range"] = move(symbol["range"])
-    out["selectionRange"] = move(symbol["selectionRange"])
-    if "children" in symbol:  # a test's messages and assertions move with it
-        out["children"] = [_placed(child, lines, None) for child in symbol["children"]]
+    out = shifted_symbol(symbol, lines)  # its messages and assertions move with it
     if index is not None and out["name"] is None:
         out["name"] = f"tests[{index}]"
     return out
