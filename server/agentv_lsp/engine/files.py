@@ -40,6 +40,14 @@ class FileText:
     size: int = 0
 
 
+def truncated_message(path: str, read: FileText, limit: int) -> str:
+    """`file-truncated`, in both formats: a referenced file read only up to the size cap."""
+    return (
+        f"agentv-lsp read only the first {limit:,} bytes of {path} ({read.size:,} bytes): the preview of this "
+        "file is incomplete (AgentV itself reads it whole). Raise maxFileSizeKb to see all."
+    )
+
+
 _NODE_ERRORS = {
     errno.ENOENT: ("ENOENT", "no such file or directory, open '{path}'"),
     errno.EACCES: ("EACCES", "permission denied, open '{path}'"),

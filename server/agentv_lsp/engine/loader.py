@@ -21,6 +21,7 @@ from agentv_lsp.engine.files import (
     Resolution,
     build_search_roots,
     resolve_reference,
+    truncated_message,
 )
 from agentv_lsp.engine.jsrt import crlf_to_lf, js_trim, node_relative, node_resolve
 from agentv_lsp.engine.model import EvalCase, EvaluatorConfig, FileRef, Notice, YamlPath
@@ -394,8 +395,7 @@ def _note_partial_read(
         notices.append(
             Notice(
                 "file-truncated",
-                f"agentv-lsp read only the first {ef.fs.max_bytes:,} bytes of {path} ({read.size:,} bytes): the "
-                "preview of this file is incomplete (AgentV itself reads it whole). Raise maxFileSizeKb to see all.",
+                truncated_message(path, read, ef.fs.max_bytes),
                 file=ef.path,
                 yaml_path=yaml_path,
                 prefixed=False,

@@ -13,7 +13,14 @@ import stat
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeGuard
 
-from agentv_lsp.engine.files import FileReadError, FileSystem, FileText, Resolution, resolve_reference
+from agentv_lsp.engine.files import (
+    FileReadError,
+    FileSystem,
+    FileText,
+    Resolution,
+    resolve_reference,
+    truncated_message,
+)
 from agentv_lsp.engine.jsrt import JS_WHITESPACE
 from agentv_lsp.formats.v4.model import RuntimeMessage, Stream, YamlPath
 
@@ -703,9 +710,7 @@ class LoadContext:
         """`file-truncated`, as the v2 engine says it, when `read` stopped at the size cap."""
         if read.truncated:
             self.notice(
-                f"agentv-lsp read only the first {self.fs.max_bytes:,} bytes of {path} ({read.size:,} bytes): "
-                "the preview of this file is incomplete (AgentV itself reads it whole). "
-                "Raise maxFileSizeKb to see all.",
+                truncated_message(path, read, self.fs.max_bytes),
                 "file-truncated",
                 file=file,
                 yaml_path=yaml_path,
