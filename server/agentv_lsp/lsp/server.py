@@ -41,7 +41,7 @@ from agentv_lsp.lsp.convert import (
     no_lines,
     uri_to_path,
 )
-from agentv_lsp.lsp.document import Edit, EditedDocument
+from agentv_lsp.lsp.document import Edit, EditedDocument, lsp_lines
 from agentv_lsp.lsp.filemodel import CHUNK_BASE, TAIL_BASE, FileModel, Unit, UnitCache
 from agentv_lsp.lsp.protocol import AgentVProtocol
 from agentv_lsp.lsp.settings import Settings, hidden_allow_list, parse_settings
@@ -290,7 +290,7 @@ class AgentVLanguageServer(LanguageServer):
             self.log(f"agentv-lsp: could not read {uri}: {type(exc).__name__}: {exc}", lsp.MessageType.Error)
 
     def document_lines(self, uri: str) -> list[str] | None:
-        """The open document's lines (split once per version)."""
+        """The open document's lines as LSP numbers them (split once per version)."""
         document = self.workspace.text_documents.get(uri)
         if document is None:
             return None
@@ -298,7 +298,7 @@ class AgentVLanguageServer(LanguageServer):
         if cached is not None and cached[0] == document.version and cached[1] is document.source:
             found: list[str] = cached[2]
             return found
-        lines: list[str] = document.source.split("\n")
+        lines = lsp_lines(document.source)
         self._lines[uri] = (document.version, document.source, lines)
         return lines
 
