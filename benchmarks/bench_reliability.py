@@ -12,7 +12,11 @@ checked by `agentv-lsp check --format json` at n and 2n (n chosen so that the fi
 is at least 200 KB): the two times, their ratio (linear work gives about 2) and whether each run
 ended with diagnostics (exit 0 or 1).
 
-Run: python benchmarks/bench_reliability.py [--seconds 20] [--hostile [FAMILY ...]]
+Open/close cycles (issue 25, `--open-close N`): N small documents (4.x and v2 in turn) opened,
+asked for their status and closed in the server: its memory before and after, in bytes kept
+per cycle (a server that forgets closed documents keeps about none).
+
+Run: python benchmarks/bench_reliability.py [--seconds 20] [--hostile [FAMILY ...]] [--open-close N]
 """
 
 from __future__ import annotations
@@ -174,6 +178,40 @@ async def through_the_server(cases: int, storm_edits: int) -> dict[str, float]:
     return out
 
 
+async def open_close_memory(cycles: int) -> tuple[float, float, float]:
+    """Open, query and close `cycles` small documents: (RSS before, after in MiB, bytes per cycle)."""
+    client = RawClient()
+    root = workload(2)
+    await client.start(sys.executable, "-m", "agentv_lsp", "serve")
+    assert client.process is not None
+    pid = client.process.pid
+    await client.initialize(root)
+    v2 = eval_files(root)[0].read_text()
+    v4 = "description: Memory\ntests:\n  - id: one\n    input: Hello\n    criteria: Greets back.\n"
+
+    async def cycle(n: int) -> None:
+        name = f"open{n}.eval.yaml" if n % 2 else f"open{n}.yaml"
+        uri = (root / "evals" / name).as_uri()
+        text = v4 if n % 2 else v2
+        client.notify(
+            "textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": text}}
+        )
+        await client.request("agentv/status", {"uri": uri})
+        await client.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
+        client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+
+    for n in range(200):  # warm up: imports, schema caches, the allocator's arenas
+        await cycle(n)
+    await client.request("agentv/status", {"uri": (root / "none.yaml").as_uri()})
+    before = server_memory(pid)[0]
+    for n in range(200, 200 + cycles):
+        await cycle(n)
+    await client.request("agentv/status", {"uri": (root / "none.yaml").as_uri()})
+    after = server_memory(pid)[0]
+    await client.stop()
+    return before, after, (after - before) * 2**20 / cycles
+
+
 def soak(seconds: float) -> tuple[int, float]:
     """Check the same edited document repeatedly: (checks done, traced memory growth in MiB)."""
     root = workload(200)
@@ -319,7 +357,15 @@ def main() -> None:
     )
     parser.add_argument("--repeat", type=int, default=3, help="runs per hostile measurement (best is kept)")
     parser.add_argument("--min-kb", type=int, default=200, help="smallest hostile input (n is doubled up to it)")
+    parser.add_argument("--open-close", type=int, metavar="N", help="only the open/close memory figure (N cycles)")
     args = parser.parse_args()
+    if args.open_close is not None:
+        before, after, per_cycle = asyncio.run(open_close_memory(args.open_close))
+        print(
+            f"server: {args.open_close} documents opened and closed, {before:.1f} -> {after:.1f} MiB, "
+            f"{per_cycle:.0f} bytes kept per cycle"
+        )
+        return
     if args.hostile is not None:
         hostile(args.hostile, args.repeat, args.min_kb)
         for family, n in (("int-string-key-collisions", 50_000), ("many-cases-with-errors", 8000)):

@@ -43,6 +43,7 @@ from agentv_lsp.lsp.convert import (
 )
 from agentv_lsp.lsp.document import Edit, EditedDocument, lsp_lines
 from agentv_lsp.lsp.filemodel import CHUNK_BASE, TAIL_BASE, FileModel, Unit, UnitCache
+from agentv_lsp.lsp.lifecycle import Lifecycle
 from agentv_lsp.lsp.protocol import AgentVProtocol
 from agentv_lsp.lsp.settings import Settings, hidden_allow_list, parse_settings
 from agentv_lsp.lsp.v4.model import V4Model
@@ -91,6 +92,7 @@ class AgentVLanguageServer(LanguageServer):
         # called with the paths of files that changed on disk (features drop their caches)
         self._shown_problems: set[str] = set()
         self.file_listeners: list[Callable[[list[str]], None]] = []
+        self.lifecycle = Lifecycle(self.stop_checks)
 
     # -- settings and workspace ------------------------------------------------------------
     def apply_settings(self, raw: Any) -> bool:
@@ -303,6 +305,10 @@ class AgentVLanguageServer(LanguageServer):
         return lines
 
     def forget(self, uri: str) -> None:
+        """A document was closed: drop everything kept for it."""
+        from agentv_lsp.lsp.v4 import actions as v4_actions
+
+        v4_actions.forget(uri)  # its last migration (a copy of the whole text, and more)
         self._lines.pop(uri, None)
         self._runtimes.pop(uri, None)
         history = self.v4_history.pop(uri, None)
@@ -342,6 +348,10 @@ class AgentVLanguageServer(LanguageServer):
         budget = self.budgets.pop(uri, None)
         if budget is not None:
             budget.cancel()
+
+    def stop_checks(self) -> None:
+        for uri in list(self.budgets):
+            self.stop_check(uri)
 
     async def run_check(
         self,
@@ -537,6 +547,7 @@ def _paused(work: Callable[..., T], *args: Any) -> T:
 def run_server(tcp: str | None = None) -> int:
     """`agentv-lsp serve`: LSP over stdio, or over TCP with `--tcp HOST:PORT`."""
     server = create_server()
+    server.lifecycle.ends_process = True  # `exit` and a dead client end the process at once
     # The trees of a large open document are millions of long-lived objects. With Python's
     # default thresholds a full collection (about 1 s at 10,000 cases, holding the GIL, so
     # every request waits) came every few seconds of editing; these make it rare. Reference
