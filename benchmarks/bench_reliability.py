@@ -12,7 +12,7 @@ checked by `agentv-lsp check --format json` at n and 2n (n chosen so that the fi
 is at least 200 KB): the two times, their ratio (linear work gives about 2) and whether each run
 ended with diagnostics (exit 0 or 1).
 
-Open/close cycles (issue 25, `--open-close N`): N small documents (4.x and v2 in turn) opened,
+Open/close cycles (issue 25, `--open-close N`): N small documents (v2, 4.x, other YAML in turn) opened,
 asked for their status and closed in the server: its memory before and after, in bytes kept
 per cycle (a server that forgets closed documents keeps about none).
 
@@ -189,12 +189,14 @@ async def open_close_memory(cycles: int) -> tuple[float, float, float]:
     v2 = eval_files(root)[0].read_text()
     v4 = "description: Memory\ntests:\n  - id: one\n    input: Hello\n    criteria: Greets back.\n"
 
+    kinds = [(".yaml", v2), (".eval.yaml", v4), (".cases.yaml", "- id: x\n  input: Hi\n")]
+
     async def cycle(n: int) -> None:
-        name = f"open{n}.eval.yaml" if n % 2 else f"open{n}.yaml"
-        uri = (root / "evals" / name).as_uri()
-        text = v4 if n % 2 else v2
+        suffix, text = kinds[n % 3]  # a v2 eval file, a 4.x one, YAML that may be a 4.x cases file
+        uri = (root / "evals" / f"open{n}{suffix}").as_uri()
         client.notify(
-            "textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": text}}
+            "textDocument/didOpen",
+            {"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": text}},
         )
         await client.request("agentv/status", {"uri": uri})
         await client.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
@@ -357,7 +359,9 @@ def main() -> None:
     )
     parser.add_argument("--repeat", type=int, default=3, help="runs per hostile measurement (best is kept)")
     parser.add_argument("--min-kb", type=int, default=200, help="smallest hostile input (n is doubled up to it)")
-    parser.add_argument("--open-close", type=int, metavar="N", help="only the open/close memory figure (N cycles)")
+    parser.add_argument(
+        "--open-close", type=int, metavar="N", help="only the open/close memory figure (N cycles)"
+    )
     args = parser.parse_args()
     if args.open_close is not None:
         before, after, per_cycle = asyncio.run(open_close_memory(args.open_close))

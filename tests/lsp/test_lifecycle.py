@@ -20,6 +20,7 @@ import pytest
 from agentv_lsp.lsp.lifecycle import PARENT_POLL_SECONDS, process_alive
 from agentv_lsp.lsp.server import AgentVLanguageServer, create_server
 from agentv_lsp.lsp.v4 import actions as v4_actions
+from agentv_lsp.lsp.v4 import model as v4_model
 from tests.lsp.conftest import EVAL, write_repo
 from tests.lsp.rawrpc import RawClient, spawn
 from tests.reliability.hostile_families import FAMILIES
@@ -161,6 +162,7 @@ def per_document_entries(server: AgentVLanguageServer) -> dict[str, int]:
         "published": len(server.published),
         "request futures": len(server.protocol._request_futures),
         "4.x migrations": len(v4_actions._migrations),
+        "4.x cases-file verdicts": len(v4_model._used_as_tests),
     }
 
 
@@ -174,39 +176,46 @@ def test_closed_documents_leave_nothing_behind(tmp_path: Path) -> None:
     )
     thread.start()
     client = RawClient(os.fdopen(to_client, "rb"), os.fdopen(from_client, "wb"))
-    client.initialize(root.as_uri())
-    v4 = "description: x\ntests:\n  - id: one\n    input: Hello\n    criteria: Greets.\n"
-    for n in range(60):
-        name, text = (f"d{n}.eval.yaml", v4) if n % 2 else (f"d{n}.yaml", EVAL)
-        uri = (root / "evals" / name).as_uri()
-        client.notify(
-            "textDocument/didOpen",
-            {"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": text}},
-        )
-        client.request(
-            "textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": 3, "character": 6}}
-        )
-        client.request("textDocument/codeLens", {"textDocument": {"uri": uri}})
-        everything = {"start": {"line": 0, "character": 0}, "end": {"line": 9, "character": 0}}
-        client.request(
-            "textDocument/codeAction",
-            {"textDocument": {"uri": uri}, "range": everything, "context": {"diagnostics": []}},
-        )
-        change = {
-            "range": {"start": {"line": 1, "character": 0}, "end": {"line": 1, "character": 0}},
-            "text": "#\n",
-        }
-        client.notify(
-            "textDocument/didChange", {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [change]}
-        )
-        client.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
-        if n % 2 == 0:  # v2 documents with errors: their diagnostics come (and are cleared on close)
-            client.notification(
-                "textDocument/publishDiagnostics", lambda p, uri=uri: p["uri"] == uri and p["diagnostics"]
+    try:
+        client.initialize(root.as_uri())
+        v4 = "description: x\ntests:\n  - id: one\n    input: Hello\n    criteria: Greets.\n"
+        for n in range(60):
+            # a v2 eval file, a 4.x one, and YAML that may be a 4.x cases file
+            name, text = [(f"d{n}.yaml", EVAL), (f"d{n}.eval.yaml", v4), (f"d{n}.cases.yaml", "- id: x\n")][
+                n % 3
+            ]
+            uri = (root / "evals" / name).as_uri()
+            client.notify(
+                "textDocument/didOpen",
+                {"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": text}},
             )
-        client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
-    client.request("textDocument/hover", HOVER)  # answered after every notification above was handled
-    assert per_document_entries(server) == dict.fromkeys(per_document_entries(server), 0)
-    client.request("shutdown")
-    client.notify("exit")
+            client.request(
+                "textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": 3, "character": 6}}
+            )
+            client.request("textDocument/codeLens", {"textDocument": {"uri": uri}})
+            everything = {"start": {"line": 0, "character": 0}, "end": {"line": 9, "character": 0}}
+            client.request(
+                "textDocument/codeAction",
+                {"textDocument": {"uri": uri}, "range": everything, "context": {"diagnostics": []}},
+            )
+            change = {
+                "range": {"start": {"line": 1, "character": 0}, "end": {"line": 1, "character": 0}},
+                "text": "#\n",
+            }
+            client.notify(
+                "textDocument/didChange",
+                {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [change]},
+            )
+            client.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
+            if n % 3 == 0:  # v2 documents with errors: their diagnostics come (and are cleared on close)
+                client.notification(
+                    "textDocument/publishDiagnostics", lambda p, uri=uri: p["uri"] == uri and p["diagnostics"]
+                )
+            client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+        client.request("textDocument/hover", HOVER)  # answered after every notification above was handled
+        assert per_document_entries(server) == dict.fromkeys(per_document_entries(server), 0)
+        client.request("shutdown")
+        client.notify("exit")
+    finally:
+        client.writer.close()  # end of input: the server's loop ends even if an assertion failed
     thread.join(timeout=30)

@@ -47,6 +47,7 @@ from agentv_lsp.lsp.lifecycle import Lifecycle
 from agentv_lsp.lsp.protocol import AgentVProtocol
 from agentv_lsp.lsp.settings import Settings, hidden_allow_list, parse_settings
 from agentv_lsp.lsp.v4.model import V4Model
+from agentv_lsp.lsp.v4.model import forget_path as forget_v4_path
 from agentv_lsp.yamlpos import Span
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -309,6 +310,8 @@ class AgentVLanguageServer(LanguageServer):
         from agentv_lsp.lsp.v4 import actions as v4_actions
 
         v4_actions.forget(uri)  # its last migration (a copy of the whole text, and more)
+        if is_file_uri(uri):
+            forget_v4_path(uri_to_path(uri))
         self._lines.pop(uri, None)
         self._runtimes.pop(uri, None)
         history = self.v4_history.pop(uri, None)
