@@ -22,8 +22,12 @@ Large tests (issue 25, `--large-test [KB ...]`): a 4.x eval file whose first tes
 log of 100 KB, 1 MB and 10 MB, opened in the server: time to its diagnostics, time of a hover on
 the large test (it must show the prompt), and the server's peak memory.
 
+Open/close cycles (issue 25, `--open-close N`): N small documents (v2, 4.x, other YAML in turn) opened,
+asked for their status and closed in the server: its memory before and after, in bytes kept
+per cycle (a server that forgets closed documents keeps about none).
+
 Run: python benchmarks/bench_reliability.py [--seconds 20] [--hostile [FAMILY ...]] [--manifests]
-     [--large-test [KB ...]]
+     [--large-test [KB ...]] [--open-close N]
 """
 
 from __future__ import annotations
@@ -183,6 +187,42 @@ async def through_the_server(cases: int, storm_edits: int) -> dict[str, float]:
     out["storm_before_mib"], out["storm_after_mib"] = before, server_memory(pid)[0]
     await client.stop()
     return out
+
+
+async def open_close_memory(cycles: int) -> tuple[float, float, float]:
+    """Open, query and close `cycles` small documents: (RSS before, after in MiB, bytes per cycle)."""
+    client = RawClient()
+    root = workload(2)
+    await client.start(sys.executable, "-m", "agentv_lsp", "serve")
+    assert client.process is not None
+    pid = client.process.pid
+    await client.initialize(root)
+    v2 = eval_files(root)[0].read_text()
+    v4 = "description: Memory\ntests:\n  - id: one\n    input: Hello\n    criteria: Greets back.\n"
+
+    kinds = [(".yaml", v2), (".eval.yaml", v4), (".cases.yaml", "- id: x\n  input: Hi\n")]
+
+    async def cycle(n: int) -> None:
+        suffix, text = kinds[n % 3]  # a v2 eval file, a 4.x one, YAML that may be a 4.x cases file
+        uri = (root / "evals" / f"open{n}{suffix}").as_uri()
+        client.notify(
+            "textDocument/didOpen",
+            {"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": text}},
+        )
+        await client.request("agentv/status", {"uri": uri})
+        await client.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
+        client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+
+    for n in range(200):  # warm up: imports, schema caches, the allocator's arenas
+        await cycle(n)
+    await client.request("agentv/status", {"uri": (root / "none.yaml").as_uri()})
+    before = server_memory(pid)[0]
+    for n in range(200, 200 + cycles):
+        await cycle(n)
+    await client.request("agentv/status", {"uri": (root / "none.yaml").as_uri()})
+    after = server_memory(pid)[0]
+    await client.stop()
+    return before, after, (after - before) * 2**20 / cycles
 
 
 def soak(seconds: float) -> tuple[int, float]:
@@ -557,12 +597,22 @@ def main() -> None:
         metavar="KB",
         help="only the large-test family (default 100 1024 10240 KB)",
     )
+    parser.add_argument(
+        "--open-close", type=int, metavar="N", help="only the open/close memory figure (N cycles)"
+    )
     args = parser.parse_args()
     if args.manifests:
         manifests(args.timeout)
         return
     if args.large_test is not None:
         large_tests(args.large_test or [100, 1024, 10240])
+        return
+    if args.open_close is not None:
+        before, after, per_cycle = asyncio.run(open_close_memory(args.open_close))
+        print(
+            f"server: {args.open_close} documents opened and closed, {before:.1f} -> {after:.1f} MiB, "
+            f"{per_cycle:.0f} bytes kept per cycle"
+        )
         return
     if args.hostile is not None:
         hostile(args.hostile, args.repeat, args.min_kb)

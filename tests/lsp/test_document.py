@@ -1,18 +1,22 @@
 """EditedDocument (no server): incremental edits give exactly the text pygls' own document
 gives, in UTF-16, UTF-32 and UTF-8 positions, with CRLF and astral characters; the edit log
-lets a model follow the document."""
+lets a model follow the document. With lone CRs, FF, NEL, U+2028 and the other characters
+`str.splitlines` breaks at, edits land where LSP's line rule puts them (pygls' does not)."""
 
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from lsprotocol import types as lsp
-from pygls.workspace import TextDocument
+from pygls.workspace import TextDocument, Workspace
 from pygls.workspace.position_codec import PositionCodec
 
 from agentv_lsp.lsp.convert import to_client_col
-from agentv_lsp.lsp.document import EditedDocument
+from agentv_lsp.lsp.document import EditedDocument, install, lsp_lines, lsp_lines_with_ends
 
 WORDS = ["a", "é", "😀", "\n", "\r\n", "  - id: x\n", "", "ab😀c"]
 
@@ -61,3 +65,90 @@ def test_a_full_change_resets_the_log() -> None:
     assert [e.text for e in doc.edits_since(0, 0) or []] == ["x"]
     doc.apply_change(lsp.TextDocumentContentChangeWholeDocument(text="new\n"))
     assert doc.state == (1, 0) and doc.edits_since(0, 1) is None
+
+
+# -- line ends: LSP's (LF, CRLF, lone CR), never the other breaks str.splitlines knows ---------
+
+# the characters str.splitlines breaks at besides LF and CR, which LSP and VS Code do not
+NOT_LSP_BREAKS = ["\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"]
+PIECES = ["a", "bc", "é", "😀", "\n", "\r", "\r\n", *NOT_LSP_BREAKS]
+
+
+def apply_with_lsp_rule(text: str, start: lsp.Position, end: lsp.Position, new: str) -> str:
+    """An incremental change applied as vscode-languageserver-textdocument applies it: lines
+    end at LF, CRLF or CR; a line past the end is the end of the text; a character past the
+    end of its line is the line's end; UTF-16 units; a reversed range is taken in order."""
+    starts = [0] + [m.end() for m in re.finditer(r"\r\n|\r|\n", text)]
+
+    def offset(p: lsp.Position) -> int:
+        if p.line >= len(starts):
+            return len(text)
+        begin = starts[p.line]
+        stop = starts[p.line + 1] if p.line + 1 < len(starts) else len(text)
+        line = text[begin:stop].rstrip("\r\n")
+        units = 0
+        for index, ch in enumerate(line):
+            if units >= p.character:
+                return begin + index
+            units += 2 if ord(ch) > 0xFFFF else 1
+        return begin + len(line)
+
+    a, b = sorted((offset(start), offset(end)))
+    return text[:a] + new + text[b:]
+
+
+def test_the_issue_repro_inserts_at_the_lsp_line() -> None:
+    doc = EditedDocument("file:///t.yaml", "a\rb\x0cc\nd", version=1)
+    at = lsp.Position(line=2, character=0)
+    doc.apply_change(lsp.TextDocumentContentChangePartial(range=lsp.Range(start=at, end=at), text="X"))
+    assert doc.source == "a\rb\x0cc\nXd"
+    assert list(doc.lines) == ["a\r", "b\x0cc\n", "Xd"]
+
+
+@pytest.mark.parametrize("text", ["", "a", "a\n", "a\r", "\r\n\r", "a\x0cb\u2028c\x85\r\nd\re\n", "\n\n"])
+def test_lines_follow_the_lsp_rule(text: str) -> None:
+    assert "".join(lsp_lines_with_ends(text)) == text
+    assert len(lsp_lines(text)) == len(re.findall(r"\r\n|\r|\n", text)) + 1
+    ends_with_break = not text or text.endswith(("\n", "\r"))
+    stripped = [line.rstrip("\r\n") for line in lsp_lines_with_ends(text)]
+    assert stripped + ([""] if ends_with_break else []) == lsp_lines(text)
+
+
+def _texts() -> st.SearchStrategy[str]:
+    return st.lists(st.sampled_from(PIECES), max_size=40).map("".join)
+
+
+@st.composite
+def _edits(draw: st.DrawFn) -> list[tuple[lsp.Position, lsp.Position, str]]:
+    out = []
+    for _ in range(draw(st.integers(1, 12))):
+        lines = draw(st.integers(0, 12)), draw(st.integers(0, 12))
+        chars = draw(st.integers(0, 8)), draw(st.integers(0, 8))
+        start, end = (lsp.Position(line=lines[i], character=chars[i]) for i in (0, 1))
+        if draw(st.booleans()):  # mostly ranges in order, as editors send
+            start, end = sorted((start, end), key=lambda p: (p.line, p.character))
+        out.append((start, end, draw(_texts())))
+    return out
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=_texts(), edits=_edits())
+def test_incremental_edits_follow_the_lsp_rule(
+    text: str, edits: list[tuple[lsp.Position, lsp.Position, str]]
+) -> None:
+    """Through pygls' workspace, as the server applies didChange: after every edit the text is
+    the one LSP's rule gives, whatever the text holds (FF, NEL, U+2028, lone CRs, astral)."""
+    workspace = Workspace(None, lsp.TextDocumentSyncKind.Incremental)
+    install(workspace)
+    uri = "file:///t.yaml"
+    workspace.put_text_document(lsp.TextDocumentItem(uri=uri, language_id="yaml", version=1, text=text))
+    expected = text
+    for version, (start, end, new) in enumerate(edits, 2):
+        workspace.update_text_document(
+            lsp.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            lsp.TextDocumentContentChangePartial(range=lsp.Range(start=start, end=end), text=new),
+        )
+        expected = apply_with_lsp_rule(expected, start, end, new)
+        document = workspace.get_text_document(uri)
+        assert document.source == expected
+        assert "".join(document.lines) == expected

@@ -4,15 +4,23 @@ remember the edits (so a `FileModel` can follow them instead of cutting the text
 pygls' `TextDocument` splits the whole text into lines for every edit (about 70 ms for a
 6 MB, 10,000-case file). `EditedDocument` keeps a sparse index of line starts instead
 (one (line, offset) pair every `STRIDE` lines, shifted after each edit), finds the edit's
-offsets from it, and splices the text. Lines end at LF or CRLF as in LSP; a text with a
-lone CR (also a line break for LSP) goes through pygls' own code.
+offsets from it, and splices the text.
+
+Lines end where LSP and VS Code end them: at LF, CRLF and a lone CR, nowhere else
+(`lsp_lines`). pygls' `TextDocument` splits with `str.splitlines`, which also breaks at FF,
+VT, NEL, U+2028 and the other Unicode separators, so a text holding one of those would take
+edits at the wrong place; every position here, and `lines` for pygls' own helpers, follows
+the LSP rule. The edit log counts LF only, so an edit to a text with a lone CR is applied
+the same way but resets the log (a model is then built from the whole text).
 """
 
 from __future__ import annotations
 
 import bisect
+import re
 import threading
 import types
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +32,30 @@ from agentv_lsp.lsp.convert import UTF16, from_client_col
 
 STRIDE = 256
 MAX_EDITS = 256  # edits remembered (a model older than that is rebuilt from the text)
+
+_BREAK = re.compile(r"\r\n?|\n")  # LSP line ends; str.splitlines knows eight more
+_LINE = re.compile(r"[^\r\n]*(?:\r\n?|\n)|[^\r\n]+\Z")
+
+
+def lsp_lines(text: str) -> list[str]:
+    """The lines of `text` as LSP numbers them, without their ends (n breaks: n + 1 lines)."""
+    return _BREAK.split(text) if "\r" in text else text.split("\n")
+
+
+def lsp_lines_with_ends(text: str) -> list[str]:
+    """The lines of `text` as LSP numbers them, with their ends (as `str.splitlines(True)`)."""
+    return _LINE.findall(text)
+
+
+def _makes_lone_cr(text: str, start: int, stop: int) -> bool:
+    """Whether text[start:stop], just inserted, made a CR without its LF (one inserted, or one
+    before `start` now followed by something else)."""
+    at = text.find("\r", max(start - 1, 0), stop)
+    while at >= 0:
+        if not text.startswith("\n", at + 1):
+            return True
+        at = text.find("\r", at + 1, stop)
+    return False
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +76,25 @@ class EditedDocument(TextDocument):
         self.reset_count = 0  # full replacements so far
         self._index_lines: list[int] | None = None
         self._index_offsets: list[int] = []
+        self._lone_cr: bool | None = None  # whether the text has a CR without LF (None: not known)
         self._lock = threading.Lock()
+
+    @property
+    def lines(self) -> Sequence[str]:
+        return tuple(lsp_lines_with_ends(self.source))
+
+    def _has_lone_cr(self) -> bool:
+        if self._lone_cr is None:
+            self._lone_cr = has_lone_cr(self.source)
+        return self._lone_cr
+
+    def _next_line(self, text: str, offset: int) -> int:
+        """The start of the line after the one holding `offset` (-1 on the last line)."""
+        if self._has_lone_cr():
+            found = _BREAK.search(text, offset)
+            return found.end() if found else -1
+        at = text.find("\n", offset)
+        return at + 1 if at >= 0 else -1
 
     # -- the sparse line index ---------------------------------------------------------------
     def _build_index(self, text: str) -> None:
@@ -52,10 +102,9 @@ class EditedDocument(TextDocument):
         offset, line = 0, 0
         while True:
             for _ in range(STRIDE):
-                offset = text.find("\n", offset)
+                offset = self._next_line(text, offset)
                 if offset < 0:
                     break
-                offset += 1
                 line += 1
             if offset < 0:
                 break
@@ -72,40 +121,40 @@ class EditedDocument(TextDocument):
         at = bisect.bisect_right(self._index_lines, line) - 1
         current, offset = self._index_lines[at], self._index_offsets[at]
         while current < line:
-            found = text.find("\n", offset)
-            if found < 0:
+            offset = self._next_line(text, offset)
+            if offset < 0:
                 return None
-            offset = found + 1
             current += 1
         return offset
 
-    def _offset(self, position: lsp.Position, encoding: str) -> int | None:
-        start = self.offset_of(position.line)
-        if start is None:
-            return None
+    def _offset(self, position: lsp.Position, encoding: str) -> int:
+        """The offset of a client position, clamped as VS Code clamps it: a line past the end
+        is the end of the text, a character past the line's end is its end (before its break)."""
         text = self.source
-        end = text.find("\n", start)
-        line = text[start : end if end >= 0 else len(text)]
-        return start + from_client_col(line.removesuffix("\r"), position.character, encoding)
+        start = self.offset_of(max(position.line, 0))
+        if start is None:
+            return len(text)
+        found = _BREAK.search(text, start)
+        line = text[start : found.start() if found else len(text)]
+        return start + from_client_col(line, position.character, encoding)
 
     # -- edits ------------------------------------------------------------------------------
     def _apply_incremental_change(self, change: lsp.TextDocumentContentChangePartial) -> None:
         text = self.source
         encoding = str(getattr(self.position_codec, "encoding", UTF16) or UTF16)
-        start = end = None
-        if not has_lone_cr(text):
-            start = self._offset(change.range.start, encoding)
-            end = self._offset(change.range.end, encoding)
-        lone_cr = has_lone_cr(change.text)
-        if start is None or end is None or end < start or lone_cr:
-            super()._apply_incremental_change(change)
+        start = self._offset(change.range.start, encoding)
+        end = self._offset(change.range.end, encoding)
+        first_line, last_line = change.range.start.line, change.range.end.line
+        if end < start:  # a reversed range, taken as VS Code's document takes it
+            start, end, first_line, last_line = end, start, last_line, first_line
+        had_lone_cr = self._has_lone_cr()
+        removed_lines = text.count("\n", start, end)
+        self._source = new = text[:start] + change.text + text[end:]
+        if had_lone_cr or _makes_lone_cr(new, start, start + len(change.text)):
+            # lines counted by LF no longer match LSP's: no log, the index built again
             self._reset()
             return
-        removed_lines = text.count("\n", start, end)
-        self._source = text[:start] + change.text + text[end:]
-        self._record(
-            Edit(start, end, change.text, removed_lines), change.range.start.line, change.range.end.line
-        )
+        self._record(Edit(start, end, change.text, removed_lines), first_line, last_line)
 
     def _apply_full_change(self, change: Any) -> None:
         super()._apply_full_change(change)
@@ -117,6 +166,7 @@ class EditedDocument(TextDocument):
 
     def _reset(self) -> None:
         with self._lock:
+            self._lone_cr = None
             self.edits = []
             self.reset_count += 1
             self.edit_count = 0

@@ -11,16 +11,28 @@
 - A `$/cancelRequest` for a request already answered is normal (the editor cancels hovers and
   code lenses it no longer needs); pygls logs it as a warning on stderr, which VS Code shows as
   `[error]` in the output channel. That line is dropped.
+- Lifecycle as the LSP spec says (pygls 2 does not): a request after `shutdown` is answered
+  with `InvalidRequest` (-32600) instead of no answer at all; a second `initialize` is
+  refused the same way; `exit` ends the process with 0 after `shutdown`, 1 without it
+  (`lifecycle`), and the client's `processId` is watched.
+- pygls keeps the future of every notification it handles (`_request_futures`, keyed by a
+  fresh uuid, removed only for requests): two per opened-and-closed document, forever. Here
+  each handler's future is removed once done.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
-from pygls.protocol import LanguageServerProtocol
+from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcInvalidRequest
+from pygls.protocol import LanguageServerProtocol, lsp_method
+
+if TYPE_CHECKING:
+    from agentv_lsp.lsp.server import AgentVLanguageServer
 
 
 def _not_a_late_cancel(record: logging.LogRecord) -> bool:
@@ -41,6 +53,9 @@ class RejectedRequest:
 
 
 class AgentVProtocol(LanguageServerProtocol):
+    _server: AgentVLanguageServer
+    _initialize_received = False
+
     def structure_message(self, data: dict[str, Any]) -> Any:
         try:
             return super().structure_message(data)
@@ -66,7 +81,41 @@ class AgentVProtocol(LanguageServerProtocol):
         super()._send_data(data)
 
     def handle_message(self, message: Any) -> None:
+        method = getattr(message, "method", None)
+        if self._shutdown and method != lsp.EXIT and hasattr(message, "id") and isinstance(method, str):
+            error = JsonRpcInvalidRequest(f"{method}: the server is shutting down (it received `shutdown`)")
+            self._send_response(message.id, None, error.to_response_error())
+            return
         if isinstance(message, RejectedRequest):
             self._send_response(message.id, None, message.error.to_response_error())
             return
         super().handle_message(message)
+
+    def _execute_handler(
+        self,
+        msg_id: Any,
+        handler: Any,
+        callback: Callable[[Any], None],
+        args: tuple[Any, ...] | None = None,
+        kwargs: dict[str, Any] | None = None,
+    ) -> None:
+        def done(future: Any) -> None:
+            if self._request_futures.get(msg_id) is future:
+                del self._request_futures[msg_id]  # a notification's: pygls would keep it
+            callback(future)
+
+        super()._execute_handler(msg_id, handler, done, args, kwargs)
+
+    @lsp_method(lsp.INITIALIZE)
+    def lsp_initialize(self, params: lsp.InitializeParams) -> Generator[Any, Any, lsp.InitializeResult]:
+        if self._initialize_received:
+            raise JsonRpcInvalidRequest("initialize: the server was initialized already (send it once)")
+        self._initialize_received = True
+        result = yield from super().lsp_initialize(params)
+        self._server.lifecycle.watch_parent(params.process_id, lambda: self._shutdown)
+        return result
+
+    @lsp_method(lsp.EXIT)
+    def lsp_exit(self, *args: Any) -> Generator[Any, Any, None]:
+        self._server.lifecycle.end(0 if self._shutdown else 1)  # returns only in a test process
+        yield from super().lsp_exit(*args)

@@ -42,12 +42,14 @@ from agentv_lsp.lsp.convert import (
     no_lines,
     uri_to_path,
 )
-from agentv_lsp.lsp.document import Edit, EditedDocument
+from agentv_lsp.lsp.document import Edit, EditedDocument, lsp_lines
 from agentv_lsp.lsp.filemodel import CHUNK_BASE, TAIL_BASE, FileModel, Unit, UnitCache
+from agentv_lsp.lsp.lifecycle import Lifecycle
 from agentv_lsp.lsp.protocol import AgentVProtocol
 from agentv_lsp.lsp.settings import Settings, hidden_allow_list, parse_settings
 from agentv_lsp.lsp.v4.incremental import follow_edits
 from agentv_lsp.lsp.v4.model import V4Model
+from agentv_lsp.lsp.v4.model import forget_path as forget_v4_path
 from agentv_lsp.report import one_line
 from agentv_lsp.yamlpos import Span
 
@@ -99,6 +101,7 @@ class AgentVLanguageServer(LanguageServer):
         self.file_listeners: list[Callable[[list[str]], None]] = []
         # called with the uri of an open document whose text the client set (opened or changed)
         self.document_listeners: list[Callable[[str], None]] = []
+        self.lifecycle = Lifecycle(self.stop_checks)
 
     # -- settings and workspace ------------------------------------------------------------
     def warn_once(self, problems: Iterable[str]) -> None:
@@ -355,7 +358,7 @@ class AgentVLanguageServer(LanguageServer):
             self.log(f"agentv-lsp: could not read {uri}: {type(exc).__name__}: {exc}", lsp.MessageType.Error)
 
     def document_lines(self, uri: str) -> list[str] | None:
-        """The open document's lines (split once per version)."""
+        """The open document's lines as LSP numbers them (split once per version)."""
         document = self.workspace.text_documents.get(uri)
         if document is None:
             return None
@@ -363,11 +366,17 @@ class AgentVLanguageServer(LanguageServer):
         if cached is not None and cached[0] == document.version and cached[1] is document.source:
             found: list[str] = cached[2]
             return found
-        lines: list[str] = document.source.split("\n")
+        lines = lsp_lines(document.source)
         self._lines[uri] = (document.version, document.source, lines)
         return lines
 
     def forget(self, uri: str) -> None:
+        """A document was closed: drop everything kept for it."""
+        from agentv_lsp.lsp.v4 import actions as v4_actions
+
+        v4_actions.forget(uri)  # its last migration (a copy of the whole text, and more)
+        if is_file_uri(uri):
+            forget_v4_path(uri_to_path(uri))
         self._lines.pop(uri, None)
         self._runtimes.pop(uri, None)
         self._marker_free.pop(uri, None)
@@ -412,6 +421,10 @@ class AgentVLanguageServer(LanguageServer):
         budget = self.budgets.pop(uri, None)
         if budget is not None:
             budget.cancel()
+
+    def stop_checks(self) -> None:
+        for uri in list(self.budgets):
+            self.stop_check(uri)
 
     async def run_check(
         self,
@@ -613,6 +626,7 @@ def _paused(work: Callable[..., T], *args: Any) -> T:
 def run_server(tcp: str | None = None) -> int:
     """`agentv-lsp serve`: LSP over stdio, or over TCP with `--tcp HOST:PORT`."""
     server = create_server()
+    server.lifecycle.ends_process = True  # `exit` and a dead client end the process at once
     # The trees of a large open document are millions of long-lived objects. With Python's
     # default thresholds a full collection (about 1 s at 10,000 cases, holding the GIL, so
     # every request waits) came every few seconds of editing; these make it rare. Reference

@@ -64,6 +64,13 @@ def _is_used_as_tests(path: str, opts: CheckOptions, generation: int) -> bool:
     return found
 
 
+def forget_path(path: str) -> None:
+    """A document was closed: its cases-file verdicts go (asked again if it is reopened)."""
+    for key in list(_used_as_tests):  # a copy: worker threads may add meanwhile
+        if key[0] == path:
+            _used_as_tests.pop(key, None)
+
+
 @dataclass(slots=True)
 class Entry:
     """One `tests` item written in this document: its lines and what the runtime made of it."""
