@@ -56,6 +56,20 @@ def resolve(model: FileModel, uri: str, index: int, kind: str) -> lsp.Command:
     return lsp.Command(title=summary(outcome.case), command="")
 
 
+def _lenses(model: FileModel, uri: str) -> list[JsonDict]:
+    """The lenses of a version, listed once (JSON: a 10,000-case file has 30,000)."""
+    key = f"lenses:{uri}"
+    found: list[JsonDict] | None = model.memo.get(key)
+    if found is None:
+        lenses: list[JsonDict] = []
+        for index, line in enumerate(model.case_lines()):
+            where = {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 0}}
+            for kind in (PREVIEW, SUMMARY):
+                lenses.append({"range": where, "data": {"uri": uri, "index": index, "kind": kind}})
+        found = model.memo[key] = prompt_diff.with_compare_lenses(lenses)
+    return found
+
+
 def register(server: AgentVLanguageServer) -> None:
     @server.feature(lsp.TEXT_DOCUMENT_CODE_LENS, lsp.CodeLensOptions(resolve_provider=True))
     @guard([])
@@ -65,19 +79,15 @@ def register(server: AgentVLanguageServer) -> None:
             return []
         model = await ls.model(uri)
         if isinstance(model, V4Model) and model.kind in ("eval", "cases"):  # 4.x: cases files too
-            return prompt_diff.with_compare_lenses(
-                await asyncio.to_thread(v4_navigation.code_lenses, model, uri)
+            v4_model = model
+            return await asyncio.to_thread(
+                v4_model.memoized,
+                ("lenses with compare", uri),
+                lambda: prompt_diff.with_compare_lenses(v4_navigation.code_lenses(v4_model, uri)),
             )
         if not isinstance(model, FileModel) or model.kind != "eval":
             return []
-        lines = await asyncio.to_thread(model.case_lines)
-        # JSON: a 10,000-case file has 20,000 lenses
-        lenses: list[JsonDict] = []
-        for index, line in enumerate(lines):
-            where = {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 0}}
-            for kind in (PREVIEW, SUMMARY):
-                lenses.append({"range": where, "data": {"uri": uri, "index": index, "kind": kind}})
-        return prompt_diff.with_compare_lenses(lenses)
+        return await asyncio.to_thread(_lenses, model, uri)
 
     @server.feature(lsp.CODE_LENS_RESOLVE)
     @guard()

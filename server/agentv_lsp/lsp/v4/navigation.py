@@ -60,7 +60,9 @@ def document_symbols(model: V4Model, encoding: str) -> list[JsonDict]:
 
 WHOLE_TEXT_SYMBOLS = 64  # more tests than this without a symbol yet: one whole-text load
 MAX_SYMBOL_TABLES = 8
-_symbol_tables: OrderedDict[tuple[Any, ...], tuple[dict[str, JsonDict | None], threading.Lock]] = (
+# a test's symbol at its last place: (line, index, template, symbol), by the test's text
+Placed = dict[str, tuple[int, int, JsonDict, JsonDict]]
+_symbol_tables: OrderedDict[tuple[Any, ...], tuple[dict[str, JsonDict | None], Placed, threading.Lock]] = (
     OrderedDict()
 )
 _tables_lock = threading.Lock()
@@ -68,31 +70,33 @@ _tables_lock = threading.Lock()
 
 def _symbol_table(
     model: V4Model, layout: Layout, encoding: str
-) -> tuple[dict[str, JsonDict | None], threading.Lock]:
-    """The symbols of a document's tests by their text, and the lock held while a whole-text
-    load fills it (a request then waits for that load instead of starting another)."""
+) -> tuple[dict[str, JsonDict | None], Placed, threading.Lock]:
+    """The symbols of a document's tests by their text, the same at their last place, and the
+    lock held while a whole-text load fills them (a request then waits for that load instead
+    of starting another)."""
     key = (model.path, layout.head, layout.tail, encoding, model.generation, id(model.opts), model.choice)
     with _tables_lock:
         found = _symbol_tables.get(key)
         if found is None:
-            found = _symbol_tables[key] = ({}, threading.Lock())
+            found = _symbol_tables[key] = ({}, {}, threading.Lock())
             while len(_symbol_tables) > MAX_SYMBOL_TABLES:
                 _symbol_tables.popitem(last=False)
         _symbol_tables.move_to_end(key)
         if len(found[0]) > 4 * len(layout.offsets) + 1024:
             found[0].clear()  # edited away: forget the old tests' symbols
+            found[1].clear()
         return found
 
 
 def _symbols_by_test(model: V4Model, layout: Layout, encoding: str) -> list[JsonDict] | None:
     """The outline from each test's own symbol (None: take the whole text's)."""
-    table, filling = _symbol_table(model, layout, encoding)
+    table, placed, filling = _symbol_table(model, layout, encoding)
     with filling:
-        return _fill_and_place(model, layout, encoding, table)
+        return _fill_and_place(model, layout, encoding, table, placed)
 
 
 def _fill_and_place(
-    model: V4Model, layout: Layout, encoding: str, table: dict[str, JsonDict | None]
+    model: V4Model, layout: Layout, encoding: str, table: dict[str, JsonDict | None], placed: Placed
 ) -> list[JsonDict] | None:
     count = len(layout.offsets)
     chunks = [layout.chunk(k) for k in range(count)]
@@ -115,11 +119,17 @@ def _fill_and_place(
                 continue
             table[chunks[k]] = _template(_symbols(unit, encoding)[0], -head_lines, 0)
     out: list[JsonDict] = []
+    lines = layout.lines
     for k in range(count):
-        template = table.get(chunks[k])
+        chunk = chunks[k]
+        template = table.get(chunk)
         if template is None:
             return None
-        out.append(_placed(template, layout.lines[k], k))
+        # the tests that kept their line and index (above an edit) keep their symbol as it is
+        last = placed.get(chunk)
+        if last is None or last[0] != lines[k] or last[1] != k or last[2] is not template:
+            last = placed[chunk] = (lines[k], k, template, _placed(template, lines[k], k))
+        out.append(last[3])
     return out
 
 
