@@ -678,7 +678,11 @@ def test_new_user_beside_the_yaml_extension(
     ]
     migrated = tmp_path / "migrated"
     shutil.copytree(workspace, migrated)
-    agentv_cli(migrated, "migrate", "--write", "--format", "json", "evals/legacy.yaml")
+    # the CLI writes only the paths it is given: the grader template is named too (the editor's
+    # action shows the whole edit, template included, before it is applied)
+    agentv_cli(
+        migrated, "migrate", "--write", "--format", "json", "evals/legacy.yaml", "evals/judges/legacy-judge.md"
+    )
     after_check = agentv_cli(migrated, "check", f"evals/{new_name}", "--format", "json")
     after_preview = agentv_cli(migrated, "preview", f"evals/{new_name}", "--json")
     test_ids = [c["id"] for c in after_preview["cases"]]
