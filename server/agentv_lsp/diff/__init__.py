@@ -61,13 +61,24 @@ def diff_revisions(
             renames = similar_files(before_snap, after_snap, before_files, after_files)
         pairs = pair_files(before_files, after_files, renames)
         previewed = pairs
+        moved, modified = changed_paths(before_snap, after_snap)
+        # With no path added or removed, every file exists alike on both sides (what the engines
+        # find, list or glob): only the modified bytes can make a test's prompts differ.
+        same_paths = bool(before_snap.commit and after_snap.commit) and not moved
         if not full:
-            moved, modified = changed_paths(before_snap, after_snap)
             reached = affected_files(after_snap, pairs, moved, modified)
             previewed = [p for p in pairs if p in reached]
         skipped = [p[1] or p[0] or "" for p in pairs if p not in previewed]
         before, after = collect_pairs(
-            before_snap, after_snap, previewed, requested, shown_root, cwd, map_files
+            before_snap,
+            after_snap,
+            previewed,
+            requested,
+            shown_root,
+            cwd,
+            map_files,
+            modified if same_paths else None,
+            full,
         )
         notes = migration_notes(before_snap, after_snap)
         return compare(before_snap, after_snap, before, after, previewed, notes, full, skipped, shown_root)

@@ -64,6 +64,7 @@ class TestPrompts:
     id: str
     fields: dict[str, Any]  # raw values (strings, JSON-like data); `field_text` shows one
     own_files: tuple[str, ...]  # files inlined into this test only (repo-relative)
+    tokens: dict[str, Any] | None = None  # `test_tokens`, once counted
 
 
 @dataclass
@@ -85,19 +86,24 @@ class RecordingFileSystem(FileSystem):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.touched: set[str] = set()
+        self.lately: set[str] = set()  # touched since the caller last emptied it (one test's reads)
+
+    def _note(self, path: str) -> None:
+        self.touched.add(path)
+        self.lately.add(path)
 
     def exists(self, path: str) -> bool:
         found = super().exists(path)
         if found:
-            self.touched.add(path)
+            self._note(path)
         return found
 
     def read(self, path: str) -> FileText:
-        self.touched.add(path)
+        self._note(path)
         return super().read(path)
 
     def read_document(self, path: str) -> str:
-        self.touched.add(path)
+        self._note(path)
         return super().read_document(path)
 
 
@@ -143,14 +149,46 @@ def collect_file(
 ) -> FilePrompts:
     """One eval file's tests. `shown_root`: the folder absolute paths in prompts are shown under
     (the user's repository, whichever folder the revision was laid out in)."""
+    return _collect(snapshot, relative, requested, shown_root, cwd, overlays)[0]
+
+
+@dataclass
+class _Reads:
+    """What previewing one revision of an eval file read (repo-relative paths): while loading,
+    and while building each test's prompts (grader templates), by test key."""
+
+    loading: set[str]
+    by_test: dict[str, set[str]]
+
+
+# A test of the other revision whose prompts are known: previewing it again is skipped.
+Known = Callable[[str], "TestPrompts | None"]
+
+
+def _collect(
+    snapshot: Snapshot,
+    relative: str,
+    requested: Requested,
+    shown_root: str,
+    cwd: str,
+    overlays: dict[str, str] | None = None,
+    known: Known | None = None,
+    choice: RuntimeChoice | None = None,
+) -> tuple[FilePrompts, _Reads]:
+    """`collect_file`, and what it read. `known(key)`: a test's prompts as the other revision has
+    them when they cannot differ (its preview is skipped; 4.x only, v2 previews every test)."""
     path = snapshot.path_of(relative)
-    head = (overlays or {}).get(path)
-    choice = choose_runtime(
-        path, head[:_HEAD_BYTES] if head is not None else _head(path), snapshot.root, requested
-    )
+    if choice is None:
+        choice = _choice(snapshot, relative, requested, overlays)
     fs = RecordingFileSystem(allowed_roots=(snapshot.root,), overlays=dict(overlays or {}))
-    previewer = _PREVIEWERS[choice.major]
-    result, skipped = previewer(path, snapshot.root, _cwd_in(snapshot, cwd, shown_root), fs)
+    reads = _Reads(set(), {})
+    run_cwd = _cwd_in(snapshot, cwd, shown_root)
+    reused: dict[str, TestPrompts] = {}
+    if choice.major == 4:
+        result, skipped = _preview_v4_tests(path, snapshot, run_cwd, fs, reads, known, reused)
+    else:
+        result, skipped = _PREVIEWERS[choice.major](path, snapshot.root, run_cwd, fs)
+        reads.loading = _relative_set(fs.touched, snapshot.root)
     # Absolute paths name the folder the revision was laid out in: the messages are shown under
     # the user's repository here, the prompts when compared (`compare`, only where they differ).
     moved = snapshot.root != shown_root
@@ -158,8 +196,7 @@ def collect_file(
     def shown(text: str) -> str:
         return text.replace(snapshot.root, shown_root) if moved else text
 
-    used = {_relative(p, snapshot.root) for p in fs.touched}
-    used.discard(None)
+    used = _relative_set(fs.touched, snapshot.root)
     used.update(_runtime_manifests(snapshot, relative, choice))
     prompts = FilePrompts(
         file=relative,
@@ -170,11 +207,15 @@ def collect_file(
         tests={},
         skipped={},
         warnings=[shown(str(w)) for w in result.get("warnings", [])],
-        used_files={u for u in used if u is not None},
+        used_files=used,
     )
     seen: dict[str, int] = {}
     for case in result.get("cases", []):
         key = _key(case.get("id"), seen)
+        if key in reused:
+            prompts.tests[key] = reused[key]
+            prompts.used_files.update(reused[key].own_files)
+            continue
         prompts.tests[key] = TestPrompts(
             file=relative,
             id=str(case.get("id")),
@@ -183,7 +224,22 @@ def collect_file(
         )
     for test_id, reason in skipped:
         prompts.skipped[_key(test_id, seen)] = shown(reason)
-    return prompts
+    return prompts, reads
+
+
+def _choice(
+    snapshot: Snapshot, relative: str, requested: Requested, overlays: dict[str, str] | None = None
+) -> RuntimeChoice:
+    path = snapshot.path_of(relative)
+    head = (overlays or {}).get(path)
+    return choose_runtime(
+        path, head[:_HEAD_BYTES] if head is not None else _head(path), snapshot.root, requested
+    )
+
+
+def _relative_set(paths: set[str], root: str) -> set[str]:
+    found = {_relative(p, root) for p in paths}
+    return {f for f in found if f is not None}
 
 
 def _key(test_id: object, seen: dict[str, int]) -> str:
@@ -234,6 +290,53 @@ def _preview_v4(
     return result, [(s.get("id"), str(s.get("reason", ""))) for s in result.get("skipped", [])]
 
 
+class _Reused:
+    """A test whose preview was skipped: stands in for its preview case (only its id is read)."""
+
+    def __init__(self, test_id: object) -> None:
+        self.id = test_id
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self.id if name == "id" else default
+
+
+def _preview_v4_tests(
+    path: str,
+    snapshot: Snapshot,
+    cwd: str,
+    fs: RecordingFileSystem,
+    reads: _Reads,
+    known: Known | None,
+    reused: dict[str, TestPrompts],
+) -> tuple[dict[str, Any], list[tuple[object, str]]]:
+    """`preview_v4`, test by test: the files each test's prompts read are noted, and a test whose
+    prompts the other revision already holds (`known`) is not built again."""
+    from agentv_lsp.formats.v4.loader import load_suite
+    from agentv_lsp.formats.v4.preview import preview_test
+
+    suite = load_suite(path, snapshot.root, cwd, fs)
+    reads.loading = _relative_set(fs.touched, snapshot.root)
+    judge_messages: list[Any] = []
+    cases: list[Any] = []
+    seen: dict[str, int] = {}
+    for test in suite.tests:
+        key = _key(test.id, seen)
+        found = known(key) if known is not None else None
+        if found is not None and found.id == str(test.id):
+            reused[key] = found
+            cases.append(_Reused(test.id))
+            continue
+        fs.lately = set()
+        cases.append(preview_test(suite, test, fs, judge_messages))
+        reads.by_test[key] = _relative_set(fs.lately, snapshot.root)
+    result = {
+        "load_error": suite.load_error,
+        "warnings": [m.text for m in suite.messages],
+        "cases": cases,
+    }
+    return result, [(s.id, str(s.reason)) for s in suite.skipped]
+
+
 def _preview_v2(
     path: str, root: str, cwd: str, fs: FileSystem
 ) -> tuple[dict[str, Any], list[tuple[object, str]]]:
@@ -276,6 +379,8 @@ _FIELD_SOURCES: dict[int, dict[str, Callable[[dict[str, Any]], Any]]] = {
 
 def test_tokens(prompts: TestPrompts) -> dict[str, Any]:
     """The token counts of a test (`tokens.case_tokens` of the preview case its fields came from)."""
+    if prompts.tokens is not None:
+        return prompts.tokens
     f = prompts.fields
     case = {
         "lm": {
@@ -286,7 +391,8 @@ def test_tokens(prompts: TestPrompts) -> dict[str, Any]:
         },
         "judge_prompt": f.get("grader_prompt"),
     }
-    return tokens.case_tokens(case)
+    prompts.tokens = tokens.case_tokens(case)
+    return prompts.tokens
 
 
 def _fields(case: dict[str, Any], major: int) -> dict[str, Any]:
@@ -349,17 +455,104 @@ def collect_pairs(
         [Callable[[Pair], tuple[FilePrompts | None, FilePrompts | None]], list[Pair]], list[Any]
     ]
     | None = None,
+    changed: set[str] | None = None,
+    count_all: bool = False,
 ) -> tuple[dict[str, FilePrompts], dict[str, FilePrompts]]:
     """Both sides of each pair, in one job (one process: a prompt unchanged between the revisions
-    is counted once)."""
+    is counted once). `changed`: the paths whose bytes differ between the revisions when that is
+    all that differs (no path added or removed, both sides commits), else None; with it a test
+    that cannot have changed is previewed in the head revision only (`_known_tests`). The token
+    counts `compare` shows are counted here, in the job's process."""
 
     def one(pair: Pair) -> tuple[FilePrompts | None, FilePrompts | None]:
         old, new = pair
-        before = collect_file(base, old, requested, shown_root, cwd) if old is not None else None
-        after = collect_file(head, new, requested, shown_root, cwd) if new is not None else None
+        after = reads = None
+        if new is not None:
+            after, reads = _collect(head, new, requested, shown_root, cwd)
+        before = None
+        if old is not None:
+            known: Known | None = None
+            choice = _choice(base, old, requested)
+            if changed is not None and old == new and after is not None and reads is not None:
+                known = _known_tests(base, head, old, after, reads, changed, choice)
+            before, _ = _collect(base, old, requested, shown_root, cwd, known=known, choice=choice)
+            if after is not None and reads is not None:
+                for key, test in before.tests.items():
+                    if after.tests.get(key) is test:  # reused: what building it read, as in head
+                        before.used_files |= reads.by_test.get(key, set())
+        _count_tokens(before, after, count_all)
         return before, after
 
     results = map_jobs(one, pairs) if map_jobs is not None else [one(p) for p in pairs]
     before_files = {b.file: b for b, _ in results if b is not None}
     after_files = {a.file: a for _, a in results if a is not None}
     return before_files, after_files
+
+
+def _known_tests(
+    base: Snapshot,
+    head: Snapshot,
+    relative: str,
+    after: FilePrompts,
+    reads: _Reads,
+    changed: set[str],
+    choice: RuntimeChoice,
+) -> Known | None:
+    """Which tests of an eval file (same path in both revisions) have the same prompts in the
+    base revision as in the head one without building them there: the same runtime, the
+    suite-level part of the eval file and every file read while loading it unchanged (configs,
+    cases files, templates), and for the test its entry, its inlined files and the files its
+    prompts read unchanged. None when no test can be told apart so."""
+    from agentv_lsp.diff.compare import entry_ids, touched_entries
+
+    if (
+        after.load_error is not None
+        or after.runtime_major != 4
+        or (choice.major, choice.version, choice.reason)
+        != (after.runtime_major, after.runtime, after.runtime_reason)
+    ):
+        return None
+    edited: set[str] = set()
+    if relative in changed:
+        old_text = (base.read_bytes(relative) or b"").decode("utf-8", "replace")
+        new_text = (head.read_bytes(relative) or b"").decode("utf-8", "replace")
+        # The edit is told apart by `- id:` entries: only when each loaded test is one of them,
+        # in the same order on both sides (an id written below another key, or an entry of a
+        # nested list, would blur which test an edited line belongs to).
+        ids = entry_ids(new_text)
+        if (
+            ids is None
+            or ids != entry_ids(old_text)
+            or len(ids) != len(after.tests) + len(after.skipped)
+            or not {t.id for t in after.tests.values()} <= set(ids)
+        ):
+            return None
+        touched, suite_level = touched_entries(old_text, new_text)
+        if touched is None or suite_level:
+            return None
+        edited = touched
+    own = {f for t in after.tests.values() for f in t.own_files}
+    if (reads.loading - own - {relative}) & changed:
+        return None
+
+    def known(key: str) -> TestPrompts | None:
+        test = after.tests.get(key)
+        if test is None or test.id in edited or key not in reads.by_test:
+            return None
+        if changed.intersection(test.own_files) or reads.by_test[key] & changed:
+            return None
+        return test
+
+    return known
+
+
+def _count_tokens(before: FilePrompts | None, after: FilePrompts | None, count_all: bool) -> None:
+    """The token counts of the tests whose prompts may differ (all with `count_all`)."""
+    for key in dict.fromkeys([*(before.tests if before else {}), *(after.tests if after else {})]):
+        tb = before.tests.get(key) if before else None
+        ta = after.tests.get(key) if after else None
+        if not count_all and tb is not None and ta is not None and tb.fields == ta.fields:
+            continue
+        for test in (tb, ta):
+            if test is not None:
+                test_tokens(test)

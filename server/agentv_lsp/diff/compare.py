@@ -187,7 +187,7 @@ class _Changed:
         key = (before, after)
         found = self.entries.get(key)
         if found is None:
-            found = self.entries[key] = _touched_entries(
+            found = self.entries[key] = touched_entries(
                 (self.base.read_bytes(before) or b"").decode("utf-8", "replace"),
                 (self.head.read_bytes(after) or b"").decode("utf-8", "replace"),
             )
@@ -444,7 +444,13 @@ def _entries(lines: list[str]) -> list[tuple[int, int, str]] | None:
     return out
 
 
-def _touched_entries(before: str, after: str) -> tuple[set[str] | None, bool]:
+def entry_ids(text: str) -> list[str] | None:
+    """The ids of the `- id:` entries of an eval file's text, in order (None when there is none)."""
+    found = _entries(text.splitlines())
+    return None if found is None else [test_id for _first, _end, test_id in found]
+
+
+def touched_entries(before: str, after: str) -> tuple[set[str] | None, bool]:
     """The ids of the entries an edit touched, and whether it touched lines outside every entry."""
     old_lines, new_lines = before.splitlines(), after.splitlines()
     old_entries, new_entries = _entries(old_lines), _entries(new_lines)
