@@ -474,8 +474,11 @@ def collect_pairs(
             known: Known | None = None
             choice = _choice(base, old, requested)
             if changed is not None and old == new and after is not None and reads is not None:
-                known = _known_tests(base, head, old, after, reads, changed, choice)
-            before, _ = _collect(base, old, requested, shown_root, cwd, known=known, choice=choice)
+                before = _same_file(after, changed, choice)
+                if before is None:
+                    known = _known_tests(base, head, old, after, reads, changed, choice)
+            if before is None:
+                before, _ = _collect(base, old, requested, shown_root, cwd, known=known, choice=choice)
             if after is not None and reads is not None:
                 for key, test in before.tests.items():
                     if after.tests.get(key) is test:  # reused: what building it read, as in head
@@ -487,6 +490,30 @@ def collect_pairs(
     before_files = {b.file: b for b, _ in results if b is not None}
     after_files = {a.file: a for _, a in results if a is not None}
     return before_files, after_files
+
+
+def _same_file(after: FilePrompts, changed: set[str], choice: RuntimeChoice) -> FilePrompts | None:
+    """The base revision of an eval file when it reads the same bytes as the head one: the eval
+    file and every file its preview read (or found, or that chose its runtime) unchanged, and the
+    same runtime. The messages are the same too, being shown under the repository's folder."""
+    if (
+        after.file in changed
+        or after.used_files & changed
+        or (choice.major, choice.version, choice.reason)
+        != (after.runtime_major, after.runtime, after.runtime_reason)
+    ):
+        return None
+    return FilePrompts(
+        file=after.file,
+        runtime=after.runtime,
+        runtime_major=after.runtime_major,
+        runtime_reason=after.runtime_reason,
+        load_error=after.load_error,
+        tests=dict(after.tests),
+        skipped=dict(after.skipped),
+        warnings=list(after.warnings),
+        used_files=set(after.used_files),
+    )
 
 
 def _known_tests(
