@@ -18,7 +18,7 @@ from typing import Any
 
 from agentv_lsp import tokens
 from agentv_lsp.diff.snapshot import Snapshot
-from agentv_lsp.engine.files import FileSystem, FileText
+from agentv_lsp.engine.files import FileReadError, FileSystem, FileText
 from agentv_lsp.formats.runtime import Requested, RuntimeChoice, choose_runtime
 
 # The fields compared, in the order they are shown.
@@ -174,9 +174,12 @@ def _collect(
     overlays: dict[str, str] | None = None,
     known: Known | None = None,
     choice: RuntimeChoice | None = None,
+    parses: dict[str, Any] | None = None,
 ) -> tuple[FilePrompts, _Reads]:
     """`collect_file`, and what it read. `known(key)`: a test's prompts as the other revision has
-    them when they cannot differ (its preview is skipped; 4.x only, v2 previews every test)."""
+    them when they cannot differ (its preview is skipped; 4.x only, v2 previews every test).
+    `parses`: the YAML documents of eval-file texts already parsed (by text), shared by the two
+    revisions of one file when its text is the same (4.x)."""
     path = snapshot.path_of(relative)
     if choice is None:
         choice = _choice(snapshot, relative, requested, overlays)
@@ -185,7 +188,7 @@ def _collect(
     run_cwd = _cwd_in(snapshot, cwd, shown_root)
     reused: dict[str, TestPrompts] = {}
     if choice.major == 4:
-        result, skipped = _preview_v4_tests(path, snapshot, run_cwd, fs, reads, known, reused)
+        result, skipped = _preview_v4_tests(path, snapshot, run_cwd, fs, reads, known, reused, parses)
     else:
         result, skipped = _PREVIEWERS[choice.major](path, snapshot.root, run_cwd, fs)
         reads.loading = _relative_set(fs.touched, snapshot.root)
@@ -308,13 +311,25 @@ def _preview_v4_tests(
     reads: _Reads,
     known: Known | None,
     reused: dict[str, TestPrompts],
+    parses: dict[str, Any] | None = None,
 ) -> tuple[dict[str, Any], list[tuple[object, str]]]:
     """`preview_v4`, test by test: the files each test's prompts read are noted, and a test whose
     prompts the other revision already holds (`known`) is not built again."""
     from agentv_lsp.formats.v4.loader import load_suite
     from agentv_lsp.formats.v4.preview import preview_test
+    from agentv_lsp.formats.v4.yamlbom import parse_yaml_v4
 
-    suite = load_suite(path, snapshot.root, cwd, fs)
+    doc = None
+    if parses is not None and path.lower().endswith((".yaml", ".yml")):
+        try:
+            text = fs.read_document(path)  # read as the loader reads it (noted, limits kept)
+        except FileReadError:
+            text = None  # the loader reads it again and reports why it cannot
+        if text is not None:
+            doc = parses.get(text)
+            if doc is None:
+                doc = parses[text] = parse_yaml_v4(text)
+    suite = load_suite(path, snapshot.root, cwd, fs, doc=doc)
     reads.loading = _relative_set(fs.touched, snapshot.root)
     judge_messages: list[Any] = []
     cases: list[Any] = []
@@ -467,8 +482,9 @@ def collect_pairs(
     def one(pair: Pair) -> tuple[FilePrompts | None, FilePrompts | None]:
         old, new = pair
         after = reads = None
+        parses: dict[str, Any] = {}  # an eval file whose text is the same is parsed once
         if new is not None:
-            after, reads = _collect(head, new, requested, shown_root, cwd)
+            after, reads = _collect(head, new, requested, shown_root, cwd, parses=parses)
         before = None
         if old is not None:
             known: Known | None = None
@@ -478,7 +494,9 @@ def collect_pairs(
                 if before is None:
                     known = _known_tests(base, head, old, after, reads, changed, choice)
             if before is None:
-                before, _ = _collect(base, old, requested, shown_root, cwd, known=known, choice=choice)
+                before, _ = _collect(
+                    base, old, requested, shown_root, cwd, known=known, choice=choice, parses=parses
+                )
             if after is not None and reads is not None:
                 for key, test in before.tests.items():
                     if after.tests.get(key) is test:  # reused: what building it read, as in head
