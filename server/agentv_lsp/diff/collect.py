@@ -159,6 +159,9 @@ class _Reads:
 
     loading: set[str]
     by_test: dict[str, set[str]]
+    # tests not built at all: their inputs are the same bytes in both revisions (`_Unbuilt`)
+    unbuilt: set[str] = field(default_factory=set)
+    edited: set[str] | None = None  # ids of the entries an edit touched; None: no test can be told
 
 
 # A test of the other revision whose prompts are known: previewing it again is skipped.
@@ -175,20 +178,26 @@ def _collect(
     known: Known | None = None,
     choice: RuntimeChoice | None = None,
     parses: dict[str, Any] | None = None,
+    caches: dict[str, Any] | None = None,
+    unbuilt: _Unbuilt | None = None,
 ) -> tuple[FilePrompts, _Reads]:
     """`collect_file`, and what it read. `known(key)`: a test's prompts as the other revision has
     them when they cannot differ (its preview is skipped; 4.x only, v2 previews every test).
     `parses`: the YAML documents of eval-file texts already parsed (by text), shared by the two
-    revisions of one file when its text is the same (4.x)."""
+    revisions of one file when its text is the same (4.x). `caches`: the file system's caches
+    (what exists, file texts) shared by the eval files of one revision in one process.
+    `unbuilt`: decides which tests need no prompts at all (4.x)."""
     path = snapshot.path_of(relative)
     if choice is None:
         choice = _choice(snapshot, relative, requested, overlays)
-    fs = RecordingFileSystem(allowed_roots=(snapshot.root,), overlays=dict(overlays or {}))
+    fs = RecordingFileSystem(allowed_roots=(snapshot.root,), overlays=dict(overlays or {}), **(caches or {}))
     reads = _Reads(set(), {})
     run_cwd = _cwd_in(snapshot, cwd, shown_root)
     reused: dict[str, TestPrompts] = {}
     if choice.major == 4:
-        result, skipped = _preview_v4_tests(path, snapshot, run_cwd, fs, reads, known, reused, parses)
+        result, skipped = _preview_v4_tests(
+            path, snapshot, run_cwd, fs, reads, known, reused, parses, unbuilt and unbuilt.bind(choice)
+        )
     else:
         result, skipped = _PREVIEWERS[choice.major](path, snapshot.root, run_cwd, fs)
         reads.loading = _relative_set(fs.touched, snapshot.root)
@@ -312,13 +321,17 @@ def _preview_v4_tests(
     known: Known | None,
     reused: dict[str, TestPrompts],
     parses: dict[str, Any] | None = None,
+    unbuilt: Callable[[Any, _Reads], None] | None = None,
 ) -> tuple[dict[str, Any], list[tuple[object, str]]]:
     """`preview_v4`, test by test: the files each test's prompts read are noted, and a test whose
-    prompts the other revision already holds (`known`) is not built again."""
+    prompts the other revision already holds (`known`) is not built again, nor one `unbuilt`
+    puts in `reads.unbuilt` (it stands for itself with no fields: the same in both revisions)."""
+    from agentv_lsp.engine.jsrt import relative_display
     from agentv_lsp.formats.v4.loader import load_suite
     from agentv_lsp.formats.v4.preview import preview_test
     from agentv_lsp.formats.v4.yamlbom import parse_yaml_v4
 
+    relative = _relative(path, snapshot.root) or path
     doc = None
     if parses is not None and path.lower().endswith((".yaml", ".yml")):
         try:
@@ -331,11 +344,18 @@ def _preview_v4_tests(
                 doc = parses[text] = parse_yaml_v4(text)
     suite = load_suite(path, snapshot.root, cwd, fs, doc=doc)
     reads.loading = _relative_set(fs.touched, snapshot.root)
+    if unbuilt is not None:
+        unbuilt(suite, reads)
     judge_messages: list[Any] = []
     cases: list[Any] = []
     seen: dict[str, int] = {}
     for test in suite.tests:
         key = _key(test.id, seen)
+        if key in reads.unbuilt:
+            own = (relative_display(p, suite.repo_root) for p in test.file_paths)
+            reused[key] = TestPrompts(relative, str(test.id), {}, tuple(dict.fromkeys(own)))
+            cases.append(_Reused(test.id))
+            continue
         found = known(key) if known is not None else None
         if found is not None and found.id == str(test.id):
             reused[key] = found
@@ -479,23 +499,40 @@ def collect_pairs(
     that cannot have changed is previewed in the head revision only (`_known_tests`). The token
     counts `compare` shows are counted here, in the job's process."""
 
+    # A snippet inlined by many eval files is read (and its path checked) once per revision and
+    # process: the revisions are laid out read-only, or are the working tree read at one moment.
+    base_caches, head_caches = _fs_caches(), _fs_caches()
+
     def one(pair: Pair) -> tuple[FilePrompts | None, FilePrompts | None]:
         old, new = pair
         after = reads = None
         parses: dict[str, Any] = {}  # an eval file whose text is the same is parsed once
+        choice = _choice(base, old, requested) if old is not None else None
+        unbuilt = None
+        if changed is not None and old == new and new is not None and choice is not None:
+            unbuilt = _Unbuilt(base, head, new, changed, choice, count_all)
         if new is not None:
-            after, reads = _collect(head, new, requested, shown_root, cwd, parses=parses)
+            after, reads = _collect(
+                head, new, requested, shown_root, cwd, parses=parses, caches=head_caches, unbuilt=unbuilt
+            )
         before = None
         if old is not None:
             known: Known | None = None
-            choice = _choice(base, old, requested)
-            if changed is not None and old == new and after is not None and reads is not None:
-                before = _same_file(after, changed, choice)
+            if unbuilt is not None and after is not None and reads is not None:
+                before = _same_file(after, changed or set(), choice)  # type: ignore[arg-type]
                 if before is None:
-                    known = _known_tests(base, head, old, after, reads, changed, choice)
+                    known = _known_tests(after, reads, changed or set())
             if before is None:
                 before, _ = _collect(
-                    base, old, requested, shown_root, cwd, known=known, choice=choice, parses=parses
+                    base,
+                    old,
+                    requested,
+                    shown_root,
+                    cwd,
+                    known=known,
+                    choice=choice,
+                    parses=parses,
+                    caches=base_caches,
                 )
             if after is not None and reads is not None:
                 for key, test in before.tests.items():
@@ -534,33 +571,56 @@ def _same_file(after: FilePrompts, changed: set[str], choice: RuntimeChoice) -> 
     )
 
 
-def _known_tests(
-    base: Snapshot,
-    head: Snapshot,
-    relative: str,
-    after: FilePrompts,
-    reads: _Reads,
-    changed: set[str],
-    choice: RuntimeChoice,
-) -> Known | None:
-    """Which tests of an eval file (same path in both revisions) have the same prompts in the
-    base revision as in the head one without building them there: the same runtime, the
-    suite-level part of the eval file and every file read while loading it unchanged (configs,
-    cases files, templates), and for the test its entry, its inlined files and the files its
-    prompts read unchanged. None when no test can be told apart so."""
-    from agentv_lsp.diff.compare import entry_ids, touched_entries
+def _fs_caches() -> dict[str, Any]:
+    """The caches of a `FileSystem`, to be shared by several (keyword arguments)."""
+    return {"_exists": {}, "_texts": {}, "_blocked": set(), "_loops": set()}
 
-    if (
-        after.load_error is not None
-        or after.runtime_major != 4
-        or (choice.major, choice.version, choice.reason)
-        != (after.runtime_major, after.runtime, after.runtime_reason)
-    ):
-        return None
-    edited: set[str] = set()
-    if relative in changed:
-        old_text = (base.read_bytes(relative) or b"").decode("utf-8", "replace")
-        new_text = (head.read_bytes(relative) or b"").decode("utf-8", "replace")
+
+@dataclass
+class _Unbuilt:
+    """Which tests of an eval file (the same path in both revisions) read the same bytes in both,
+    decided from the head revision's loaded suite before any prompt is built: the same runtime,
+    the suite-level part of the eval file and every file read while loading it unchanged
+    (configs, cases files), and for the test its entry, its inlined files and the grader prompt
+    files it names unchanged (the only files building a 4.x prompt reads, `formats.v4.judge`).
+    Such a test is not built in either revision (`build_all`: it is built once, in head)."""
+
+    base: Snapshot
+    head: Snapshot
+    relative: str
+    changed: set[str]
+    base_choice: RuntimeChoice
+    build_all: bool
+
+    def bind(self, choice: RuntimeChoice) -> Callable[[Any, _Reads], None]:
+        def decide(suite: Any, reads: _Reads) -> None:
+            reads.edited = self._edited(suite, reads, choice)
+            if reads.edited is None or self.build_all:
+                return
+            seen: dict[str, int] = {}
+            for test in suite.tests:
+                key = _key(test.id, seen)
+                if self._same_inputs(test, reads.edited, suite.repo_root):
+                    reads.unbuilt.add(key)
+
+        return decide
+
+    def _edited(self, suite: Any, reads: _Reads, choice: RuntimeChoice) -> set[str] | None:
+        from agentv_lsp.diff.compare import entry_ids, touched_entries
+
+        if suite.load_error is not None or (choice.major, choice.version, choice.reason) != (
+            self.base_choice.major,
+            self.base_choice.version,
+            self.base_choice.reason,
+        ):
+            return None
+        own = {f for test in suite.tests for f in self._own(test, suite.repo_root)}
+        if (reads.loading - own - {self.relative}) & self.changed:
+            return None
+        if self.relative not in self.changed:
+            return set()
+        old_text = (self.base.read_bytes(self.relative) or b"").decode("utf-8", "replace")
+        new_text = (self.head.read_bytes(self.relative) or b"").decode("utf-8", "replace")
         # The edit is told apart by `- id:` entries: only when each loaded test is one of them,
         # in the same order on both sides (an id written below another key, or an entry of a
         # nested list, would blur which test an edited line belongs to).
@@ -568,21 +628,58 @@ def _known_tests(
         if (
             ids is None
             or ids != entry_ids(old_text)
-            or len(ids) != len(after.tests) + len(after.skipped)
-            or not {t.id for t in after.tests.values()} <= set(ids)
+            or len(ids) != len(suite.tests) + len(suite.skipped)
+            or not {str(t.id) for t in suite.tests} <= set(ids)
         ):
             return None
         touched, suite_level = touched_entries(old_text, new_text)
-        if touched is None or suite_level:
-            return None
-        edited = touched
-    own = {f for t in after.tests.values() for f in t.own_files}
-    if (reads.loading - own - {relative}) & changed:
+        return None if touched is None or suite_level else touched
+
+    def _own(self, test: Any, root: str) -> set[str]:
+        return {_relative(p, root) or p for p in test.file_paths}
+
+    def _same_inputs(self, test: Any, edited: set[str], root: str) -> bool:
+        if str(test.id) in edited or self._own(test, root) & self.changed:
+            return False
+        for prompt_path in _prompt_paths(test.assertions):
+            relative = _relative(prompt_path, root) if os.path.isabs(prompt_path) else None
+            if relative is None or relative in self.changed:
+                return False
+        return True
+
+
+def _prompt_paths(value: Any) -> list[str]:
+    """Every `promptPath` / `resolvedPromptPath` in a test's grader configs, however nested."""
+    found: list[str] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            for name, inner in item.items():
+                if name in ("promptPath", "resolvedPromptPath") and isinstance(inner, str):
+                    found.append(inner)
+                else:
+                    stack.append(inner)
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return found
+
+
+def _known_tests(after: FilePrompts, reads: _Reads, changed: set[str]) -> Known | None:
+    """The head revision's tests the base revision can take as they are (their prompts are the
+    same): those `_Unbuilt` found, and those whose inputs it judged the same once built (the
+    files their prompts read, noted while building, unchanged). None when no test can be told."""
+    if reads.edited is None:
         return None
+    edited = reads.edited
 
     def known(key: str) -> TestPrompts | None:
         test = after.tests.get(key)
-        if test is None or test.id in edited or key not in reads.by_test:
+        if test is None:
+            return None
+        if key in reads.unbuilt:
+            return test
+        if test.id in edited or key not in reads.by_test:
             return None
         if changed.intersection(test.own_files) or reads.by_test[key] & changed:
             return None
