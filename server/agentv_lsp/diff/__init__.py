@@ -40,12 +40,15 @@ def diff_revisions(
     cwd: str | None = None,
     map_files: MapFiles | None = None,
     full: bool = False,
+    reuse: bool = True,
 ) -> DiffReport:
     """Compare the prompts of `base` (a revision) and `head` (a revision, or None: the working
     tree). `paths`: repo-relative files or folders to limit the comparison to. `full`: preview
     every eval file and count every test's tokens (else only the files the change can reach, see
-    `affected`, and the tokens of the tests that changed). Raises GitError when a revision
-    cannot be read."""
+    `affected`, and the tokens of the tests that changed). `reuse`: between two commits that
+    add or remove no path, a test whose inputs are the same bytes in both is built in one
+    revision or neither (`collect`); False builds each previewed test in both (the same report,
+    slower: what the tests hold the rule to). Raises GitError when a revision cannot be read."""
     top = repository_top(repo_root)
     shown_root = os.path.realpath(top)
     cwd = os.path.realpath(cwd or top)
@@ -64,7 +67,7 @@ def diff_revisions(
         moved, modified = changed_paths(before_snap, after_snap)
         # With no path added or removed, every file exists alike on both sides (what the engines
         # find, list or glob): only the modified bytes can make a test's prompts differ.
-        same_paths = bool(before_snap.commit and after_snap.commit) and not moved
+        same_paths = reuse and bool(before_snap.commit and after_snap.commit) and not moved
         if not full:
             reached = affected_files(after_snap, pairs, moved, modified)
             previewed = [p for p in pairs if p in reached]
