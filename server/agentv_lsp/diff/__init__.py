@@ -14,8 +14,8 @@ from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 
 from agentv_lsp.diff.affected import affected_files
-from agentv_lsp.diff.collect import FilePrompts, Pair, collect_pairs, eval_files
-from agentv_lsp.diff.compare import DiffReport, compare, pair_files
+from agentv_lsp.diff.collect import Pair, eval_files, pair_collector
+from agentv_lsp.diff.compare import DiffReport, FileCompared, compare, compare_pair, pair_files
 from agentv_lsp.diff.git import GitError, renames_between, repository_top
 from agentv_lsp.diff.migration import migration_notes
 from agentv_lsp.diff.snapshot import WORKING_TREE, Snapshot, changed_paths, open_snapshot
@@ -27,8 +27,8 @@ __all__ = ["DiffReport", "GitError", "Job", "diff_revisions"]
 # side is the working tree (git's own default threshold, 50%); between commits git decides.
 _RENAME_SIMILARITY = 0.5
 
-Job = Callable[[Pair], tuple[FilePrompts | None, FilePrompts | None]]
-MapFiles = Callable[[Job, list[Pair]], list[tuple[FilePrompts | None, FilePrompts | None]]]
+Job = Callable[[Pair], FileCompared | None]  # one eval file previewed in both revisions, compared
+MapFiles = Callable[[Job, list[Pair]], list[FileCompared | None]]
 
 
 def diff_revisions(
@@ -72,19 +72,19 @@ def diff_revisions(
             reached = affected_files(after_snap, pairs, moved, modified)
             previewed = [p for p in pairs if p in reached]
         skipped = [p[1] or p[0] or "" for p in pairs if p not in previewed]
-        before, after = collect_pairs(
-            before_snap,
-            after_snap,
-            previewed,
-            requested,
-            shown_root,
-            cwd,
-            map_files,
-            modified if same_paths else None,
-            full,
+        collect = pair_collector(
+            before_snap, after_snap, requested, shown_root, cwd, modified if same_paths else None, full
         )
         notes = migration_notes(before_snap, after_snap)
-        return compare(before_snap, after_snap, before, after, previewed, notes, full, skipped, shown_root)
+
+        def job(pair: Pair) -> FileCompared | None:
+            # compared where it was previewed: the processes share the field diffs, and only
+            # the comparison comes back (not every unchanged prompt)
+            fb, fa = collect(pair)
+            return compare_pair(before_snap, after_snap, fb, fa, notes, full, shown_root)
+
+        compared = map_files(job, previewed) if map_files is not None else [job(p) for p in previewed]
+        return compare(before_snap, after_snap, {}, {}, previewed, notes, full, skipped, shown_root, compared)
 
 
 def _path_filter(paths: Sequence[str]) -> Callable[[str], bool]:

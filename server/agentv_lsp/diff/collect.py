@@ -493,12 +493,28 @@ def collect_pairs(
     changed: set[str] | None = None,
     count_all: bool = False,
 ) -> tuple[dict[str, FilePrompts], dict[str, FilePrompts]]:
-    """Both sides of each pair, in one job (one process: a prompt unchanged between the revisions
-    is counted once). `changed`: the paths whose bytes differ between the revisions when that is
-    all that differs (no path added or removed, both sides commits), else None; with it a test
-    that cannot have changed is previewed in the head revision only (`_known_tests`). The token
-    counts `compare` shows are counted here, in the job's process."""
+    """Both sides of each pair (`pair_collector`), by file."""
+    one = pair_collector(base, head, requested, shown_root, cwd, changed, count_all)
+    results = map_jobs(one, pairs) if map_jobs is not None else [one(p) for p in pairs]
+    before_files = {b.file: b for b, _ in results if b is not None}
+    after_files = {a.file: a for _, a in results if a is not None}
+    return before_files, after_files
 
+
+def pair_collector(
+    base: Snapshot,
+    head: Snapshot,
+    requested: Requested,
+    shown_root: str,
+    cwd: str,
+    changed: set[str] | None = None,
+    count_all: bool = False,
+) -> Callable[[Pair], tuple[FilePrompts | None, FilePrompts | None]]:
+    """The job that collects both sides of a pair, in one process (a prompt unchanged between
+    the revisions is counted once). `changed`: the paths whose bytes differ between the
+    revisions when that is all that differs (no path added or removed, both sides commits),
+    else None; with it a test that cannot have changed is built in one revision or neither
+    (`_Unbuilt`, `_known_tests`). The token counts `compare` shows are counted here."""
     # A snippet inlined by many eval files is read (and its path checked) once per revision and
     # process: the revisions are laid out read-only, or are the working tree read at one moment.
     base_caches, head_caches = _fs_caches(), _fs_caches()
@@ -541,10 +557,7 @@ def collect_pairs(
         _count_tokens(before, after, count_all)
         return before, after
 
-    results = map_jobs(one, pairs) if map_jobs is not None else [one(p) for p in pairs]
-    before_files = {b.file: b for b, _ in results if b is not None}
-    after_files = {a.file: a for _, a in results if a is not None}
-    return before_files, after_files
+    return one
 
 
 def _same_file(after: FilePrompts, changed: set[str], choice: RuntimeChoice) -> FilePrompts | None:

@@ -225,6 +225,25 @@ def pair_files(
     return pairs
 
 
+FileCompared = tuple["FileChange", list["TestChange"]]
+
+
+def compare_pair(
+    base: Snapshot,
+    head: Snapshot,
+    fb: FilePrompts | None,
+    fa: FilePrompts | None,
+    migration_notes: MigrationNotes | None = None,
+    count_all: bool = False,
+    shown_root: str | None = None,
+) -> FileCompared | None:
+    """One eval file's part of `compare` (run where it was previewed; None when it was not)."""
+    if fb is None and fa is None:
+        return None
+    changed = _Changed(base, head, shown_root or head.root)
+    return _compare_file(fb, fa, changed, base.label, head.label, migration_notes, count_all)
+
+
 def compare(
     base: Snapshot,
     head: Snapshot,
@@ -235,20 +254,29 @@ def compare(
     count_all: bool = False,
     not_previewed: list[str] | None = None,
     shown_root: str | None = None,
+    compared: list[FileCompared | None] | None = None,
 ) -> DiffReport:
+    """The report. `compared`: each pair's `compare_pair`, done already (then `before` and
+    `after` are not read)."""
     changed = _Changed(base, head, shown_root or head.root)
 
     tests: list[TestChange] = []
     files: list[FileChange] = []
     cause_counts: Counter[str] = Counter()
-    for old, new in pairs:
-        fb = before.get(old) if old is not None else None
-        fa = after.get(new) if new is not None else None
-        if fb is None and fa is None:
+    for index, (old, new) in enumerate(pairs):
+        if compared is not None:
+            found = compared[index]
+        else:
+            fb = before.get(old) if old is not None else None
+            fa = after.get(new) if new is not None else None
+            found = (
+                None
+                if fb is None and fa is None
+                else _compare_file(fb, fa, changed, base.label, head.label, migration_notes, count_all)
+            )
+        if found is None:
             continue  # not previewed: the change cannot reach it
-        file_change, file_tests = _compare_file(
-            fb, fa, changed, base.label, head.label, migration_notes, count_all
-        )
+        file_change, file_tests = found
         files.append(file_change)
         tests.extend(file_tests)
         for t in file_tests:
