@@ -161,7 +161,7 @@ class _Reads:
     by_test: dict[str, set[str]]
     # tests not built at all: their inputs are the same bytes in both revisions (`_Unbuilt`)
     unbuilt: set[str] = field(default_factory=set)
-    edited: set[str] | None = None  # ids of the entries an edit touched; None: no test can be told
+    edited: frozenset[str] | None = None  # ids of the entries an edit touched; None: none can be told
 
 
 # A test of the other revision whose prompts are known: previewing it again is skipped.
@@ -196,7 +196,15 @@ def _collect(
     reused: dict[str, TestPrompts] = {}
     if choice.major == 4:
         result, skipped = _preview_v4_tests(
-            path, snapshot, run_cwd, fs, reads, known, reused, parses, unbuilt and unbuilt.bind(choice)
+            path,
+            snapshot,
+            run_cwd,
+            fs,
+            reads,
+            known,
+            reused,
+            parses,
+            unbuilt.bind(choice) if unbuilt is not None else None,
         )
     else:
         result, skipped = _PREVIEWERS[choice.major](path, snapshot.root, run_cwd, fs)
@@ -618,7 +626,7 @@ class _Unbuilt:
 
         return decide
 
-    def _edited(self, suite: Any, reads: _Reads, choice: RuntimeChoice) -> set[str] | None:
+    def _edited(self, suite: Any, reads: _Reads, choice: RuntimeChoice) -> frozenset[str] | None:
         from agentv_lsp.diff.compare import entry_ids, touched_entries
 
         if suite.load_error is not None or (choice.major, choice.version, choice.reason) != (
@@ -631,7 +639,7 @@ class _Unbuilt:
         if (reads.loading - own - {self.relative}) & self.changed:
             return None
         if self.relative not in self.changed:
-            return set()
+            return frozenset()
         old_text = (self.base.read_bytes(self.relative) or b"").decode("utf-8", "replace")
         new_text = (self.head.read_bytes(self.relative) or b"").decode("utf-8", "replace")
         # The edit is told apart by `- id:` entries: only when each loaded test is one of them,
@@ -651,7 +659,7 @@ class _Unbuilt:
     def _own(self, test: Any, root: str) -> set[str]:
         return {_relative(p, root) or p for p in test.file_paths}
 
-    def _same_inputs(self, test: Any, edited: set[str], root: str) -> bool:
+    def _same_inputs(self, test: Any, edited: frozenset[str], root: str) -> bool:
         if str(test.id) in edited or self._own(test, root) & self.changed:
             return False
         for prompt_path in _prompt_paths(test.assertions):

@@ -4,6 +4,7 @@ unified diff), the files whose change reached it, and its token counts before an
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -169,7 +170,7 @@ class _Changed:
     def __init__(self, base: Snapshot, head: Snapshot, shown_root: str) -> None:
         self.base, self.head = base, head
         self.known: dict[tuple[str, str], bool] = {}
-        self.entries: dict[tuple[str, str], tuple[set[str] | None, bool]] = {}
+        self.entries: dict[tuple[str, str], tuple[frozenset[str] | None, bool]] = {}
         self.shown_root = shown_root
 
     def shown(self, before: str | None, after: str | None) -> tuple[str | None, str | None]:
@@ -478,7 +479,8 @@ def entry_ids(text: str) -> list[str] | None:
     return None if found is None else [test_id for _first, _end, test_id in found]
 
 
-def touched_entries(before: str, after: str) -> tuple[set[str] | None, bool]:
+@functools.lru_cache(maxsize=8)  # asked by the rule of `collect` and by the causes, per file
+def touched_entries(before: str, after: str) -> tuple[frozenset[str] | None, bool]:
     """The ids of the entries an edit touched, and whether it touched lines outside every entry."""
     old_lines, new_lines = before.splitlines(), after.splitlines()
     old_entries, new_entries = _entries(old_lines), _entries(new_lines)
@@ -501,7 +503,7 @@ def touched_entries(before: str, after: str) -> tuple[set[str] | None, bool]:
         if tag != "equal":
             mark(old_entries, i1, i2)
             mark(new_entries, j1, j2)
-    return touched, suite_level
+    return frozenset(touched), suite_level
 
 
 def _changed_lines(diff: str) -> int:
