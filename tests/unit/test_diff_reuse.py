@@ -187,3 +187,30 @@ def test_building_a_4x_prompt_reads_only_the_grader_prompt_files_its_test_names(
 
     assert tests_seen > 50
     assert reads_seen > 0  # some golden test does read a grader prompt file
+
+
+def test_v2_files_are_taken_whole_only_when_nothing_they_read_changed(
+    tmp_path: Path, built: list[str]
+) -> None:
+    from test_diff import V2_FILE
+
+    repo = GitRepo(tmp_path / "r")
+    base = repo.commit(
+        {
+            "evals/snippets/a.py": "x = 1\n",
+            "evals/suite.yaml": V2_FILE,
+            "other/suite.yaml": V2_FILE.replace("snippets/a.py", "snippets/b.py"),
+            "other/snippets/b.py": "y = 1\n",
+        }
+    )
+    head = repo.commit({"evals/snippets/a.py": "x = 2\n"})
+
+    report, _, _ = both_ways(repo, base, head, built, full=True)
+
+    statuses = {(t["file"], t["id"]): t["status"] for t in report["tests"]}
+    assert statuses == {
+        ("evals/suite.yaml", "review"): "changed",
+        ("evals/suite.yaml", "greet"): "unchanged",
+        ("other/suite.yaml", "review"): "unchanged",
+        ("other/suite.yaml", "greet"): "unchanged",
+    }
