@@ -214,3 +214,24 @@ def test_v2_files_are_taken_whole_only_when_nothing_they_read_changed(
         ("other/suite.yaml", "review"): "unchanged",
         ("other/suite.yaml", "greet"): "unchanged",
     }
+
+
+def test_the_json_report_is_json_dumps_of_the_report_object(tmp_path: Path) -> None:
+    """`render_json` joins texts written in the preview processes: byte for byte what
+    `json.dumps(report.as_json(), ensure_ascii=False, indent=2)` prints, whether the tests'
+    texts were written already (commits: compared in the jobs) or not (an empty report)."""
+    repo = GitRepo(tmp_path / "r")
+    odd = 'Line\n\ttab "quoted" \\ back \u00e9 \u202e \U0001f600'
+    base = repo.commit({"evals/snippets/a.py": "x\n", "evals/x.eval.yaml": v4_suite(ten_tests())})
+    head = repo.commit(
+        {
+            "evals/snippets/a.py": odd,
+            "evals/x.eval.yaml": v4_suite([*ten_tests(), v4_test("new", odd)]).replace('"Say 3"', '"Say 4"'),
+        }
+    )
+    for report in (repo.diff(base, head), repo.diff(base, head, full=True), repo.diff(head, head)):
+        expected = json.dumps(report.as_json(), ensure_ascii=False, indent=2) + "\n"
+        assert render_json(report) == expected
+    assert any(t.json_text for t in repo.diff(base, head).tests)
+    empty = repo.diff(base, head, paths=["nowhere"])
+    assert render_json(empty) == json.dumps(empty.as_json(), ensure_ascii=False, indent=2) + "\n"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import json
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -53,6 +54,7 @@ class TestChange:
     tokens_after: dict[str, Any] | None = None
     note: str | None = None  # why it is skipped / the load error / what a migration changed
     lines_changed: int = 0
+    json_text: str | None = None  # `as_json` as `render_json` prints it, once written (`json_text`)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -229,6 +231,12 @@ def pair_files(
 FileCompared = tuple["FileChange", list["TestChange"]]
 
 
+def json_text(value: Any, depth: int) -> str:
+    """`value` as `json.dumps(..., indent=2)` prints it `depth` levels down in a larger object
+    (JSON strings hold no raw line break, so each line simply moves right)."""
+    return json.dumps(value, ensure_ascii=False, indent=2).replace("\n", "\n" + "  " * depth)
+
+
 def compare_pair(
     base: Snapshot,
     head: Snapshot,
@@ -242,7 +250,10 @@ def compare_pair(
     if fb is None and fa is None:
         return None
     changed = _Changed(base, head, shown_root or head.root)
-    return _compare_file(fb, fa, changed, base.label, head.label, migration_notes, count_all)
+    found = _compare_file(fb, fa, changed, base.label, head.label, migration_notes, count_all)
+    for test in found[1]:  # written here, in the processes that share the work out
+        test.json_text = json_text(test.as_json(), 2)
+    return found
 
 
 def compare(
