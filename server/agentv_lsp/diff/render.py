@@ -25,7 +25,7 @@ _LINE_LIMIT = 1_000
 def render_json(report: DiffReport) -> str:
     """`json.dumps(report.as_json(), ensure_ascii=False, indent=2)`, from the tests' texts
     written already where they were compared (`compare_pair`)."""
-    tests = [t.json_text or json_text(t.as_json(), 2) for t in report.tests]
+    tests = [t.json_text or t.json_text_at(2) for t in report.tests]
     files = [json_text(f.as_json(), 2) for f in report.files]
     return (
         '{\n  "tests": '
