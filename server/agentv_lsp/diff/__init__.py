@@ -13,6 +13,7 @@ import os
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 
+from agentv_lsp import tokens
 from agentv_lsp.diff.affected import affected_files
 from agentv_lsp.diff.collect import FilePrompts, Pair, eval_files, pair_collector
 from agentv_lsp.diff.compare import (
@@ -89,6 +90,10 @@ def diff_revisions(
             fb, fa = collect(pair)
             return compare_pair(before_snap, after_snap, fb, fa, notes, full, shown_root)
 
+        if map_files is not None and previewed and (moved or modified):
+            # The token table (a quarter second to load) once, here, rather than in each process
+            # that counts: the forked ones share it.
+            tokens.encoder()
         compared = map_files(job, previewed) if map_files is not None else [job(p) for p in previewed]
         return compare(before_snap, after_snap, {}, {}, previewed, notes, full, skipped, shown_root, compared)
 
