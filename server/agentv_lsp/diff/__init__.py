@@ -13,11 +13,18 @@ import os
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 
+from agentv_lsp import tokens
 from agentv_lsp.diff.affected import affected_files
-from agentv_lsp.diff.collect import FilePrompts, Pair, collect_pairs, eval_files
-from agentv_lsp.diff.compare import DiffReport, compare, pair_files
+from agentv_lsp.diff.collect import FilePrompts, Pair, eval_files, pair_collector
+from agentv_lsp.diff.compare import (
+    DiffReport,
+    FileCompared,
+    MigrationNotes,
+    compare,
+    compare_pair,
+    pair_files,
+)
 from agentv_lsp.diff.git import GitError, renames_between, repository_top
-from agentv_lsp.diff.migration import migration_notes
 from agentv_lsp.diff.snapshot import WORKING_TREE, Snapshot, changed_paths, open_snapshot
 from agentv_lsp.formats.runtime import Requested
 
@@ -27,8 +34,8 @@ __all__ = ["DiffReport", "GitError", "Job", "diff_revisions"]
 # side is the working tree (git's own default threshold, 50%); between commits git decides.
 _RENAME_SIMILARITY = 0.5
 
-Job = Callable[[Pair], tuple[FilePrompts | None, FilePrompts | None]]
-MapFiles = Callable[[Job, list[Pair]], list[tuple[FilePrompts | None, FilePrompts | None]]]
+Job = Callable[[Pair], FileCompared | None]  # one eval file previewed in both revisions, compared
+MapFiles = Callable[[Job, list[Pair]], list[FileCompared | None]]
 
 
 def diff_revisions(
@@ -40,12 +47,15 @@ def diff_revisions(
     cwd: str | None = None,
     map_files: MapFiles | None = None,
     full: bool = False,
+    reuse: bool = True,
 ) -> DiffReport:
     """Compare the prompts of `base` (a revision) and `head` (a revision, or None: the working
     tree). `paths`: repo-relative files or folders to limit the comparison to. `full`: preview
     every eval file and count every test's tokens (else only the files the change can reach, see
-    `affected`, and the tokens of the tests that changed). Raises GitError when a revision
-    cannot be read."""
+    `affected`, and the tokens of the tests that changed). `reuse`: between two commits that
+    add or remove no path, a test whose inputs are the same bytes in both is built in one
+    revision or neither (`collect`); False builds each previewed test in both (the same report,
+    slower: what the tests hold the rule to). Raises GitError when a revision cannot be read."""
     top = repository_top(repo_root)
     shown_root = os.path.realpath(top)
     cwd = os.path.realpath(cwd or top)
@@ -61,16 +71,43 @@ def diff_revisions(
             renames = similar_files(before_snap, after_snap, before_files, after_files)
         pairs = pair_files(before_files, after_files, renames)
         previewed = pairs
+        moved, modified = changed_paths(before_snap, after_snap)
+        # With no path added or removed, every file exists alike on both sides (what the engines
+        # find, list or glob): only the modified bytes can make a test's prompts differ.
+        same_paths = reuse and bool(before_snap.commit and after_snap.commit) and not moved
         if not full:
-            moved, modified = changed_paths(before_snap, after_snap)
             reached = affected_files(after_snap, pairs, moved, modified)
             previewed = [p for p in pairs if p in reached]
         skipped = [p[1] or p[0] or "" for p in pairs if p not in previewed]
-        before, after = collect_pairs(
-            before_snap, after_snap, previewed, requested, shown_root, cwd, map_files
+        collect = pair_collector(
+            before_snap, after_snap, requested, shown_root, cwd, modified if same_paths else None, full
         )
-        notes = migration_notes(before_snap, after_snap)
-        return compare(before_snap, after_snap, before, after, previewed, notes, full, skipped, shown_root)
+        notes = _migration_notes(before_snap, after_snap)
+
+        def job(pair: Pair) -> FileCompared | None:
+            # compared where it was previewed: the processes share the field diffs, and only
+            # the comparison comes back (not every unchanged prompt)
+            fb, fa = collect(pair)
+            return compare_pair(before_snap, after_snap, fb, fa, notes, full, shown_root)
+
+        if map_files is not None and previewed and (moved or modified):
+            # The token table (a quarter second to load) once, here, rather than in each process
+            # that counts: the forked ones share it.
+            tokens.encoder()
+        compared = map_files(job, previewed) if map_files is not None else [job(p) for p in previewed]
+        return compare(before_snap, after_snap, {}, {}, previewed, notes, full, skipped, shown_root, compared)
+
+
+def _migration_notes(base: Snapshot, head: Snapshot) -> MigrationNotes:
+    """`migration.migration_notes`, imported only for a file migrated between the revisions (it
+    brings the v2 engine and `migrate`'s proof: a tenth of a second at every start otherwise)."""
+
+    def notes(fb: FilePrompts, fa: FilePrompts) -> dict[str, str]:
+        from agentv_lsp.diff.migration import migration_notes
+
+        return migration_notes(base, head)(fb, fa)
+
+    return notes
 
 
 def _path_filter(paths: Sequence[str]) -> Callable[[str], bool]:

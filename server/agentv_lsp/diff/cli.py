@@ -12,7 +12,8 @@ from types import FrameType
 from agentv_lsp.checks.parallel import fork_map
 from agentv_lsp.checks.runner import available_workers
 from agentv_lsp.diff import Job, diff_revisions
-from agentv_lsp.diff.collect import FilePrompts, Pair
+from agentv_lsp.diff.collect import Pair
+from agentv_lsp.diff.compare import FileCompared
 from agentv_lsp.diff.git import GitError, looks_like_option, repository_top, resolve_commit
 from agentv_lsp.diff.render import render
 from agentv_lsp.engine.files import default_repo_root
@@ -76,7 +77,7 @@ def run_diff_command(args: argparse.Namespace) -> int:
     head = revisions[1] if len(revisions) > 1 else None
     workers = available_workers()
 
-    def map_files(func: Job, jobs: list[Pair]) -> list[tuple[FilePrompts | None, FilePrompts | None]]:
+    def map_files(func: Job, jobs: list[Pair]) -> list[FileCompared | None]:
         return fork_map(func, jobs, workers)
 
     gc.disable()  # a short-lived process: the collector only costs time while previewing

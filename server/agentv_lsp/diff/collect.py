@@ -18,7 +18,7 @@ from typing import Any
 
 from agentv_lsp import tokens
 from agentv_lsp.diff.snapshot import Snapshot
-from agentv_lsp.engine.files import FileSystem, FileText
+from agentv_lsp.engine.files import FileReadError, FileSystem, FileText
 from agentv_lsp.formats.runtime import Requested, RuntimeChoice, choose_runtime
 
 # The fields compared, in the order they are shown.
@@ -64,6 +64,7 @@ class TestPrompts:
     id: str
     fields: dict[str, Any]  # raw values (strings, JSON-like data); `field_text` shows one
     own_files: tuple[str, ...]  # files inlined into this test only (repo-relative)
+    tokens: dict[str, Any] | None = None  # `test_tokens`, once counted
 
 
 @dataclass
@@ -85,19 +86,24 @@ class RecordingFileSystem(FileSystem):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.touched: set[str] = set()
+        self.lately: set[str] = set()  # touched since the caller last emptied it (one test's reads)
+
+    def _note(self, path: str) -> None:
+        self.touched.add(path)
+        self.lately.add(path)
 
     def exists(self, path: str) -> bool:
         found = super().exists(path)
         if found:
-            self.touched.add(path)
+            self._note(path)
         return found
 
     def read(self, path: str) -> FileText:
-        self.touched.add(path)
+        self._note(path)
         return super().read(path)
 
     def read_document(self, path: str) -> str:
-        self.touched.add(path)
+        self._note(path)
         return super().read_document(path)
 
 
@@ -143,14 +149,66 @@ def collect_file(
 ) -> FilePrompts:
     """One eval file's tests. `shown_root`: the folder absolute paths in prompts are shown under
     (the user's repository, whichever folder the revision was laid out in)."""
+    return _collect(snapshot, relative, requested, shown_root, cwd, overlays)[0]
+
+
+@dataclass
+class _Reads:
+    """What previewing one revision of an eval file read (repo-relative paths): while loading,
+    and while building each test's prompts (grader templates), by test key."""
+
+    loading: set[str]
+    by_test: dict[str, set[str]]
+    # tests not built at all: their inputs are the same bytes in both revisions (`_Unbuilt`)
+    unbuilt: set[str] = field(default_factory=set)
+    edited: frozenset[str] | None = None  # ids of the entries an edit touched; None: none can be told
+
+
+# A test of the other revision whose prompts are known: previewing it again is skipped.
+Known = Callable[[str], "TestPrompts | None"]
+
+
+def _collect(
+    snapshot: Snapshot,
+    relative: str,
+    requested: Requested,
+    shown_root: str,
+    cwd: str,
+    overlays: dict[str, str] | None = None,
+    known: Known | None = None,
+    choice: RuntimeChoice | None = None,
+    parses: dict[str, Any] | None = None,
+    caches: dict[str, Any] | None = None,
+    unbuilt: _Unbuilt | None = None,
+) -> tuple[FilePrompts, _Reads]:
+    """`collect_file`, and what it read. `known(key)`: a test's prompts as the other revision has
+    them when they cannot differ (its preview is skipped; 4.x only, v2 previews every test).
+    `parses`: the YAML documents of eval-file texts already parsed (by text), shared by the two
+    revisions of one file when its text is the same (4.x). `caches`: the file system's caches
+    (what exists, file texts) shared by the eval files of one revision in one process.
+    `unbuilt`: decides which tests need no prompts at all (4.x)."""
     path = snapshot.path_of(relative)
-    head = (overlays or {}).get(path)
-    choice = choose_runtime(
-        path, head[:_HEAD_BYTES] if head is not None else _head(path), snapshot.root, requested
-    )
-    fs = RecordingFileSystem(allowed_roots=(snapshot.root,), overlays=dict(overlays or {}))
-    previewer = _PREVIEWERS[choice.major]
-    result, skipped = previewer(path, snapshot.root, _cwd_in(snapshot, cwd, shown_root), fs)
+    if choice is None:
+        choice = _choice(snapshot, relative, requested, overlays)
+    fs = RecordingFileSystem(allowed_roots=(snapshot.root,), overlays=dict(overlays or {}), **(caches or {}))
+    reads = _Reads(set(), {})
+    run_cwd = _cwd_in(snapshot, cwd, shown_root)
+    reused: dict[str, TestPrompts] = {}
+    if choice.major == 4:
+        result, skipped = _preview_v4_tests(
+            path,
+            snapshot,
+            run_cwd,
+            fs,
+            reads,
+            known,
+            reused,
+            parses,
+            unbuilt.bind(choice) if unbuilt is not None else None,
+        )
+    else:
+        result, skipped = _PREVIEWERS[choice.major](path, snapshot.root, run_cwd, fs)
+        reads.loading = _relative_set(fs.touched, snapshot.root)
     # Absolute paths name the folder the revision was laid out in: the messages are shown under
     # the user's repository here, the prompts when compared (`compare`, only where they differ).
     moved = snapshot.root != shown_root
@@ -158,8 +216,7 @@ def collect_file(
     def shown(text: str) -> str:
         return text.replace(snapshot.root, shown_root) if moved else text
 
-    used = {_relative(p, snapshot.root) for p in fs.touched}
-    used.discard(None)
+    used = _relative_set(fs.touched, snapshot.root)
     used.update(_runtime_manifests(snapshot, relative, choice))
     prompts = FilePrompts(
         file=relative,
@@ -170,11 +227,15 @@ def collect_file(
         tests={},
         skipped={},
         warnings=[shown(str(w)) for w in result.get("warnings", [])],
-        used_files={u for u in used if u is not None},
+        used_files=used,
     )
     seen: dict[str, int] = {}
     for case in result.get("cases", []):
         key = _key(case.get("id"), seen)
+        if key in reused:
+            prompts.tests[key] = reused[key]
+            prompts.used_files.update(reused[key].own_files)
+            continue
         prompts.tests[key] = TestPrompts(
             file=relative,
             id=str(case.get("id")),
@@ -183,7 +244,22 @@ def collect_file(
         )
     for test_id, reason in skipped:
         prompts.skipped[_key(test_id, seen)] = shown(reason)
-    return prompts
+    return prompts, reads
+
+
+def _choice(
+    snapshot: Snapshot, relative: str, requested: Requested, overlays: dict[str, str] | None = None
+) -> RuntimeChoice:
+    path = snapshot.path_of(relative)
+    head = (overlays or {}).get(path)
+    return choose_runtime(
+        path, head[:_HEAD_BYTES] if head is not None else _head(path), snapshot.root, requested
+    )
+
+
+def _relative_set(paths: set[str], root: str) -> set[str]:
+    found = {_relative(p, root) for p in paths}
+    return {f for f in found if f is not None}
 
 
 def _key(test_id: object, seen: dict[str, int]) -> str:
@@ -234,6 +310,76 @@ def _preview_v4(
     return result, [(s.get("id"), str(s.get("reason", ""))) for s in result.get("skipped", [])]
 
 
+class _Reused:
+    """A test whose preview was skipped: stands in for its preview case (only its id is read)."""
+
+    def __init__(self, test_id: object) -> None:
+        self.id = test_id
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self.id if name == "id" else default
+
+
+def _preview_v4_tests(
+    path: str,
+    snapshot: Snapshot,
+    cwd: str,
+    fs: RecordingFileSystem,
+    reads: _Reads,
+    known: Known | None,
+    reused: dict[str, TestPrompts],
+    parses: dict[str, Any] | None = None,
+    unbuilt: Callable[[Any, _Reads], None] | None = None,
+) -> tuple[dict[str, Any], list[tuple[object, str]]]:
+    """`preview_v4`, test by test: the files each test's prompts read are noted, and a test whose
+    prompts the other revision already holds (`known`) is not built again, nor one `unbuilt`
+    puts in `reads.unbuilt` (it stands for itself with no fields: the same in both revisions)."""
+    from agentv_lsp.engine.jsrt import relative_display
+    from agentv_lsp.formats.v4.loader import load_suite
+    from agentv_lsp.formats.v4.preview import preview_test
+    from agentv_lsp.formats.v4.yamlbom import parse_yaml_v4
+
+    relative = _relative(path, snapshot.root) or path
+    doc = None
+    if parses is not None and path.lower().endswith((".yaml", ".yml")):
+        try:
+            text = fs.read_document(path)  # read as the loader reads it (noted, limits kept)
+        except FileReadError:
+            text = None  # the loader reads it again and reports why it cannot
+        if text is not None:
+            doc = parses.get(text)
+            if doc is None:
+                doc = parses[text] = parse_yaml_v4(text)
+    suite = load_suite(path, snapshot.root, cwd, fs, doc=doc)
+    reads.loading = _relative_set(fs.touched, snapshot.root)
+    if unbuilt is not None:
+        unbuilt(suite, reads)
+    judge_messages: list[Any] = []
+    cases: list[Any] = []
+    seen: dict[str, int] = {}
+    for test in suite.tests:
+        key = _key(test.id, seen)
+        if key in reads.unbuilt:
+            own = (relative_display(p, suite.repo_root) for p in test.file_paths)
+            reused[key] = TestPrompts(relative, str(test.id), {}, tuple(dict.fromkeys(own)))
+            cases.append(_Reused(test.id))
+            continue
+        found = known(key) if known is not None else None
+        if found is not None and found.id == str(test.id):
+            reused[key] = found
+            cases.append(_Reused(test.id))
+            continue
+        fs.lately = set()
+        cases.append(preview_test(suite, test, fs, judge_messages))
+        reads.by_test[key] = _relative_set(fs.lately, snapshot.root)
+    result = {
+        "load_error": suite.load_error,
+        "warnings": [m.text for m in suite.messages],
+        "cases": cases,
+    }
+    return result, [(s.id, str(s.reason)) for s in suite.skipped]
+
+
 def _preview_v2(
     path: str, root: str, cwd: str, fs: FileSystem
 ) -> tuple[dict[str, Any], list[tuple[object, str]]]:
@@ -276,6 +422,8 @@ _FIELD_SOURCES: dict[int, dict[str, Callable[[dict[str, Any]], Any]]] = {
 
 def test_tokens(prompts: TestPrompts) -> dict[str, Any]:
     """The token counts of a test (`tokens.case_tokens` of the preview case its fields came from)."""
+    if prompts.tokens is not None:
+        return prompts.tokens
     f = prompts.fields
     case = {
         "lm": {
@@ -286,7 +434,8 @@ def test_tokens(prompts: TestPrompts) -> dict[str, Any]:
         },
         "judge_prompt": f.get("grader_prompt"),
     }
-    return tokens.case_tokens(case)
+    prompts.tokens = tokens.case_tokens(case)
+    return prompts.tokens
 
 
 def _fields(case: dict[str, Any], major: int) -> dict[str, Any]:
@@ -349,17 +498,224 @@ def collect_pairs(
         [Callable[[Pair], tuple[FilePrompts | None, FilePrompts | None]], list[Pair]], list[Any]
     ]
     | None = None,
+    changed: set[str] | None = None,
+    count_all: bool = False,
 ) -> tuple[dict[str, FilePrompts], dict[str, FilePrompts]]:
-    """Both sides of each pair, in one job (one process: a prompt unchanged between the revisions
-    is counted once)."""
-
-    def one(pair: Pair) -> tuple[FilePrompts | None, FilePrompts | None]:
-        old, new = pair
-        before = collect_file(base, old, requested, shown_root, cwd) if old is not None else None
-        after = collect_file(head, new, requested, shown_root, cwd) if new is not None else None
-        return before, after
-
+    """Both sides of each pair (`pair_collector`), by file."""
+    one = pair_collector(base, head, requested, shown_root, cwd, changed, count_all)
     results = map_jobs(one, pairs) if map_jobs is not None else [one(p) for p in pairs]
     before_files = {b.file: b for b, _ in results if b is not None}
     after_files = {a.file: a for _, a in results if a is not None}
     return before_files, after_files
+
+
+def pair_collector(
+    base: Snapshot,
+    head: Snapshot,
+    requested: Requested,
+    shown_root: str,
+    cwd: str,
+    changed: set[str] | None = None,
+    count_all: bool = False,
+) -> Callable[[Pair], tuple[FilePrompts | None, FilePrompts | None]]:
+    """The job that collects both sides of a pair, in one process (a prompt unchanged between
+    the revisions is counted once). `changed`: the paths whose bytes differ between the
+    revisions when that is all that differs (no path added or removed, both sides commits),
+    else None; with it a test that cannot have changed is built in one revision or neither
+    (`_Unbuilt`, `_known_tests`). The token counts `compare` shows are counted here."""
+    # A snippet inlined by many eval files is read (and its path checked) once per revision and
+    # process: the revisions are laid out read-only, or are the working tree read at one moment.
+    base_caches, head_caches = _fs_caches(), _fs_caches()
+
+    def one(pair: Pair) -> tuple[FilePrompts | None, FilePrompts | None]:
+        old, new = pair
+        after = reads = None
+        parses: dict[str, Any] = {}  # an eval file whose text is the same is parsed once
+        choice = _choice(base, old, requested) if old is not None else None
+        unbuilt = None
+        if changed is not None and old == new and new is not None and choice is not None:
+            unbuilt = _Unbuilt(base, head, new, changed, choice, count_all)
+        if new is not None:
+            after, reads = _collect(
+                head, new, requested, shown_root, cwd, parses=parses, caches=head_caches, unbuilt=unbuilt
+            )
+        before = None
+        if old is not None:
+            known: Known | None = None
+            if unbuilt is not None and after is not None and reads is not None:
+                before = _same_file(after, changed or set(), choice)  # type: ignore[arg-type]
+                if before is None:
+                    known = _known_tests(after, reads, changed or set())
+            if before is None:
+                before, _ = _collect(
+                    base,
+                    old,
+                    requested,
+                    shown_root,
+                    cwd,
+                    known=known,
+                    choice=choice,
+                    parses=parses,
+                    caches=base_caches,
+                )
+            if after is not None and reads is not None:
+                for key, test in before.tests.items():
+                    if after.tests.get(key) is test:  # reused: what building it read, as in head
+                        before.used_files |= reads.by_test.get(key, set())
+        _count_tokens(before, after, count_all)
+        return before, after
+
+    return one
+
+
+def _same_file(after: FilePrompts, changed: set[str], choice: RuntimeChoice) -> FilePrompts | None:
+    """The base revision of an eval file when it reads the same bytes as the head one: the eval
+    file and every file its preview read (or found, or that chose its runtime) unchanged, and the
+    same runtime. The messages are the same too, being shown under the repository's folder."""
+    if (
+        after.file in changed
+        or after.used_files & changed
+        or (choice.major, choice.version, choice.reason)
+        != (after.runtime_major, after.runtime, after.runtime_reason)
+    ):
+        return None
+    return FilePrompts(
+        file=after.file,
+        runtime=after.runtime,
+        runtime_major=after.runtime_major,
+        runtime_reason=after.runtime_reason,
+        load_error=after.load_error,
+        tests=dict(after.tests),
+        skipped=dict(after.skipped),
+        warnings=list(after.warnings),
+        used_files=set(after.used_files),
+    )
+
+
+def _fs_caches() -> dict[str, Any]:
+    """The caches of a `FileSystem`, to be shared by several (keyword arguments)."""
+    return {"_exists": {}, "_texts": {}, "_blocked": set(), "_loops": set()}
+
+
+@dataclass
+class _Unbuilt:
+    """Which tests of an eval file (the same path in both revisions) read the same bytes in both,
+    decided from the head revision's loaded suite before any prompt is built: the same runtime,
+    the suite-level part of the eval file and every file read while loading it unchanged
+    (configs, cases files), and for the test its entry, its inlined files and the grader prompt
+    files it names unchanged (the only files building a 4.x prompt reads, `formats.v4.judge`).
+    Such a test is not built in either revision (`build_all`: it is built once, in head)."""
+
+    base: Snapshot
+    head: Snapshot
+    relative: str
+    changed: set[str]
+    base_choice: RuntimeChoice
+    build_all: bool
+
+    def bind(self, choice: RuntimeChoice) -> Callable[[Any, _Reads], None]:
+        def decide(suite: Any, reads: _Reads) -> None:
+            reads.edited = self._edited(suite, reads, choice)
+            if reads.edited is None or self.build_all:
+                return
+            seen: dict[str, int] = {}
+            for test in suite.tests:
+                key = _key(test.id, seen)
+                if self._same_inputs(test, reads.edited, suite.repo_root):
+                    reads.unbuilt.add(key)
+
+        return decide
+
+    def _edited(self, suite: Any, reads: _Reads, choice: RuntimeChoice) -> frozenset[str] | None:
+        from agentv_lsp.diff.compare import entry_ids, touched_entries
+
+        if suite.load_error is not None or (choice.major, choice.version, choice.reason) != (
+            self.base_choice.major,
+            self.base_choice.version,
+            self.base_choice.reason,
+        ):
+            return None
+        own = {f for test in suite.tests for f in self._own(test, suite.repo_root)}
+        if (reads.loading - own - {self.relative}) & self.changed:
+            return None
+        if self.relative not in self.changed:
+            return frozenset()
+        old_text = (self.base.read_bytes(self.relative) or b"").decode("utf-8", "replace")
+        new_text = (self.head.read_bytes(self.relative) or b"").decode("utf-8", "replace")
+        # The edit is told apart by `- id:` entries: only when each loaded test is one of them,
+        # in the same order on both sides (an id written below another key, or an entry of a
+        # nested list, would blur which test an edited line belongs to).
+        ids = entry_ids(new_text)
+        if (
+            ids is None
+            or ids != entry_ids(old_text)
+            or len(ids) != len(suite.tests) + len(suite.skipped)
+            or not {str(t.id) for t in suite.tests} <= set(ids)
+        ):
+            return None
+        touched, suite_level = touched_entries(old_text, new_text)
+        return None if touched is None or suite_level else touched
+
+    def _own(self, test: Any, root: str) -> set[str]:
+        return {_relative(p, root) or p for p in test.file_paths}
+
+    def _same_inputs(self, test: Any, edited: frozenset[str], root: str) -> bool:
+        if str(test.id) in edited or self._own(test, root) & self.changed:
+            return False
+        for prompt_path in _prompt_paths(test.assertions):
+            relative = _relative(prompt_path, root) if os.path.isabs(prompt_path) else None
+            if relative is None or relative in self.changed:
+                return False
+        return True
+
+
+def _prompt_paths(value: Any) -> list[str]:
+    """Every `promptPath` / `resolvedPromptPath` in a test's grader configs, however nested."""
+    found: list[str] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            for name, inner in item.items():
+                if name in ("promptPath", "resolvedPromptPath") and isinstance(inner, str):
+                    found.append(inner)
+                else:
+                    stack.append(inner)
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return found
+
+
+def _known_tests(after: FilePrompts, reads: _Reads, changed: set[str]) -> Known | None:
+    """The head revision's tests the base revision can take as they are (their prompts are the
+    same): those `_Unbuilt` found, and those whose inputs it judged the same once built (the
+    files their prompts read, noted while building, unchanged). None when no test can be told."""
+    if reads.edited is None:
+        return None
+    edited = reads.edited
+
+    def known(key: str) -> TestPrompts | None:
+        test = after.tests.get(key)
+        if test is None:
+            return None
+        if key in reads.unbuilt:
+            return test
+        if test.id in edited or key not in reads.by_test:
+            return None
+        if changed.intersection(test.own_files) or reads.by_test[key] & changed:
+            return None
+        return test
+
+    return known
+
+
+def _count_tokens(before: FilePrompts | None, after: FilePrompts | None, count_all: bool) -> None:
+    """The token counts of the tests whose prompts may differ (all with `count_all`)."""
+    for key in dict.fromkeys([*(before.tests if before else {}), *(after.tests if after else {})]):
+        tb = before.tests.get(key) if before else None
+        ta = after.tests.get(key) if after else None
+        if not count_all and tb is not None and ta is not None and tb.fields == ta.fields:
+            continue
+        for test in (tb, ta):
+            if test is not None:
+                test_tokens(test)

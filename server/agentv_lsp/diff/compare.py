@@ -4,6 +4,8 @@ unified diff), the files whose change reached it, and its token counts before an
 from __future__ import annotations
 
 import difflib
+import functools
+import json
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -52,6 +54,35 @@ class TestChange:
     tokens_after: dict[str, Any] | None = None
     note: str | None = None  # why it is skipped / the load error / what a migration changed
     lines_changed: int = 0
+    json_text: str | None = None  # `as_json` as `render_json` prints it, once written (`json_text`)
+
+    def json_text_at(self, depth: int) -> str:
+        """`json_text(self.as_json(), depth)`; a test with no field, cause or count (most are
+        unchanged) laid out from a template, 30 times faster than the indenting encoder."""
+        if self.fields or self.causes or self.tokens_before is not None or self.tokens_after is not None:
+            return json_text(self.as_json(), depth)
+        pad = "\n" + "  " * depth
+
+        def scalar(value: Any) -> str:
+            return json.dumps(value, ensure_ascii=False)
+
+        lines = [
+            "{",
+            f'  "file": {scalar(self.file)},',
+            f'  "base_file": {scalar(self.base_file)},',
+            f'  "id": {scalar(self.id)},',
+            f'  "status": {scalar(self.status)},',
+            '  "fields": [],',
+            '  "causes": [],',
+            '  "tokens": {',
+            f'    "tokenizer": {scalar(TOKENIZER)},',
+            '    "before": null,',
+            '    "after": null',
+            "  },",
+            f'  "note": {scalar(self.note)}',
+            "}",
+        ]
+        return pad.join(lines)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -169,7 +200,7 @@ class _Changed:
     def __init__(self, base: Snapshot, head: Snapshot, shown_root: str) -> None:
         self.base, self.head = base, head
         self.known: dict[tuple[str, str], bool] = {}
-        self.entries: dict[tuple[str, str], tuple[set[str] | None, bool]] = {}
+        self.entries: dict[tuple[str, str], tuple[frozenset[str] | None, bool]] = {}
         self.shown_root = shown_root
 
     def shown(self, before: str | None, after: str | None) -> tuple[str | None, str | None]:
@@ -187,7 +218,7 @@ class _Changed:
         key = (before, after)
         found = self.entries.get(key)
         if found is None:
-            found = self.entries[key] = _touched_entries(
+            found = self.entries[key] = touched_entries(
                 (self.base.read_bytes(before) or b"").decode("utf-8", "replace"),
                 (self.head.read_bytes(after) or b"").decode("utf-8", "replace"),
             )
@@ -225,6 +256,34 @@ def pair_files(
     return pairs
 
 
+FileCompared = tuple["FileChange", list["TestChange"]]
+
+
+def json_text(value: Any, depth: int) -> str:
+    """`value` as `json.dumps(..., indent=2)` prints it `depth` levels down in a larger object
+    (JSON strings hold no raw line break, so each line simply moves right)."""
+    return json.dumps(value, ensure_ascii=False, indent=2).replace("\n", "\n" + "  " * depth)
+
+
+def compare_pair(
+    base: Snapshot,
+    head: Snapshot,
+    fb: FilePrompts | None,
+    fa: FilePrompts | None,
+    migration_notes: MigrationNotes | None = None,
+    count_all: bool = False,
+    shown_root: str | None = None,
+) -> FileCompared | None:
+    """One eval file's part of `compare` (run where it was previewed; None when it was not)."""
+    if fb is None and fa is None:
+        return None
+    changed = _Changed(base, head, shown_root or head.root)
+    found = _compare_file(fb, fa, changed, base.label, head.label, migration_notes, count_all)
+    for test in found[1]:  # written here, in the processes that share the work out
+        test.json_text = test.json_text_at(2)
+    return found
+
+
 def compare(
     base: Snapshot,
     head: Snapshot,
@@ -235,20 +294,29 @@ def compare(
     count_all: bool = False,
     not_previewed: list[str] | None = None,
     shown_root: str | None = None,
+    compared: list[FileCompared | None] | None = None,
 ) -> DiffReport:
+    """The report. `compared`: each pair's `compare_pair`, done already (then `before` and
+    `after` are not read)."""
     changed = _Changed(base, head, shown_root or head.root)
 
     tests: list[TestChange] = []
     files: list[FileChange] = []
     cause_counts: Counter[str] = Counter()
-    for old, new in pairs:
-        fb = before.get(old) if old is not None else None
-        fa = after.get(new) if new is not None else None
-        if fb is None and fa is None:
+    for index, (old, new) in enumerate(pairs):
+        if compared is not None:
+            found = compared[index]
+        else:
+            fb = before.get(old) if old is not None else None
+            fa = after.get(new) if new is not None else None
+            found = (
+                None
+                if fb is None and fa is None
+                else _compare_file(fb, fa, changed, base.label, head.label, migration_notes, count_all)
+            )
+        if found is None:
             continue  # not previewed: the change cannot reach it
-        file_change, file_tests = _compare_file(
-            fb, fa, changed, base.label, head.label, migration_notes, count_all
-        )
+        file_change, file_tests = found
         files.append(file_change)
         tests.extend(file_tests)
         for t in file_tests:
@@ -444,7 +512,14 @@ def _entries(lines: list[str]) -> list[tuple[int, int, str]] | None:
     return out
 
 
-def _touched_entries(before: str, after: str) -> tuple[set[str] | None, bool]:
+def entry_ids(text: str) -> list[str] | None:
+    """The ids of the `- id:` entries of an eval file's text, in order (None when there is none)."""
+    found = _entries(text.splitlines())
+    return None if found is None else [test_id for _first, _end, test_id in found]
+
+
+@functools.lru_cache(maxsize=8)  # asked by the rule of `collect` and by the causes, per file
+def touched_entries(before: str, after: str) -> tuple[frozenset[str] | None, bool]:
     """The ids of the entries an edit touched, and whether it touched lines outside every entry."""
     old_lines, new_lines = before.splitlines(), after.splitlines()
     old_entries, new_entries = _entries(old_lines), _entries(new_lines)
@@ -467,7 +542,7 @@ def _touched_entries(before: str, after: str) -> tuple[set[str] | None, bool]:
         if tag != "equal":
             mark(old_entries, i1, i2)
             mark(new_entries, j1, j2)
-    return touched, suite_level
+    return frozenset(touched), suite_level
 
 
 def _changed_lines(diff: str) -> int:

@@ -9,11 +9,10 @@ in fences longer than any backtick run they hold, and the whole report stays und
 from __future__ import annotations
 
 import html
-import json
 import re
 from collections.abc import Iterable
 
-from agentv_lsp.diff.compare import LOAD_STATES, STATUS_ORDER, DiffReport, FileChange, TestChange
+from agentv_lsp.diff.compare import LOAD_STATES, STATUS_ORDER, DiffReport, FileChange, TestChange, json_text
 from agentv_lsp.report import one_line, shown_path
 from agentv_lsp.tokens import TOKENIZER
 
@@ -24,7 +23,24 @@ _LINE_LIMIT = 1_000
 
 
 def render_json(report: DiffReport) -> str:
-    return json.dumps(report.as_json(), ensure_ascii=False, indent=2) + "\n"
+    """`json.dumps(report.as_json(), ensure_ascii=False, indent=2)`, from the tests' texts
+    written already where they were compared (`compare_pair`)."""
+    tests = [t.json_text or t.json_text_at(2) for t in report.tests]
+    files = [json_text(f.as_json(), 2) for f in report.files]
+    return (
+        '{\n  "tests": '
+        + _json_list(tests)
+        + ',\n  "files": '
+        + _json_list(files)
+        + ',\n  "summary": '
+        + json_text(report.summary(), 1)
+        + "\n}\n"
+    )
+
+
+def _json_list(items: list[str]) -> str:
+    """A list one level down, of items written two levels down (as `json.dumps` lays it out)."""
+    return "[\n    " + ",\n    ".join(items) + "\n  ]" if items else "[]"
 
 
 # ---- text ----
