@@ -52,9 +52,22 @@ class RejectedRequest:
     jsonrpc: str = "2.0"
 
 
+class _FutureTable(dict[Any, Any]):
+    """pygls' table of running handlers. Its `shutdown` cancels them while iterating
+    `items()`, and a cancelled handler's callback (`_execute_handler` below) removes its own
+    entry at once: iterating a snapshot keeps that from raising "dictionary changed size"."""
+
+    def items(self) -> list[tuple[Any, Any]]:  # type: ignore[override]
+        return list(super().items())
+
+
 class AgentVProtocol(LanguageServerProtocol):
     _server: AgentVLanguageServer
     _initialize_received = False
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._request_futures = _FutureTable(self._request_futures)
 
     def structure_message(self, data: dict[str, Any]) -> Any:
         try:
