@@ -391,7 +391,8 @@ async def test_cancel_request_answers_at_once_during_long_work(pulling: Language
 
 async def test_edit_storm_is_debounced_and_memory_stays_bounded(pushing: LanguageClient, tmp_path: Path) -> None:
     """Protection: hundreds of didChange per second neither queue unbounded work nor grow
-    memory: diagnostics are computed for the last version only, soon after the storm."""
+    memory: superseded versions are not checked to the end, and the last version's diagnostics
+    come soon after the storm."""
     published = record_published_versions(pushing)
 
     path = tmp_path / "ws" / "evals" / "storm.eval.yaml"
@@ -413,7 +414,10 @@ async def test_edit_storm_is_debounced_and_memory_stays_bounded(pushing: Languag
     while edits + 1 not in published and time.perf_counter() < deadline:
         await asyncio.sleep(0.05)
     assert edits + 1 in published, "no diagnostics for the last version"
-    assert len(published) <= 20, f"{len(published)} publications for {edits} edits: not debounced"
+    # cheap checks run without a debounce (issue 29: the delay follows the measured cost) and a
+    # newer edit stops a running check, so a storm publishes only the versions whose check
+    # finished before the next edit came: a small share of the edits, never one per edit
+    assert len(published) <= edits // 20, f"{len(published)} publications for {edits} edits: work queued per edit"
     await still_answers(pushing, uri, 5)
     after, _ = memory_mb(pushing)
     assert after - before < 150, f"memory grew by {after - before:.0f} MiB during the storm"
