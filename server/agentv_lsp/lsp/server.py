@@ -12,6 +12,7 @@ holds what they share, on the server object:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import gc
 import inspect
@@ -326,17 +327,25 @@ class AgentVLanguageServer(LanguageServer):
         return model
 
     async def model(self, uri: str) -> FileModel | V4Model | None:
-        """The model of the open document's current version (None when not open)."""
-        document = self.workspace.text_documents.get(uri)
-        if document is None:
-            return None
-        version, text = document.version, document.source
-        cached = self._models.get(uri)
-        if cached is not None and cached.version == version and cached.text is text:
-            return cached.model
+        """The model of the open document's current version (None when not open). One build
+        per document at a time: a build runs in a worker thread that cancelling its caller does
+        not stop, so a newer version waits for an older one's build instead of queueing one build
+        per edit (an edit storm once queued 2,000, over 1 GB); it then starts from that model."""
+        while True:
+            document = self.workspace.text_documents.get(uri)
+            if document is None:
+                return None
+            version, text = document.version, document.source
+            cached = self._models.get(uri)
+            if cached is not None and cached.version == version and cached.text is text:
+                return cached.model
+            building = self._building.get(uri)
+            if building is None or (building[0] == version and building[1] is text) or building[2].done():
+                break
+            with contextlib.suppress(Exception):  # its failure is logged by `_built`
+                await asyncio.shield(building[2])
         if self._event_loop is None:
             self._event_loop, self._loop_thread = asyncio.get_running_loop(), threading.get_ident()
-        building = self._building.get(uri)
         if building is None or building[0] != version or building[1] is not text:
             state = document.state if isinstance(document, EditedDocument) else None
             edits = None
