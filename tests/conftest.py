@@ -281,3 +281,15 @@ def make_repo(tmp_path: Path) -> Callable[..., Repo]:
 def repo(make_repo: Callable[..., Repo]) -> Repo:
     """An empty eval repository with `.git/` and no config."""
     return make_repo()
+
+
+# git for test repositories: no user or system config, a fixed author
+GIT_ENV = {
+    **{k: v for k, v in os.environ.items() if not k.startswith("GIT_")},
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@example.com",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@example.com",
+}

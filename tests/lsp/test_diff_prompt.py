@@ -3,7 +3,6 @@ unsaved buffer (the two sides of VS Code's "Compare prompt with HEAD"), in a rea
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +13,7 @@ import pytest_lsp
 from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
+from tests.conftest import GIT_ENV
 from tests.lsp.conftest import accept_registrations, change_doc, open_doc
 
 SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "agentv_lsp", "serve"])
@@ -36,15 +36,6 @@ tests:
     criteria: greets
     input: Say hello
 """
-GIT_ENV = {
-    **{k: v for k, v in os.environ.items() if not k.startswith("GIT_")},
-    "GIT_CONFIG_GLOBAL": os.devnull,
-    "GIT_CONFIG_NOSYSTEM": "1",
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@example.com",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@example.com",
-}
 
 
 @pytest.fixture(scope="module")

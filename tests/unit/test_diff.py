@@ -13,6 +13,7 @@ from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
+from tests.conftest import GIT_ENV
 
 from agentv_lsp import tokens
 from agentv_lsp.cli import main
@@ -21,16 +22,6 @@ from agentv_lsp.diff.compare import DiffReport
 from agentv_lsp.diff.render import render_json, render_text
 from agentv_lsp.engine.files import FileSystem
 from agentv_lsp.formats.v4.preview import preview_v4
-
-GIT_ENV = {
-    **{k: v for k, v in os.environ.items() if not k.startswith("GIT_")},
-    "GIT_CONFIG_GLOBAL": os.devnull,
-    "GIT_CONFIG_NOSYSTEM": "1",
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@example.com",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@example.com",
-}
 
 
 class GitRepo:
