@@ -26,6 +26,7 @@ from tests.lsp.rawrpc import RawClient, spawn
 from tests.reliability.hostile_families import FAMILIES
 
 INVALID_REQUEST = -32600
+SERVER_NOT_INITIALIZED = -32002
 HOVER = {"textDocument": {"uri": "file:///nowhere/x.yaml"}, "position": {"line": 0, "character": 0}}
 
 
@@ -51,6 +52,37 @@ def test_requests_after_shutdown_are_refused_with_invalid_request(served: Any) -
         reply = client.request(method, params)
         assert reply["error"]["code"] == INVALID_REQUEST, reply
         assert method in reply["error"]["message"] and "shutdown" in reply["error"]["message"]
+    client.notify("exit")
+    assert process.wait(timeout=30) == 0
+
+
+def test_before_initialize_requests_are_refused_and_notifications_dropped(
+    served: Any, tmp_path: Path
+) -> None:
+    process, client = served
+    reply = client.request("textDocument/hover", HOVER)
+    assert reply["error"]["code"] == SERVER_NOT_INITIALIZED, reply
+    assert "textDocument/hover" in reply["error"]["message"] and "initialize" in reply["error"]["message"]
+    # a document opened before `initialize` is not known afterwards: the notification was dropped
+    uri = (tmp_path / "early.eval.yaml").as_uri()
+    text = "tests:\n  - id: a\n    input: hi\n    criteria: ok\n"
+    client.notify(
+        "textDocument/didOpen",
+        {"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": text}},
+    )
+    client.initialize(tmp_path.as_uri())
+    position = {"line": 1, "character": 8}
+    assert (
+        client.request("textDocument/hover", {"textDocument": {"uri": uri}, "position": position})["result"]
+        is None
+    )
+    client.notify(
+        "textDocument/didOpen",
+        {"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": text}},
+    )
+    answered = client.request("textDocument/hover", {"textDocument": {"uri": uri}, "position": position})
+    assert answered["result"] is not None, answered
+    client.request("shutdown")
     client.notify("exit")
     assert process.wait(timeout=30) == 0
 

@@ -11,9 +11,10 @@
 - A `$/cancelRequest` for a request already answered is normal (the editor cancels hovers and
   code lenses it no longer needs); pygls logs it as a warning on stderr, which VS Code shows as
   `[error]` in the output channel. That line is dropped.
-- Lifecycle as the LSP spec says (pygls 2 does not): a request after `shutdown` is answered
-  with `InvalidRequest` (-32600) instead of no answer at all; a second `initialize` is
-  refused the same way; `exit` ends the process with 0 after `shutdown`, 1 without it
+- Lifecycle as the LSP spec says (pygls 2 does not): a request before `initialize` is
+  answered with `ServerNotInitialized` (-32002) and a notification then is dropped; a request
+  after `shutdown` is answered with `InvalidRequest` (-32600) instead of no answer at all; a
+  second `initialize` is refused the same way; `exit` ends the process with 0 after `shutdown`, 1 without it
   (`lifecycle`), and the client's `processId` is watched.
 - pygls keeps the future of every notification it handles (`_request_futures`, keyed by a
   fresh uuid, removed only for requests): two per opened-and-closed document, forever. Here
@@ -28,7 +29,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcInvalidRequest
+from pygls.exceptions import (
+    JsonRpcException,
+    JsonRpcInvalidParams,
+    JsonRpcInvalidRequest,
+    JsonRpcServerNotInitialized,
+)
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
 if TYPE_CHECKING:
@@ -95,6 +101,19 @@ class AgentVProtocol(LanguageServerProtocol):
 
     def handle_message(self, message: Any) -> None:
         method = getattr(message, "method", None)
+        if (
+            not self._initialize_received
+            and isinstance(method, str)
+            and method not in (lsp.INITIALIZE, lsp.EXIT)
+        ):
+            # the LSP spec: before `initialize` a request is answered with ServerNotInitialized
+            # (-32002) and a notification is dropped (pygls would handle both)
+            if hasattr(message, "id"):
+                error = JsonRpcServerNotInitialized(
+                    f"{method}: the server is not initialized (send `initialize` first)"
+                )
+                self._send_response(message.id, None, error.to_response_error())
+            return
         if self._shutdown and method != lsp.EXIT and hasattr(message, "id") and isinstance(method, str):
             error = JsonRpcInvalidRequest(f"{method}: the server is shutting down (it received `shutdown`)")
             self._send_response(message.id, None, error.to_response_error())
