@@ -109,10 +109,10 @@ class AgentVProtocol(LanguageServerProtocol):
             # the LSP spec: before `initialize` a request is answered with ServerNotInitialized
             # (-32002) and a notification is dropped (pygls would handle both)
             if hasattr(message, "id"):
-                error = JsonRpcServerNotInitialized(
+                early = JsonRpcServerNotInitialized(
                     f"{method}: the server is not initialized (send `initialize` first)"
                 )
-                self._send_response(message.id, None, error.to_response_error())
+                self._send_response(message.id, None, early.to_response_error())
             return
         if self._shutdown and method != lsp.EXIT and hasattr(message, "id") and isinstance(method, str):
             error = JsonRpcInvalidRequest(f"{method}: the server is shutting down (it received `shutdown`)")
