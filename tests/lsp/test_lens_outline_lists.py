@@ -92,6 +92,9 @@ async def test_lens_data_not_ours_or_of_a_forgotten_document_resolve_to_an_empty
     preview = await resolved(client, [doc, 0, PREVIEW])
     assert preview is not None and (preview.title, preview.command) == ("▶ Preview", "agentv.previewCase")
     assert list(preview.arguments or []) == [{"uri": uri, "caseId": "two-turn"}]
+    client.text_document_did_close(lsp.DidCloseTextDocumentParams(text_document=doc_id(uri)))
+    closed = await resolved(client, [doc, 0, PREVIEW])  # its number forgotten with it
+    assert closed is not None and (closed.title, closed.command) == ("", "")
 
 
 # -- the outline's limit --------------------------------------------------------------------------

@@ -33,7 +33,7 @@ from agentv_lsp.lsp.protocol import RawJson
 LENS_KINDS = ("preview", "summary", "compare")
 PREVIEW, SUMMARY, COMPARE = range(3)
 MAX_DOCUMENTS = 4096  # URIs numbered for lens data at most (the least recently used forgotten)
-MAX_TABLES = 16  # documents whose per-test fragments are kept
+MAX_TABLES = 8  # documents whose per-test pieces are kept (besides being dropped at close)
 MAX_OUTLINE_SYMBOLS = 5000
 SYMBOL_KIND_OBJECT = 19  # lsp.SymbolKind.Object
 
@@ -65,6 +65,14 @@ class DocumentNumbers:
         with self.lock:
             return self.by_number.get(number)
 
+    def forget(self, uri: str) -> int | None:
+        """A closed document: its number becomes unknown (returned, to forget what it keys)."""
+        with self.lock:
+            number = self.by_uri.pop(uri, None)
+            if number is not None:
+                del self.by_number[number]
+            return number
+
 
 def read_lens_data(data: Any) -> tuple[int, int, str] | None:
     """(doc, index, kind name) of a lens's data, or None when it is not ours."""
@@ -92,6 +100,10 @@ class PerDocument:
                     self.tables.popitem(last=False)
             self.tables.move_to_end(key)
             return found
+
+    def forget(self, key: Any) -> None:
+        with self.lock:
+            self.tables.pop(key, None)
 
 
 def per_version(model: Any, key: Any, compute: Callable[[], Any]) -> Any:
@@ -125,6 +137,9 @@ class LensLists:
         ]
         box[0] = (list(lines), fragments)
         return RawJson.of_items(fragments)
+
+    def forget(self, doc: int) -> None:
+        self.last.forget(doc)
 
 
 def _lens_fragment(doc: int, index: int, line: int) -> str:

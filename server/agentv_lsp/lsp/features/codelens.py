@@ -72,6 +72,13 @@ def register(server: AgentVLanguageServer) -> None:
     numbers = listing.DocumentNumbers()
     lists = listing.LensLists()
 
+    def forget(uri: str) -> None:
+        number = numbers.forget(uri)
+        if number is not None:
+            lists.forget(number)
+
+    server.close_listeners.append(forget)
+
     def lens_json(model: FileModel | V4Model, doc: int) -> RawJson | None:
         lines = lens_lines(model)
         return None if lines is None else lists.json(doc, lines)

@@ -320,6 +320,7 @@ def register(server: AgentVLanguageServer) -> None:
     index = WorkspaceIndex()
     server.file_listeners.append(lambda paths: index.forget_listings())
     tables = listing.PerDocument(listing.OutlineTable)
+    server.close_listeners.append(tables.forget)
 
     @server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     @guard([])
