@@ -163,3 +163,24 @@ def test_lists_after_edits_that_move_the_tests_below(server: tuple[RawClient, Pa
         assert without_document_number(lenses) == without_document_number(fresh_lenses)
         assert outline == fresh_outline
     edited.close()
+
+
+def test_cancelled_and_bad_requests_are_still_answered(server: tuple[RawClient, Path]) -> None:
+    """A list request cancelled at once gets its result or RequestCancelled (-32800), bad
+    params InvalidParams (-32602); the server answers the next request as before."""
+    client, folder = server
+    document = Document(client, folder, BASES["v4 above the limit"])
+    for method in ("textDocument/codeLens", "textDocument/documentSymbol"):
+        client.send(
+            {"id": f"cancel-{method}", "method": method, "params": {"textDocument": {"uri": document.uri}}}
+        )
+        client.notify("$/cancelRequest", {"id": f"cancel-{method}"})
+        reply = client.wait(lambda m, method=method: m.get("id") == f"cancel-{method}", timeout=120)
+        assert ("result" in reply) != ("error" in reply), reply
+        if "error" in reply:
+            assert reply["error"]["code"] == -32800
+        bad = client.request(method, {"textDocument": 5})
+        assert bad["error"]["code"] == -32602 and "result" not in bad
+    lenses, outline = document.lists()
+    assert len(lenses) == 3 * 5050 and len(outline) == 5050
+    document.close()
