@@ -3,8 +3,9 @@
 At 10,000 tests these answers are megabytes: made as dicts and encoded on the event loop they
 blocked every other request for a quarter to half a second. Here each answer is written once per
 document version in a worker thread (`RawJson`), from per-test fragments kept across versions:
-after an edit the tests above it keep their text and the ones below are re-made by one `%`
-format each (a test's lenses depend only on its line and index).
+after an edit the tests above it keep their text and the ones it moved are re-made by one
+string format each (a test's lenses depend only on its line and index, its tests-only symbol
+on its text and line).
 
 - Lenses carry `data: [doc, index, kind]`: `doc` is a small number per server that stands for
   the document's URI (`DocumentNumbers`, bounded; a number it no longer knows resolves to an
@@ -178,40 +179,39 @@ Template = tuple[str, bool, int, int]  # format, named by its id, end line and i
 
 
 class OutlineTable:
-    """One document's tests-only symbols: a template per test text (its lines relative to its
-    `-` line) and the text last placed for it."""
+    """One document's tests-only symbols, by test text: the template (its lines relative to
+    its `-` line) and the text last placed from it (line, index, text)."""
 
     def __init__(self) -> None:
-        self.templates: dict[tuple[str, bool, str, str], Template] = {}
-        self.placed: dict[tuple[str, bool], tuple[int, int, str]] = {}
+        self.tests: dict[tuple[str, bool, str, str], tuple[Template, int, int, str]] = {}
         self.lock = threading.Lock()
 
     def placed_symbols(self, layout: Layout, list_name: str, encoding: str) -> list[str]:
         count = len(layout.offsets)
         with self.lock:
-            if len(self.templates) > 4 * count + 1024:
-                self.templates.clear()  # edited away: forget the old tests
-                self.placed.clear()
+            if len(self.tests) > 4 * count + 1024:
+                self.tests.clear()  # edited away: forget the old tests
             out: list[str] = []
             lines = layout.lines
             for k in range(count):
-                chunk = layout.chunk(k)
-                last = k == count - 1
-                key = (chunk, last)
+                key = (layout.chunk(k), k == count - 1, list_name, encoding)
                 line = lines[k]
-                found = self.placed.get(key)
-                if found is None or found[0] != line or found[1] != k:
-                    tkey = (chunk, last, list_name, encoding)
-                    template = self.templates.get(tkey)
-                    if template is None:
-                        template = self.templates[tkey] = _symbol_template(
-                            chunk, last, layout.indent, list_name, encoding
-                        )
+                found = self.tests.get(key)
+                if found is None or found[1] != line or found[2] != k:
+                    template = (
+                        found[0]
+                        if found is not None
+                        else _symbol_template(key[0], key[1], layout.indent, list_name, encoding)
+                    )
                     fmt, named, end, at = template
                     lines_of = (line, line + end, line + at, line + at)
-                    text = fmt % (lines_of if named else (k, *lines_of))
-                    found = self.placed[key] = (line, k, text)
-                out.append(found[2])
+                    found = self.tests[key] = (
+                        template,
+                        line,
+                        k,
+                        fmt % (lines_of if named else (k, *lines_of)),
+                    )
+                out.append(found[3])
             return out
 
 

@@ -1,9 +1,9 @@
 """`textDocument/documentSymbol` (one symbol per eval case, named by its id, with its
 messages and evaluators inside while the outline stays within 5,000 symbols, else the cases
-alone: `lsp/listing.py`; sent as JSON text made once per version) and `workspace/symbol` (case ids across the open documents
-and the eval files on disk in the workspace folders; the folder walk skips `node_modules`
-and dot-folders, and each file is read again only when it changed). 4.x eval files add the
-ids of the tests they load (`v4/symbols.py`)."""
+alone: `lsp/listing.py`; sent as JSON text made once per version) and `workspace/symbol`
+(case ids across the open documents and the eval files on disk in the workspace folders; the
+folder walk skips `node_modules` and dot-folders, and each file is read again only when it
+changed). 4.x eval files add the ids of the tests they load (`v4/symbols.py`)."""
 
 from __future__ import annotations
 
@@ -121,16 +121,15 @@ def _document_symbols(model: FileModel, encoding: str) -> list[JsonDict]:
             # Parsing thousands of cases one by one (a file just opened) takes seconds; the
             # whole text is parsed once (usually already, by the first check).
             doc = model.doc
+            if doc.node_at(("evalcases",)) is None:
+                return []  # the whole text does not parse: nothing kept, the next version retries
             for index in missing:
                 case = doc.node_at(("evalcases", index))
-                symbol = (
-                    case_symbol(case, index, lambda node: range_json(Span.of(node), model.line, encoding))
-                    if case is not None
-                    else {}
-                )
-                model.units[index].memo[keys[index]] = (
-                    shifted_symbol(symbol, -layout.lines[index]) if symbol else {}
-                )
+                if case is not None:  # (else its unit answers below)
+                    symbol = case_symbol(
+                        case, index, lambda node: range_json(Span.of(node), model.line, encoding)
+                    )
+                    model.units[index].memo[keys[index]] = shifted_symbol(symbol, -layout.lines[index])
         for index, unit in enumerate(model.units):
             last = index == count - 1
             key = keys[index]
@@ -155,7 +154,9 @@ def _document_symbols(model: FileModel, encoding: str) -> list[JsonDict]:
                     return shifted_symbol({"range": r, "selectionRange": r}, -head)["range"]  # type: ignore[no-any-return]
 
                 case = unit.doc.node_at(("evalcases", 0))
-                template = unit.memo[key] = case_symbol(case, index, range_of) if case is not None else {}
+                if case is None:  # a case that does not parse alone: the whole text decides
+                    return _whole_text_symbols(model, encoding)
+                template = unit.memo[key] = case_symbol(case, index, range_of)
             if template:
                 # the cases above an edit keep their place: their symbol is reused as it is
                 placed = unit.memo.get(f"placed:{key}")
@@ -168,6 +169,18 @@ def _document_symbols(model: FileModel, encoding: str) -> list[JsonDict]:
         return out
     for index, located, path in model.case_docs():
         case = located.doc.node_at(path)
+        if case is not None:
+            out.append(case_symbol(case, index, lambda node: range_json(Span.of(node), model.line, encoding)))
+    return out
+
+
+def _whole_text_symbols(model: FileModel, encoding: str) -> list[JsonDict]:
+    """The cases of the whole text parsed at once (none when it does not parse), as a fresh
+    document's outline gives them."""
+    doc = model.doc
+    out = []
+    for index in range(len(model.units)):
+        case = doc.node_at(("evalcases", index))
         if case is not None:
             out.append(case_symbol(case, index, lambda node: range_json(Span.of(node), model.line, encoding)))
     return out
