@@ -132,8 +132,9 @@ class LensLists:
         box = self.last.of(doc)
         old_lines, old = box[0]
         kept = len(old_lines)
+        head = _LENS_HEAD.replace("DOC", str(doc))
         fragments = [
-            old[i] if i < kept and old_lines[i] == line else _lens_fragment(doc, i, line)
+            old[i] if i < kept and old_lines[i] == line else _lens_fragment(head, i, line)
             for i, line in enumerate(lines)
         ]
         box[0] = (list(lines), fragments)
@@ -143,9 +144,13 @@ class LensLists:
         self.last.forget(doc)
 
 
-def _lens_fragment(doc: int, index: int, line: int) -> str:
-    head = f'{{"range":{{"start":{{"line":{line},"character":0}},"end":{{"line":{line},"character":0}}}},"data":[{doc},{index},'
-    return f"{head}{PREVIEW}]}},{head}{COMPARE}]}},{head}{SUMMARY}]}}"
+_LENS_HEAD = '{"range":{"start":{"line":%d,"character":0},"end":{"line":%d,"character":0}},"data":[DOC,%d,'
+
+
+def _lens_fragment(head: str, index: int, line: int) -> str:
+    """A test's three lenses; `head` is `_LENS_HEAD` with the document's number."""
+    start = head % (line, line, index)
+    return f"{start}{PREVIEW}]}},{start}{COMPARE}]}},{start}{SUMMARY}]}}"
 
 
 # -- the outline ----------------------------------------------------------------------------------
