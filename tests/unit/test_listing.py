@@ -49,6 +49,7 @@ ITEMS = [
     ("  - {id: flow, input: x}\n", None),
     ("  - id: 100%\n    input: x\n", "100%"),
     ("  - id: 42\n    input: x\n", "42"),
+    ("  - id: crlf # note\r\n    input: x\r\n", "crlf"),
 ]
 
 

@@ -251,7 +251,7 @@ def _id_line_pattern(indent: int, key_col: int) -> re.Pattern[str]:
         + " " * indent
         + r"-[ \t]+|"
         + " " * key_col
-        + r")id[ \t]*:(?:[ \t]+|(?=\r?$))(?P<value>[^\r\n]*)$",
+        + r")id[ \t]*:(?:[ \t]+|(?=\r?$))(?P<value>[^\r\n]*)\r?$",
         re.M,
     )
 
