@@ -9,6 +9,7 @@ import pytest_lsp
 from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
+from agentv_lsp.lsp.listing import COMPARE
 from tests.lsp.conftest import (
     EVAL,
     SERVER,
@@ -28,7 +29,7 @@ async def resolved_lenses(client: LanguageClient, uri: str) -> list[lsp.CodeLens
     shown = [
         lens
         for lens in lenses or []
-        if not (isinstance(lens.data, dict) and lens.data.get("kind") == "compare")
+        if not (isinstance(lens.data, list) and lens.data[2] == COMPARE)
     ]
     return [await client.code_lens_resolve_async(lens) for lens in shown]
 

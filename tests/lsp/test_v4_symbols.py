@@ -205,13 +205,10 @@ async def test_the_lenses_of_a_cases_file_in_process(
     model = V4Model(str(path), text, RuntimeChoice(4, "asked for AgentV 4"), opts)
     assert model.kind == "cases"
     uri = path.as_uri()
-    lenses = navigation.code_lenses(model, uri)
     commands = [
-        (
-            lens["range"]["start"]["line"],
-            navigation.resolve_lens(model, uri, lens["data"]["index"], lens["data"]["kind"]),
-        )
-        for lens in lenses
+        (line, navigation.resolve_lens(model, uri, index, kind))
+        for index, line in enumerate(navigation.lens_lines(model))
+        for kind in ("preview", "summary")
     ]
     (line,) = [
         n

@@ -102,6 +102,8 @@ class AgentVLanguageServer(LanguageServer):
         self.file_listeners: list[Callable[[list[str]], None]] = []
         # called with the uri of an open document whose text the client set (opened or changed)
         self.document_listeners: list[Callable[[str], None]] = []
+        # called with the uri of a document the client closed (features drop what they keep for it)
+        self.close_listeners: list[Callable[[str], None]] = []
         self.lifecycle = Lifecycle(self.stop_checks)
 
     # -- settings and workspace ------------------------------------------------------------
@@ -384,6 +386,8 @@ class AgentVLanguageServer(LanguageServer):
         from agentv_lsp.lsp.v4 import actions as v4_actions
 
         v4_actions.forget(uri)  # its last migration (a copy of the whole text, and more)
+        for listener in self.close_listeners:
+            listener(uri)
         if is_file_uri(uri):
             forget_v4_path(uri_to_path(uri))
         self._lines.pop(uri, None)

@@ -1,8 +1,10 @@
 """`textDocument/codeLens` and `codeLens/resolve`: above each eval case, "▶ Preview" (runs
 `agentv.previewCase` with `[{"uri", "caseId"}]`, which the VS Code client turns into its
 preview panel) and a one-line summary ("4 turns · 2 files · 1 guideline · role markers", or
-"flat"). Lenses are listed cheaply and resolved when shown, so a 10,000-case file loads
-only the cases on screen. Off with `codeLens.enabled: false`."""
+"flat"), and "⇄ Compare prompt with HEAD" (`prompt_diff`). Lenses are listed cheaply (their
+JSON text made test by test and kept across versions, `lsp/listing.py`; their data
+`[doc, index, kind]`) and resolved when shown, so a 10,000-case file loads only the cases on
+screen. Off with `codeLens.enabled: false`."""
 
 from __future__ import annotations
 
@@ -13,10 +15,11 @@ from lsprotocol import types as lsp
 
 from agentv_lsp.engine.model import EvalCase
 from agentv_lsp.engine.prompt import needs_role_markers, segments_by_message
-from agentv_lsp.lsp.convert import JsonDict
+from agentv_lsp.lsp import listing
 from agentv_lsp.lsp.features import prompt_diff
 from agentv_lsp.lsp.features.commands import PREVIEW_CASE
 from agentv_lsp.lsp.filemodel import FileModel
+from agentv_lsp.lsp.protocol import RawJson
 from agentv_lsp.lsp.server import AgentVLanguageServer, guard
 from agentv_lsp.lsp.v4 import navigation as v4_navigation
 from agentv_lsp.lsp.v4.model import V4Model
@@ -56,53 +59,65 @@ def resolve(model: FileModel, uri: str, index: int, kind: str) -> lsp.Command:
     return lsp.Command(title=summary(outcome.case), command="")
 
 
-def _lenses(model: FileModel, uri: str) -> list[JsonDict]:
-    """The lenses of a version, listed once (JSON: a 10,000-case file has 30,000)."""
-    key = f"lenses:{uri}"
-    found: list[JsonDict] | None = model.memo.get(key)
-    if found is None:
-        lenses: list[JsonDict] = []
-        for index, line in enumerate(model.case_lines()):
-            where = {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 0}}
-            for kind in (PREVIEW, SUMMARY):
-                lenses.append({"range": where, "data": {"uri": uri, "index": index, "kind": kind}})
-        found = model.memo[key] = prompt_diff.with_compare_lenses(lenses)
-    return found
+def lens_lines(model: FileModel | V4Model | None) -> list[int] | None:
+    """The first line of each test that gets lenses (None: the document gets none)."""
+    if isinstance(model, V4Model) and model.kind in ("eval", "cases"):  # 4.x: cases files too
+        return v4_navigation.lens_lines(model)
+    if isinstance(model, FileModel) and model.kind == "eval":
+        return model.case_lines()
+    return None
 
 
 def register(server: AgentVLanguageServer) -> None:
+    numbers = listing.DocumentNumbers()
+    lists = listing.LensLists()
+
+    def forget(uri: str) -> None:
+        number = numbers.forget(uri)
+        if number is not None:
+            lists.forget(number)
+
+    server.close_listeners.append(forget)
+
+    def lens_json(model: FileModel | V4Model, doc: int) -> RawJson | None:
+        lines = lens_lines(model)
+        return None if lines is None else lists.json(doc, lines)
+
     @server.feature(lsp.TEXT_DOCUMENT_CODE_LENS, lsp.CodeLensOptions(resolve_provider=True))
     @guard([])
-    async def code_lens(ls: AgentVLanguageServer, params: lsp.CodeLensParams) -> list[JsonDict]:
+    async def code_lens(ls: AgentVLanguageServer, params: lsp.CodeLensParams) -> RawJson | list[Any]:
         uri = params.text_document.uri
         if not ls.settings.code_lens:
             return []
         model = await ls.model(uri)
-        if isinstance(model, V4Model) and model.kind in ("eval", "cases"):  # 4.x: cases files too
-            v4_model = model
-            return await asyncio.to_thread(
-                v4_model.memoized,
-                ("lenses with compare", uri),
-                lambda: prompt_diff.with_compare_lenses(v4_navigation.code_lenses(v4_model, uri)),
-            )
-        if not isinstance(model, FileModel) or model.kind != "eval":
+        if model is None:
             return []
-        return await asyncio.to_thread(_lenses, model, uri)
+        doc = numbers.number(uri)
+        found = await asyncio.to_thread(
+            listing.per_version, model, ("lens json", doc), lambda: lens_json(model, doc) or RawJson(b"[]")
+        )
+        return found  # type: ignore[no-any-return]
 
     @server.feature(lsp.CODE_LENS_RESOLVE)
     @guard()
     async def code_lens_resolve(ls: AgentVLanguageServer, lens: lsp.CodeLens) -> lsp.CodeLens:
-        data: Any = lens.data if isinstance(lens.data, dict) else {}
-        uri, index, kind = data.get("uri"), data.get("index"), data.get("kind")
-        if kind == prompt_diff.COMPARE:  # "Compare prompt with HEAD": the preview lens, retitled
-            lens.data = {**data, "kind": PREVIEW}
-            return prompt_diff.compare_lens(await code_lens_resolve(ls, lens))
-        model = await ls.model(uri) if isinstance(uri, str) else None
-        if isinstance(model, V4Model) and isinstance(index, int) and model.kind in ("eval", "cases"):
-            lens.command = await asyncio.to_thread(v4_navigation.resolve_lens, model, uri, index, str(kind))
-            return lens
-        if not isinstance(model, FileModel) or not isinstance(index, int) or model.kind != "eval":
+        data = listing.read_lens_data(lens.data)
+        uri = numbers.uri(data[0]) if data is not None else None
+        model = await ls.model(uri) if uri is not None else None
+        if data is None or uri is None or model is None:  # not ours, or a document forgotten
             lens.command = lsp.Command(title="", command="")
             return lens
-        lens.command = await asyncio.to_thread(resolve, model, uri, index, str(kind))
+        index, kind = data[1], data[2]
+        if kind == prompt_diff.COMPARE:  # "Compare prompt with HEAD": the preview lens, retitled
+            lens.command = await resolve_command(model, uri, index, PREVIEW)
+            return prompt_diff.compare_lens(lens)
+        lens.command = await resolve_command(model, uri, index, kind)
         return lens
+
+
+async def resolve_command(model: FileModel | V4Model, uri: str, index: int, kind: str) -> lsp.Command:
+    if isinstance(model, V4Model) and model.kind in ("eval", "cases"):
+        return await asyncio.to_thread(v4_navigation.resolve_lens, model, uri, index, kind)
+    if isinstance(model, FileModel) and model.kind == "eval":
+        return await asyncio.to_thread(resolve, model, uri, index, kind)
+    return lsp.Command(title="", command="")

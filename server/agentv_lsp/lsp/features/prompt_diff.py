@@ -17,21 +17,11 @@ from agentv_lsp.lsp.convert import uri_to_path
 from agentv_lsp.lsp.server import AgentVLanguageServer
 
 RENDERED_PROMPT = "agentv/renderedPrompt"
-# The code lens "Compare prompt with HEAD" runs this client command with the preview lens's
-# arguments (`[{"uri", "caseId"}]`); the VS Code extension registers it.
+# The code lens "Compare prompt with HEAD" (listed after each preview lens, `lsp/listing.py`)
+# runs this client command with the preview lens's arguments (`[{"uri", "caseId"}]`); the VS
+# Code extension registers it.
 COMPARE_COMMAND = "agentv.comparePromptWithHead"
 COMPARE = "compare"
-
-
-def with_compare_lenses(lenses: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Each test's preview lens followed by a "Compare prompt with HEAD" lens (resolved later)."""
-    out: list[dict[str, Any]] = []
-    for lens in lenses:
-        out.append(lens)
-        data = lens.get("data")
-        if isinstance(data, dict) and data.get("kind") == "preview":
-            out.append({"range": lens["range"], "data": {**data, "kind": COMPARE}})
-    return out
 
 
 def compare_lens(resolved: lsp.CodeLens) -> lsp.CodeLens:

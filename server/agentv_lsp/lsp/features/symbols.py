@@ -1,8 +1,9 @@
 """`textDocument/documentSymbol` (one symbol per eval case, named by its id, with its
-messages and evaluators inside) and `workspace/symbol` (case ids across the open documents
-and the eval files on disk in the workspace folders; the folder walk skips `node_modules`
-and dot-folders, and each file is read again only when it changed). 4.x eval files add the
-ids of the tests they load (`v4/symbols.py`)."""
+messages and evaluators inside while the outline stays within 5,000 symbols, else the cases
+alone: `lsp/listing.py`; sent as JSON text made once per version) and `workspace/symbol`
+(case ids across the open documents and the eval files on disk in the workspace folders; the
+folder walk skips `node_modules` and dot-folders, and each file is read again only when it
+changed). 4.x eval files add the ids of the tests they load (`v4/symbols.py`)."""
 
 from __future__ import annotations
 
@@ -19,12 +20,15 @@ from lsprotocol import types as lsp
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from agentv_lsp.checks.runner import walk_yaml
+from agentv_lsp.lsp import listing
 from agentv_lsp.lsp.convert import JsonDict, LineOf, path_to_uri, range_json, shifted_symbol, uri_to_path
 from agentv_lsp.lsp.filemodel import FileModel
+from agentv_lsp.lsp.protocol import RawJson
 from agentv_lsp.lsp.server import AgentVLanguageServer, guard
 from agentv_lsp.lsp.v4 import navigation as v4_navigation
 from agentv_lsp.lsp.v4 import symbols as v4_symbols
 from agentv_lsp.lsp.v4.model import V4Model
+from agentv_lsp.lsp.v4.units import layout_of
 from agentv_lsp.yamlpos import Span
 
 _CASE_ID = re.compile(r"""^[ ]*-[ ]+id:[ ]*(["']?)([^\n"'#]+?)\1[ ]*(?:#.*)?\r?$""", re.M)
@@ -117,16 +121,15 @@ def _document_symbols(model: FileModel, encoding: str) -> list[JsonDict]:
             # Parsing thousands of cases one by one (a file just opened) takes seconds; the
             # whole text is parsed once (usually already, by the first check).
             doc = model.doc
+            if doc.node_at(("evalcases",)) is None:
+                return []  # the whole text does not parse: nothing kept, the next version retries
             for index in missing:
                 case = doc.node_at(("evalcases", index))
-                symbol = (
-                    case_symbol(case, index, lambda node: range_json(Span.of(node), model.line, encoding))
-                    if case is not None
-                    else {}
-                )
-                model.units[index].memo[keys[index]] = (
-                    shifted_symbol(symbol, -layout.lines[index]) if symbol else {}
-                )
+                if case is not None:  # (else its unit answers below)
+                    symbol = case_symbol(
+                        case, index, lambda node: range_json(Span.of(node), model.line, encoding)
+                    )
+                    model.units[index].memo[keys[index]] = shifted_symbol(symbol, -layout.lines[index])
         for index, unit in enumerate(model.units):
             last = index == count - 1
             key = keys[index]
@@ -151,7 +154,9 @@ def _document_symbols(model: FileModel, encoding: str) -> list[JsonDict]:
                     return shifted_symbol({"range": r, "selectionRange": r}, -head)["range"]  # type: ignore[no-any-return]
 
                 case = unit.doc.node_at(("evalcases", 0))
-                template = unit.memo[key] = case_symbol(case, index, range_of) if case is not None else {}
+                if case is None:  # a case that does not parse alone: the whole text decides
+                    return _whole_text_symbols(model, encoding)
+                template = unit.memo[key] = case_symbol(case, index, range_of)
             if template:
                 # the cases above an edit keep their place: their symbol is reused as it is
                 placed = unit.memo.get(f"placed:{key}")
@@ -164,6 +169,18 @@ def _document_symbols(model: FileModel, encoding: str) -> list[JsonDict]:
         return out
     for index, located, path in model.case_docs():
         case = located.doc.node_at(path)
+        if case is not None:
+            out.append(case_symbol(case, index, lambda node: range_json(Span.of(node), model.line, encoding)))
+    return out
+
+
+def _whole_text_symbols(model: FileModel, encoding: str) -> list[JsonDict]:
+    """The cases of the whole text parsed at once (none when it does not parse), as a fresh
+    document's outline gives them."""
+    doc = model.doc
+    out = []
+    for index in range(len(model.units)):
+        case = doc.node_at(("evalcases", index))
         if case is not None:
             out.append(case_symbol(case, index, lambda node: range_json(Span.of(node), model.line, encoding)))
     return out
@@ -293,19 +310,45 @@ def workspace_symbols(
     return found
 
 
+def outline_json(
+    ls: AgentVLanguageServer, model: FileModel | V4Model, table: listing.OutlineTable
+) -> RawJson:
+    """The outline of an eval document as JSON text (see `listing.outline_json`)."""
+    encoding = ls.encoding
+    if isinstance(model, V4Model):
+        v4_model = model
+        return listing.outline_json(
+            table,
+            layout_of(model),
+            "tests",
+            encoding,
+            lambda: v4_navigation.document_symbols(v4_model, encoding),
+        )
+    return listing.outline_json(
+        table, model.layout, "evalcases", encoding, lambda: document_symbols(ls, model)
+    )
+
+
 def register(server: AgentVLanguageServer) -> None:
     index = WorkspaceIndex()
     server.file_listeners.append(lambda paths: index.forget_listings())
+    tables = listing.PerDocument(listing.OutlineTable)
+    server.close_listeners.append(tables.forget)
 
     @server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     @guard([])
-    async def document_symbol(ls: AgentVLanguageServer, params: lsp.DocumentSymbolParams) -> list[JsonDict]:
-        model = await ls.model(params.text_document.uri)
+    async def document_symbol(
+        ls: AgentVLanguageServer, params: lsp.DocumentSymbolParams
+    ) -> RawJson | list[JsonDict]:
+        uri = params.text_document.uri
+        model = await ls.model(uri)
         if model is None or model.kind != "eval":
             return []
-        if isinstance(model, V4Model):
-            return await asyncio.to_thread(v4_navigation.document_symbols, model, ls.encoding)
-        return await asyncio.to_thread(document_symbols, ls, model)
+        table = tables.of(uri)
+        found = await asyncio.to_thread(
+            listing.per_version, model, ("outline json", ls.encoding), lambda: outline_json(ls, model, table)
+        )
+        return found  # type: ignore[no-any-return]
 
     @server.feature(lsp.WORKSPACE_SYMBOL)
     @guard([])

@@ -244,26 +244,15 @@ def _location(entry: Entry) -> str:
 # -- code lenses --------------------------------------------------------------------------------
 
 
-def code_lenses(model: V4Model, uri: str) -> list[JsonDict]:
-    """Two lenses per test; in a large file listed from the layout alone (no parse; followed
-    through the edits from the previous version), each resolved from its test's unit."""
-    found: list[JsonDict] = model.memoized(("lenses", uri), lambda: _code_lenses(model, uri))
-    return found
-
-
-def _code_lenses(model: V4Model, uri: str) -> list[JsonDict]:
-    layout = layout_of(model)
+def lens_lines(model: V4Model) -> list[int]:
+    """The first line of each test (lenses go there); in a large file from the layout alone
+    (no parse; followed through the edits from the previous version), each lens resolved from
+    its test's unit; in a cases file the tests an eval file's `tests:` loads from it."""
     if model.kind == "cases":
         context = cases_context(model)
-        lines = [e.start_line for e in context.entries] if context is not None else []
-    else:
-        lines = layout.lines if layout is not None else [e.start_line for e in model.entries()]
-    lenses: list[JsonDict] = []
-    for index, line in enumerate(lines):
-        where = {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 0}}
-        for kind in (PREVIEW, SUMMARY):
-            lenses.append({"range": where, "data": {"uri": uri, "index": index, "kind": kind, "v4": True}})
-    return lenses
+        return [e.start_line for e in context.entries] if context is not None else []
+    layout = layout_of(model)
+    return layout.lines if layout is not None else [e.start_line for e in model.entries()]
 
 
 def resolve_lens(model: V4Model, uri: str, index: int, kind: str) -> lsp.Command:
