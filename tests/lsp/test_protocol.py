@@ -60,6 +60,7 @@ def test_results_are_written_as_pygls_writes_them(result: Any) -> None:
 
 def test_a_request_with_bad_params_is_answered_with_invalid_params() -> None:
     protocol = create_server().protocol
+    protocol._initialize_received = True  # as after `initialize` (before it every request is refused)
     capture = Capture()
     protocol.set_writer(capture, include_headers=False)
     body = {"jsonrpc": "2.0", "id": 3, "method": "textDocument/hover", "params": {"textDocument": 5}}
