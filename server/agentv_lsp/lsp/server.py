@@ -34,6 +34,7 @@ from agentv_lsp.engine.files import FileSystem, find_git_root
 from agentv_lsp.formats.runtime import RuntimeChoice, choose_runtime, forget_project_runtimes, parse_requested
 from agentv_lsp.gcpause import collect_frozen, collector_paused
 from agentv_lsp.hidden_chars import HIDDEN_CODES
+from agentv_lsp.lsp import publication
 from agentv_lsp.lsp.convert import (
     UTF16,
     JsonDict,
@@ -47,6 +48,7 @@ from agentv_lsp.lsp.document import Edit, EditedDocument, lsp_lines
 from agentv_lsp.lsp.filemodel import CHUNK_BASE, TAIL_BASE, FileModel, Unit, UnitCache
 from agentv_lsp.lsp.lifecycle import Lifecycle
 from agentv_lsp.lsp.protocol import AgentVProtocol
+from agentv_lsp.lsp.publication import Placed, all_items
 from agentv_lsp.lsp.settings import Settings, hidden_allow_list, parse_settings
 from agentv_lsp.lsp.v4.incremental import follow_edits
 from agentv_lsp.lsp.v4.model import V4Model
@@ -103,6 +105,7 @@ class AgentVLanguageServer(LanguageServer):
         # called with the uri of an open document whose text the client set (opened or changed)
         self.document_listeners: list[Callable[[str], None]] = []
         self.lifecycle = Lifecycle(self.stop_checks)
+        self._writes: set[asyncio.Future[Any]] = set()  # notifications being written
 
     # -- settings and workspace ------------------------------------------------------------
     def warn_once(self, problems: Iterable[str]) -> None:
@@ -401,16 +404,26 @@ class AgentVLanguageServer(LanguageServer):
         collect_frozen()  # the closed document's cyclic garbage, frozen after its checks
 
     def diagnostics_json(self, model: FileModel) -> list[JsonDict]:
-        """A model's diagnostics as the JSON the client receives. Each case's are converted
-        once (in its unit's lines, cached on the unit) and only moved afterwards."""
+        """A model's diagnostics as the JSON the client receives."""
+        return all_items(self.diagnostic_parts(model))
+
+    def diagnostic_parts(self, model: FileModel) -> list[Placed]:
+        """A model's diagnostics in parts placed in the file (`publication`). Each case's are
+        converted once (in its unit's lines, cached on the unit) and only moved afterwards, and
+        only those shown."""
         if not model.agentv:
             return []
-        out: list[JsonDict] = []
+        out: list[Placed] = []
         encoding = self.encoding
         for piece in model.pieces():
             unit = piece.unit
             if unit is None:
-                out.extend(diagnostic_json(d, model.line, encoding) for d in piece.diagnostics)
+                if piece.diagnostics:
+                    out.append(
+                        Placed.of_items([diagnostic_json(d, model.line, encoding) for d in piece.diagnostics])
+                    )
+                continue
+            if not piece.diagnostics:
                 continue
             key = ("json", encoding, piece.refs)
             templates = unit.cache.get(key)
@@ -420,9 +433,11 @@ class AgentVLanguageServer(LanguageServer):
             place = ("placed", encoding, piece.refs, piece.index, piece.start, piece.tail)
             placed = unit.cache.get("placed")
             if placed is None or placed[0] != place:
-                moved = [_moved(t, piece.index, piece.start, piece.tail) for t in templates]
-                placed = unit.cache["placed"] = (place, moved)
-            out.extend(placed[1])
+                placed = unit.cache["placed"] = (
+                    place,
+                    _placed(templates, piece.index, piece.start, piece.tail),
+                )
+            out.append(placed[1])
         return out
 
     # -- checks in worker threads: stopped when stale or over budget (`engine.budget`) ------
@@ -483,16 +498,49 @@ class AgentVLanguageServer(LanguageServer):
             "the agentv.maxDiagnosticsPerFile setting",
         )
 
-    def publish(self, uri: str, version: int | None, diagnostics: list[JsonDict]) -> None:
-        """textDocument/publishDiagnostics with JSON built by `diagnostics_json`, capped."""
+    def shown(self, uri: str, parts: list[Placed]) -> Shown:
+        """What a publication of `parts` shows: at most `agentv.maxDiagnosticsPerFile`, errors
+        first, and one that says how many more there are (`capped`), encoded (in the check's
+        worker thread: only those shown are converted)."""
+        path = uri_to_path(uri) if is_file_uri(uri) else uri
+        how = "the agentv.maxDiagnosticsPerFile setting"
         if self.settings.hidden_as_error:  # copies: the JSON of a case is cached and reused
-            diagnostics = [{**d, "severity": 1} if d.get("code") in HIDDEN_CODES else d for d in diagnostics]
-        params = {"uri": uri, "version": version, "diagnostics": self.capped(uri, diagnostics)}
-        if version is None:
-            del params["version"]
-        self.protocol._send_data(  # the typed path would rebuild thousands of objects
-            {"jsonrpc": "2.0", "method": lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, "params": params}
+            items = [{**d, "severity": 1} if d.get("code") in HIDDEN_CODES else d for d in all_items(parts)]
+            parts = [Placed.of_items(items)]
+        return Shown(
+            publication.shown(parts, self.settings.max_diagnostics, path, how), publication.count(parts)
         )
+
+    def publish(self, uri: str, version: int | None, shown: Shown) -> None:
+        """textDocument/publishDiagnostics of what `shown` encoded: written as it is (the
+        typed path would rebuild and encode thousands of objects for every edit)."""
+        self._send_notification(publication.message(uri, version, shown.encoded))
+
+    def _send_notification(self, body: bytes) -> None:
+        """A notification already encoded as JSON, written as pygls writes one."""
+        protocol = self.protocol
+        writer = protocol.writer
+        if writer is None:
+            return
+        if protocol._include_headers:
+            header = (
+                f"Content-Length: {len(body)}\r\n"
+                f"Content-Type: {protocol.CONTENT_TYPE}; charset={protocol.CHARSET}\r\n\r\n"
+            )
+            body = header.encode() + body
+        written = writer.write(body)
+        if inspect.isawaitable(written):  # (an asynchronous transport: as pygls does)
+            task = asyncio.ensure_future(written)
+            self._writes.add(task)
+            task.add_done_callback(self._writes.discard)
+
+
+@dataclass(frozen=True, slots=True)
+class Shown:
+    """The encoded diagnostics a publication shows, and how many the file has."""
+
+    encoded: list[str]
+    total: int
 
 
 Template = tuple[JsonDict, str | None]
@@ -530,6 +578,14 @@ def _range(r: JsonDict, start: int, tail: int) -> JsonDict:
         "start": {"line": _line(s["line"], start, tail), "character": s["character"]},
         "end": {"line": _line(e["line"], start, tail), "character": e["character"]},
     }
+
+
+def _placed(templates: list[Template], index: int, start: int, tail: int) -> Placed:
+    keys = [
+        (t["severity"], _line(t["range"]["start"]["line"], start, tail), t["range"]["start"]["character"])
+        for t, _ in templates
+    ]
+    return Placed(keys, lambda i: _moved(templates[i], index, start, tail))
 
 
 def _moved(template: Template, index: int, start: int, tail: int) -> JsonDict:

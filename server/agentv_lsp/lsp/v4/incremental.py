@@ -43,6 +43,7 @@ from agentv_lsp.checks.model import Diagnostic, Related
 from agentv_lsp.checks.options import CheckOptions, DocumentReport
 from agentv_lsp.formats.v4.split import CROSS_TEST_CODES
 from agentv_lsp.lsp.convert import JsonDict, diagnostic_json
+from agentv_lsp.lsp.publication import Placed, all_items
 from agentv_lsp.lsp.v4.layout import MERGE_KEY
 from agentv_lsp.lsp.v4.model import V4Model
 from agentv_lsp.yamlpos import Span
@@ -172,7 +173,7 @@ class TestPart:
     test_id: str
     has_files: bool | None  # `type: file` segments in its message input (None: not looked at)
     json: dict[str, list[Template]] = field(default_factory=dict)
-    placed: tuple[str, int, int, list[JsonDict]] | None = None  # the JSON at its last place
+    placed: tuple[str, int, int, Placed] | None = None  # at its last place (encoding, line, index)
 
     def templates(self, encoding: str) -> list[Template]:
         found = self.json.get(encoding)
@@ -182,6 +183,22 @@ class TestPart:
                 (diagnostic_json(d, line_of, encoding), _data_moves(d.data)) for d in self.local
             ]
         return found
+
+    def placed_at(self, encoding: str, start: int, index: int) -> Placed:
+        """Its diagnostics as `tests[index]` from file line `start` (JSON built when shown)."""
+        placed = self.placed
+        if placed is None or placed[:3] != (encoding, start, index):
+            templates = self.templates(encoding)
+            keys = [
+                (t["severity"], t["range"]["start"]["line"] + start, t["range"]["start"]["character"])
+                for t, _ in templates
+            ]
+
+            def make(i: int) -> JsonDict:
+                return _moved_json(templates[i], self.local[i], start, index, self, encoding)
+
+            placed = self.placed = (encoding, start, index, Placed(keys, make))
+        return placed[3]
 
 
 def _data_moves(data: Any) -> bool:
@@ -251,29 +268,26 @@ class Checked:
         return self._diagnostics
 
     def json(self, encoding: str) -> list[JsonDict]:
-        """`diagnostics()` as the JSON the client receives; each part converted once (in its
-        own lines) and then only moved. Only the head's, the tests' and the tail's own lines
-        are read (never the whole text split into lines)."""
+        """`diagnostics()` as the JSON the client receives."""
+        return all_items(self.placed(encoding))
+
+    def placed(self, encoding: str) -> list[Placed]:
+        """`diagnostics()` in parts placed in the file (`publication`): each test's converted
+        once in its own lines and then only moved, and only the diagnostics shown. Only the
+        head's, the tests' and the tail's own lines are read (never the whole text split)."""
         head_lines = self.layout.head.split("\n")
-        out = [diagnostic_json(d, _lines_from(head_lines, 0), encoding) for d in self.head]
+        out = [Placed.of_items([diagnostic_json(d, _lines_from(head_lines, 0), encoding) for d in self.head])]
         lines = self.layout.lines
         for k, part in enumerate(self.parts):
-            if not part.local:
-                continue
-            start = lines[k]
-            placed = part.placed
-            if placed is None or placed[:3] != (encoding, start, k):
-                items = [
-                    _moved_json(template, d, start, k, part, encoding)
-                    for template, d in zip(part.templates(encoding), part.local, strict=True)
-                ]
-                placed = part.placed = (encoding, start, k, items)
-            out.extend(placed[3])  # the tests above an edit keep their place: reused as they are
+            if part.local:  # the tests above an edit keep their place: reused as they are
+                out.append(part.placed_at(encoding, lines[k], k))
         if self.tail:
             tail_line = self.layout.tail_line
             line_of = _lines_from(self.layout.tail.split("\n"), tail_line)
-            out.extend(
-                diagnostic_json(moved(d, tail_line, -1, -1, None), line_of, encoding) for d in self.tail
+            out.append(
+                Placed.of_items(
+                    [diagnostic_json(moved(d, tail_line, -1, -1, None), line_of, encoding) for d in self.tail]
+                )
             )
         return out
 
