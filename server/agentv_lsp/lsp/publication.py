@@ -104,7 +104,9 @@ def _in_position_order(keys: list[Key], limit: int) -> list[int] | None:
     chosen: list[int] = []
     for severity in sorted(by_severity, key=lambda s: SEVERITY_RANK[_SEVERITY_NAMES[s]]):
         chosen.extend(by_severity[severity][: limit - len(chosen)])
-    return chosen
+        if len(chosen) >= limit:
+            break
+    return sorted(chosen)
 
 
 def message(uri: str, version: int | None, diagnostics: list[str]) -> bytes:
