@@ -14,6 +14,8 @@ many more there are); `tests/lsp/test_publication.py` compares both.
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import json
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -24,16 +26,33 @@ from agentv_lsp.lsp.convert import _SEVERITY_NAMES, JsonDict, diagnostic_json, n
 Key = tuple[int, int, int]  # LSP severity, start line, start character (file coordinates)
 
 
-class Placed:
-    """One part's diagnostics at one place in the file (JSON built when first asked)."""
+class LocalKeys:
+    """The sort keys of one part's diagnostics in its own lines, and what choosing among them
+    needs (shared by every place the part takes: moving a part costs nothing here)."""
 
-    __slots__ = ("_encoded", "_items", "_make", "keys")
+    __slots__ = ("by_severity", "keys", "ordered")
 
-    def __init__(self, keys: list[Key], make: Callable[[int], JsonDict]) -> None:
+    def __init__(self, keys: list[Key]) -> None:
         self.keys = keys
+        self.by_severity: dict[int, list[int]] = {}
+        for index, key in enumerate(keys):
+            self.by_severity.setdefault(key[0], []).append(index)
+        self.ordered = all(keys[k][1:] >= keys[k - 1][1:] for k in range(1, len(keys)))
+
+
+class Placed:
+    """One part's diagnostics at one place in the file: its keys are `local`'s moved down
+    `shift` lines; its JSON (and the encoded text of it) is built when first asked."""
+
+    __slots__ = ("_encoded", "_items", "_make", "local", "shift")
+
+    def __init__(self, local: LocalKeys | list[Key], make: Callable[[int], JsonDict], shift: int = 0) -> None:
+        self.local = local if isinstance(local, LocalKeys) else LocalKeys(local)
+        self.shift = shift
         self._make = make
-        self._items: list[JsonDict | None] = [None] * len(keys)
-        self._encoded: list[str | None] = [None] * len(keys)
+        size = len(self.local.keys)
+        self._items: list[JsonDict | None] = [None] * size
+        self._encoded: list[str | None] = [None] * size
 
     @classmethod
     def of_items(cls, items: list[JsonDict]) -> Placed:
@@ -41,6 +60,17 @@ class Placed:
         placed = cls([_key(item) for item in items], items.__getitem__)
         placed._items = list(items)
         return placed
+
+    def __len__(self) -> int:
+        return len(self.local.keys)
+
+    @property
+    def keys(self) -> list[Key]:
+        """(severity, line, character) of each diagnostic, in file lines."""
+        shift = self.shift
+        if not shift:
+            return self.local.keys
+        return [(k[0], k[1] + shift, k[2]) for k in self.local.keys]
 
     def item(self, index: int) -> JsonDict:
         found = self._items[index]
@@ -55,7 +85,7 @@ class Placed:
         return found
 
     def items(self) -> list[JsonDict]:
-        return [self.item(i) for i in range(len(self.keys))]
+        return [self.item(i) for i in range(len(self))]
 
 
 def _key(item: JsonDict) -> Key:
@@ -68,45 +98,87 @@ def all_items(parts: Sequence[Placed]) -> list[JsonDict]:
 
 
 def count(parts: Sequence[Placed]) -> int:
-    return sum(len(part.keys) for part in parts)
+    return sum(len(part) for part in parts)
+
+
+def _rank(severity: int) -> int:
+    return SEVERITY_RANK[_SEVERITY_NAMES[severity]]
 
 
 def shown(parts: Sequence[Placed], limit: int, path: str, how_to_raise: str) -> list[str]:
-    """The encoded JSON of the diagnostics `cap_json` keeps of the parts' items, in its order."""
-    total = count(parts)
+    """The encoded JSON of the diagnostics `cap_json` keeps of the parts' items, in its order.
+    Only the shown ones are converted; choosing them looks at each part, not at each of its
+    diagnostics (a part's keys are in position order when it comes from a check)."""
+    parts = [part for part in parts if part.local.keys]
+    total = sum(len(part.local.keys) for part in parts)
     if limit <= 0 or total <= limit:
-        return [part.encoded(i) for part in parts for i in range(len(part.keys))]
-    where = [(part, i) for part in parts for i in range(len(part.keys))]
-    keys = [key for part in parts for key in part.keys]
-    chosen = _in_position_order(keys, limit)
-    if chosen is None:
-        chosen = select_capped([(_SEVERITY_NAMES[k[0]], k[1], k[2]) for k in keys], limit)
-    hidden = Counter(_SEVERITY_NAMES[k[0]] for k in keys)
-    hidden.subtract(_SEVERITY_NAMES[keys[i][0]] for i in chosen)
+        return [part.encoded(i) for part in parts for i in range(len(part.local.keys))]
+    chosen = _chosen(parts, limit)
+    if chosen is None:  # as `cap_json` does it, over every key
+        where = [(n, i) for n, part in enumerate(parts) for i in range(len(part.local.keys))]
+        keys = [(_SEVERITY_NAMES[k[0]], k[1], k[2]) for part in parts for k in part.keys]
+        chosen = [where[i] for i in select_capped(keys, limit)]
+    hidden: Counter[str] = Counter()
+    for part in parts:
+        for severity, indices in part.local.by_severity.items():
+            hidden[_SEVERITY_NAMES[severity]] += len(indices)
+    hidden.subtract(_SEVERITY_NAMES[parts[n].local.keys[i][0]] for n, i in chosen)
     hidden = +hidden
     summary = too_many_diagnostics(path, hidden, limit, how_to_raise)
-    out = [where[i][0].encoded(where[i][1]) for i in chosen]
+    out = [parts[n].encoded(i) for n, i in chosen]
     out.append(json.dumps(diagnostic_json(summary, no_lines)))
     return out
 
 
-def _in_position_order(keys: list[Key], limit: int) -> list[int] | None:
-    """`convert._in_position_order` on integer severities (the same choice, in the same order)."""
-    previous = (-1, -1)
-    for key in keys:
-        here = (key[1], key[2])
-        if here < previous:
+def _chosen(parts: list[Placed], limit: int) -> list[tuple[int, int]] | None:
+    """`select_capped` over the parts' keys one after another, as (part, index) in that order:
+    the first `limit` by severity, then position, then order. Each severity's diagnostics are
+    taken part after part while the parts keep them in position order (a check's output), else
+    merged by position (None: a part's own keys are out of order)."""
+    runs: dict[int, list[tuple[int, Placed, list[int]]]] = {}
+    for n, part in enumerate(parts):
+        local = part.local
+        if not local.ordered:
             return None
-        previous = here
-    by_severity: dict[int, list[int]] = {}
-    for index, key in enumerate(keys):
-        by_severity.setdefault(key[0], []).append(index)
-    chosen: list[int] = []
-    for severity in sorted(by_severity, key=lambda s: SEVERITY_RANK[_SEVERITY_NAMES[s]]):
-        chosen.extend(by_severity[severity][: limit - len(chosen)])
-        if len(chosen) >= limit:
+        for severity, indices in local.by_severity.items():
+            found = runs.get(severity)
+            if found is None:
+                runs[severity] = [(n, part, indices)]
+            else:
+                found.append((n, part, indices))
+    chosen: list[tuple[int, int]] = []
+    for severity in sorted(runs, key=_rank):
+        wanted = limit - len(chosen)
+        if wanted <= 0:
             break
+        parts_of = runs[severity]
+        if _in_order(parts_of):
+            for n, _part, indices in parts_of:
+                chosen.extend((n, i) for i in indices[:wanted])
+                wanted = limit - len(chosen)
+                if wanted <= 0:
+                    break
+        else:
+            merged = heapq.merge(
+                *(
+                    [(part.local.keys[i][1] + part.shift, part.local.keys[i][2], n, i) for i in indices]
+                    for n, part, indices in parts_of
+                )
+            )
+            chosen.extend((n, i) for _line, _character, n, i in itertools.islice(merged, wanted))
     return sorted(chosen)
+
+
+def _in_order(parts_of: list[tuple[int, Placed, list[int]]]) -> bool:
+    """Whether one severity's diagnostics, part after part, are in position order."""
+    previous = (-1, -1)
+    for _n, part, indices in parts_of:
+        keys, shift = part.local.keys, part.shift
+        first, last = keys[indices[0]], keys[indices[-1]]
+        if (first[1] + shift, first[2]) < previous:
+            return False
+        previous = (last[1] + shift, last[2])
+    return True
 
 
 def message(uri: str, version: int | None, diagnostics: list[str]) -> bytes:

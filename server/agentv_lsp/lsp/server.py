@@ -48,7 +48,7 @@ from agentv_lsp.lsp.document import Edit, EditedDocument, lsp_lines
 from agentv_lsp.lsp.filemodel import CHUNK_BASE, TAIL_BASE, FileModel, Unit, UnitCache
 from agentv_lsp.lsp.lifecycle import Lifecycle
 from agentv_lsp.lsp.protocol import AgentVProtocol
-from agentv_lsp.lsp.publication import Placed, all_items
+from agentv_lsp.lsp.publication import LocalKeys, Placed, all_items
 from agentv_lsp.lsp.settings import Settings, hidden_allow_list, parse_settings
 from agentv_lsp.lsp.v4.incremental import follow_edits
 from agentv_lsp.lsp.v4.model import V4Model
@@ -426,16 +426,17 @@ class AgentVLanguageServer(LanguageServer):
             if not piece.diagnostics:
                 continue
             key = ("json", encoding, piece.refs)
-            templates = unit.cache.get(key)
-            if templates is None:
-                templates = unit.cache[key] = [_template(d, unit, encoding) for d in piece.diagnostics]
+            found: tuple[list[Template], LocalKeys | None] | None = unit.cache.get(key)
+            if found is None:
+                templates = [_template(d, unit, encoding) for d in piece.diagnostics]
+                found = unit.cache[key] = (templates, _local_keys(templates))
             # the cases above an edit keep their place: their JSON is reused as it is
             place = ("placed", encoding, piece.refs, piece.index, piece.start, piece.tail)
             placed = unit.cache.get("placed")
             if placed is None or placed[0] != place:
                 placed = unit.cache["placed"] = (
                     place,
-                    _placed(templates, piece.index, piece.start, piece.tail),
+                    _placed(found[0], found[1], piece.index, piece.start, piece.tail),
                 )
             out.append(placed[1])
         return out
@@ -580,12 +581,27 @@ def _range(r: JsonDict, start: int, tail: int) -> JsonDict:
     }
 
 
-def _placed(templates: list[Template], index: int, start: int, tail: int) -> Placed:
+def _placed(templates: list[Template], local: LocalKeys | None, index: int, start: int, tail: int) -> Placed:
+    """A case's diagnostics at its place. `local`: the templates' keys when all of them are on
+    the case's own lines (then they only move with it)."""
+
+    def make(i: int) -> JsonDict:
+        return _moved(templates[i], index, start, tail)
+
+    if local is not None:
+        return Placed(local, make, start - CHUNK_BASE)
     keys = [
         (t["severity"], _line(t["range"]["start"]["line"], start, tail), t["range"]["start"]["character"])
         for t, _ in templates
     ]
-    return Placed(keys, lambda i: _moved(templates[i], index, start, tail))
+    return Placed(keys, make)
+
+
+def _local_keys(templates: list[Template]) -> LocalKeys | None:
+    keys = [
+        (t["severity"], t["range"]["start"]["line"], t["range"]["start"]["character"]) for t, _ in templates
+    ]
+    return LocalKeys(keys) if all(CHUNK_BASE <= k[1] < TAIL_BASE for k in keys) else None
 
 
 def _moved(template: Template, index: int, start: int, tail: int) -> JsonDict:

@@ -43,7 +43,7 @@ from agentv_lsp.checks.model import Diagnostic, Related
 from agentv_lsp.checks.options import CheckOptions, DocumentReport
 from agentv_lsp.formats.v4.split import CROSS_TEST_CODES
 from agentv_lsp.lsp.convert import JsonDict, diagnostic_json
-from agentv_lsp.lsp.publication import Placed, all_items
+from agentv_lsp.lsp.publication import LocalKeys, Placed, all_items
 from agentv_lsp.lsp.v4.layout import MERGE_KEY
 from agentv_lsp.lsp.v4.model import V4Model
 from agentv_lsp.yamlpos import Span
@@ -173,6 +173,7 @@ class TestPart:
     test_id: str
     has_files: bool | None  # `type: file` segments in its message input (None: not looked at)
     json: dict[str, list[Template]] = field(default_factory=dict)
+    keys: dict[str, LocalKeys] = field(default_factory=dict)  # the templates' sort keys
     placed: tuple[str, int, int, Placed] | None = None  # at its last place (encoding, line, index)
 
     def templates(self, encoding: str) -> list[Template]:
@@ -189,15 +190,19 @@ class TestPart:
         placed = self.placed
         if placed is None or placed[:3] != (encoding, start, index):
             templates = self.templates(encoding)
-            keys = [
-                (t["severity"], t["range"]["start"]["line"] + start, t["range"]["start"]["character"])
-                for t, _ in templates
-            ]
+            local = self.keys.get(encoding)
+            if local is None:
+                local = self.keys[encoding] = LocalKeys(
+                    [
+                        (t["severity"], t["range"]["start"]["line"], t["range"]["start"]["character"])
+                        for t, _ in templates
+                    ]
+                )
 
             def make(i: int) -> JsonDict:
                 return _moved_json(templates[i], self.local[i], start, index, self, encoding)
 
-            placed = self.placed = (encoding, start, index, Placed(keys, make))
+            placed = self.placed = (encoding, start, index, Placed(local, make, start))
         return placed[3]
 
 
