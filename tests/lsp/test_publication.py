@@ -18,7 +18,7 @@ from agentv_lsp.formats.v4.check import check_v4_document
 from agentv_lsp.lsp import publication
 from agentv_lsp.lsp.convert import JsonDict, cap_json, diagnostic_json
 from agentv_lsp.lsp.filemodel import FileModel, UnitCache
-from agentv_lsp.lsp.publication import Placed, all_items
+from agentv_lsp.lsp.publication import Blocks, Placed, all_items
 from agentv_lsp.lsp.server import create_server
 from agentv_lsp.lsp.v4.incremental import History, incremental
 from tests.evalgen import generate
@@ -112,6 +112,7 @@ def test_v4_publications_equal_the_capped_whole_text_check(tmp_path: Path, limit
     rng = random.Random(limit)
     editor = Editor(path, path.read_text())
     editor.check()
+    blocks = Blocks()  # kept from version to version, as the server keeps them
     for n in range(8):
         text = edit(rng, editor.model.text, n)
         old = editor.model.text
@@ -126,7 +127,7 @@ def test_v4_publications_equal_the_capped_whole_text_check(tmp_path: Path, limit
         editor.history.checked = checked
         exact = check_v4_document(str(path), model.text, model.opts)
         want = capped([diagnostic_json(d, model.line) for d in exact.diagnostics], limit, str(path))
-        assert shown(checked.placed("utf-16"), limit, str(path)) == want, n
+        assert shown(checked.placed("utf-16", blocks), limit, str(path)) == want, n
     assert isinstance(editor.history, History)
 
 

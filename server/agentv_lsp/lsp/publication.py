@@ -14,11 +14,14 @@ many more there are); `tests/lsp/test_publication.py` compares both.
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import itertools
 import json
+import threading
 from collections import Counter
 from collections.abc import Callable, Sequence
+from typing import Any, Protocol
 
 from agentv_lsp.checks.model import SEVERITY_RANK, select_capped, too_many_diagnostics
 from agentv_lsp.lsp.convert import _SEVERITY_NAMES, JsonDict, diagnostic_json, no_lines
@@ -179,6 +182,92 @@ def _in_order(parts_of: list[tuple[int, Placed, list[int]]]) -> bool:
             return False
         previous = (last[1] + shift, last[2])
     return True
+
+
+# -- parts grouped in blocks ---------------------------------------------------------------------
+
+BLOCK = 64  # consecutive parts (tests, cases) grouped into one `Placed`
+
+
+class Source(Protocol):
+    """One part (a test's or a case's diagnostics) that can be placed anywhere: its keys in its
+    own lines (0: its first line), and its JSON at a place."""
+
+    def sort_keys(self, encoding: str) -> LocalKeys: ...
+
+    def make(self, encoding: str, item: int, start: int, index: int, extra: Any) -> JsonDict: ...
+
+
+class _Block:
+    """`BLOCK` consecutive sources and their keys in the first one's lines."""
+
+    __slots__ = ("encoding", "firsts", "keys", "last", "lines", "members")
+
+    def __init__(self, encoding: str, members: Sequence[Source], lines: list[int]) -> None:
+        self.encoding = encoding
+        self.members = members
+        self.lines = lines  # each member's first line, from the first member's
+        self.firsts: list[int] = []  # each member's first item
+        keys: list[Key] = []
+        for member, line in zip(members, lines, strict=True):
+            self.firsts.append(len(keys))
+            keys.extend((k[0], k[1] + line, k[2]) for k in member.sort_keys(encoding).keys)
+        self.keys = LocalKeys(keys)
+        self.last: tuple[int, int, Any, Placed] | None = None
+
+    def at(self, start: int, index: int, extra: Any) -> Placed:
+        last = self.last
+        if last is not None and last[0] == start and last[1] == index and last[2] == extra:
+            return last[3]
+        encoding, members, lines, firsts = self.encoding, self.members, self.lines, self.firsts
+
+        def make(item: int) -> JsonDict:
+            # the last member starting at or before `item` (one without diagnostics starts where
+            # the next one does)
+            j = bisect.bisect_right(firsts, item) - 1
+            return members[j].make(encoding, item - firsts[j], start + lines[j], index + j, extra)
+
+        placed = Placed(self.keys, make, start)
+        self.last = (start, index, extra, placed)
+        return placed
+
+
+class Blocks:
+    """One document's parts in blocks, kept from version to version: a block whose sources are
+    the same objects as before is reused (its keys, and its JSON while it keeps its place), so
+    a version costs O(blocks) here, and an edit that moves every test below it costs a new
+    place per block."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._blocks: list[_Block] = []
+
+    def placed(
+        self, encoding: str, sources: Sequence[Source], lines: Sequence[int], extra: Any = None
+    ) -> list[Placed]:
+        """The parts `sources` (the k-th is `tests[k]`/`evalcases[k]` from file line
+        `lines[k]`) as placed blocks, in order. `extra`: what else a source's JSON depends on."""
+        with self._lock:
+            old = self._blocks
+            new: list[_Block] = []
+            out: list[Placed] = []
+            for b, first in enumerate(range(0, len(sources), BLOCK)):
+                members = sources[first : first + BLOCK]
+                block = old[b] if b < len(old) else None
+                if block is None or block.encoding != encoding or block.members != members:
+                    base = lines[first]
+                    block = _Block(
+                        encoding, members, [lines[k] - base for k in range(first, first + len(members))]
+                    )
+                new.append(block)
+                if block.keys.keys:
+                    out.append(block.at(lines[first], first, extra))
+            self._blocks = new
+            return out
+
+    def clear(self) -> None:
+        with self._lock:
+            self._blocks = []
 
 
 def message(uri: str, version: int | None, diagnostics: list[str]) -> bytes:

@@ -67,7 +67,7 @@ def quick_parts(ls: AgentVLanguageServer, model: V4Model, uri: str) -> tuple[lis
             if checked is not None:
                 with history.lock:
                     history.checked = checked
-                return checked.placed(encoding), checked.checked
+                return checked.placed(encoding, history.blocks), checked.checked
         return [Placed.of_items(diagnostics_json(ls, model, uri))], None
 
     found: tuple[list[Placed], int | None] = model.memoized(("diagnostic parts", encoding), compute)

@@ -43,7 +43,7 @@ from agentv_lsp.checks.model import Diagnostic, Related
 from agentv_lsp.checks.options import CheckOptions, DocumentReport
 from agentv_lsp.formats.v4.split import CROSS_TEST_CODES
 from agentv_lsp.lsp.convert import JsonDict, diagnostic_json
-from agentv_lsp.lsp.publication import LocalKeys, Placed, all_items
+from agentv_lsp.lsp.publication import Blocks, LocalKeys, Placed, all_items
 from agentv_lsp.lsp.v4.layout import MERGE_KEY
 from agentv_lsp.lsp.v4.model import V4Model
 from agentv_lsp.yamlpos import Span
@@ -174,7 +174,6 @@ class TestPart:
     has_files: bool | None  # `type: file` segments in its message input (None: not looked at)
     json: dict[str, list[Template]] = field(default_factory=dict)
     keys: dict[str, LocalKeys] = field(default_factory=dict)  # the templates' sort keys
-    placed: tuple[str, int, int, Placed] | None = None  # at its last place (encoding, line, index)
 
     def templates(self, encoding: str) -> list[Template]:
         found = self.json.get(encoding)
@@ -185,25 +184,21 @@ class TestPart:
             ]
         return found
 
-    def placed_at(self, encoding: str, start: int, index: int) -> Placed:
-        """Its diagnostics as `tests[index]` from file line `start` (JSON built when shown)."""
-        placed = self.placed
-        if placed is None or placed[:3] != (encoding, start, index):
-            templates = self.templates(encoding)
-            local = self.keys.get(encoding)
-            if local is None:
-                local = self.keys[encoding] = LocalKeys(
-                    [
-                        (t["severity"], t["range"]["start"]["line"], t["range"]["start"]["character"])
-                        for t, _ in templates
-                    ]
-                )
+    def sort_keys(self, encoding: str) -> LocalKeys:
+        """(severity, line, character) of its diagnostics in its own lines."""
+        found = self.keys.get(encoding)
+        if found is None:
+            found = self.keys[encoding] = LocalKeys(
+                [
+                    (t["severity"], t["range"]["start"]["line"], t["range"]["start"]["character"])
+                    for t, _ in self.templates(encoding)
+                ]
+            )
+        return found
 
-            def make(i: int) -> JsonDict:
-                return _moved_json(templates[i], self.local[i], start, index, self, encoding)
-
-            placed = self.placed = (encoding, start, index, Placed(local, make, start))
-        return placed[3]
+    def make(self, encoding: str, item: int, start: int, index: int, extra: Any) -> JsonDict:
+        """Diagnostic `item` as `tests[index]` from file line `start`."""
+        return _moved_json(self.templates(encoding)[item], self.local[item], start, index, self, encoding)
 
 
 def _data_moves(data: Any) -> bool:
@@ -274,18 +269,16 @@ class Checked:
 
     def json(self, encoding: str) -> list[JsonDict]:
         """`diagnostics()` as the JSON the client receives."""
-        return all_items(self.placed(encoding))
+        return all_items(self.placed(encoding, Blocks()))
 
-    def placed(self, encoding: str) -> list[Placed]:
-        """`diagnostics()` in parts placed in the file (`publication`): each test's converted
-        once in its own lines and then only moved, and only the diagnostics shown. Only the
-        head's, the tests' and the tail's own lines are read (never the whole text split)."""
+    def placed(self, encoding: str, blocks: Blocks) -> list[Placed]:
+        """`diagnostics()` in parts placed in the file (`publication`): the tests' in blocks
+        kept from the last version (`blocks`), each test's converted once in its own lines and
+        then only moved, and only the diagnostics shown. Only the head's, the tests' and the
+        tail's own lines are read (never the whole text split)."""
         head_lines = self.layout.head.split("\n")
         out = [Placed.of_items([diagnostic_json(d, _lines_from(head_lines, 0), encoding) for d in self.head])]
-        lines = self.layout.lines
-        for k, part in enumerate(self.parts):
-            if part.local:  # the tests above an edit keep their place: reused as they are
-                out.append(part.placed_at(encoding, lines[k], k))
+        out.extend(blocks.placed(encoding, self.parts, self.layout.lines))
         if self.tail:
             tail_line = self.layout.tail_line
             line_of = _lines_from(self.layout.tail.split("\n"), tail_line)
@@ -497,6 +490,7 @@ class History:
     seeding: threading.Lock = field(default_factory=threading.Lock)
     seeding_task: Any = None  # the asyncio task running `base` after a whole-text check
     outline_task: Any = None  # the asyncio task building that version's outline when idle
+    blocks: Blocks = field(default_factory=Blocks)  # the last published version's diagnostics
 
     def remember(self, model: V4Model, generation: int, report: DocumentReport) -> None:
         """Keep a whole-text check as the base of the next versions (large files); it is cut
