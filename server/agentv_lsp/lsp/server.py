@@ -48,7 +48,7 @@ from agentv_lsp.lsp.document import Edit, EditedDocument, lsp_lines
 from agentv_lsp.lsp.filemodel import CHUNK_BASE, TAIL_BASE, FileModel, Unit, UnitCache
 from agentv_lsp.lsp.lifecycle import Lifecycle
 from agentv_lsp.lsp.protocol import AgentVProtocol
-from agentv_lsp.lsp.publication import LocalKeys, Placed, all_items
+from agentv_lsp.lsp.publication import Blocks, LocalKeys, Placed, Source, all_items
 from agentv_lsp.lsp.settings import Settings, hidden_allow_list, parse_settings
 from agentv_lsp.lsp.v4.incremental import follow_edits
 from agentv_lsp.lsp.v4.model import V4Model
@@ -96,6 +96,7 @@ class AgentVLanguageServer(LanguageServer):
         self._runtimes: dict[str, tuple[tuple[str, int, str], str, bool, RuntimeChoice]] = {}
         self._marker_free: dict[str, str] = {}  # per document: its last text known to hold no v2 marker
         self.v4_history: dict[str, Any] = {}  # per 4.x document: the base of fast diagnostics
+        self._blocks: dict[str, Blocks] = {}  # per v2 document: its last published diagnostics
         self._lock = threading.Lock()
         # called with the paths of files that changed on disk (features drop their caches)
         self._shown_problems: set[str] = set()
@@ -393,6 +394,7 @@ class AgentVLanguageServer(LanguageServer):
         self._runtimes.pop(uri, None)
         self._marker_free.pop(uri, None)
         self.v4_history.pop(uri, None)
+        self._blocks.pop(uri, None)
         self._models.pop(uri, None)
         cache = self._caches.pop(uri, None)
         if cache is not None:
@@ -407,38 +409,50 @@ class AgentVLanguageServer(LanguageServer):
         """A model's diagnostics as the JSON the client receives."""
         return all_items(self.diagnostic_parts(model))
 
-    def diagnostic_parts(self, model: FileModel) -> list[Placed]:
+    def diagnostic_parts(self, model: FileModel, uri: str | None = None) -> list[Placed]:
         """A model's diagnostics in parts placed in the file (`publication`). Each case's are
         converted once (in its unit's lines, cached on the unit) and only moved afterwards, and
-        only those shown."""
+        only those shown; the cases are grouped in blocks kept from the document's (`uri`) last
+        version."""
         if not model.agentv:
             return []
-        out: list[Placed] = []
         encoding = self.encoding
-        for piece in model.pieces():
+        pieces = model.pieces()
+        layout = model.layout
+        if layout is None or len(pieces) != len(model.units) + 1:  # the whole text's, in one piece
+            return [
+                Placed.of_items([diagnostic_json(d, model.line, encoding) for d in piece.diagnostics])
+                for piece in pieces
+            ]
+        sources: list[Source] = []
+        for piece in pieces[:-1]:
             unit = piece.unit
-            if unit is None:
-                if piece.diagnostics:
-                    out.append(
-                        Placed.of_items([diagnostic_json(d, model.line, encoding) for d in piece.diagnostics])
-                    )
-                continue
-            if not piece.diagnostics:
-                continue
-            key = ("json", encoding, piece.refs)
-            found: tuple[list[Template], LocalKeys | None] | None = unit.cache.get(key)
-            if found is None:
-                templates = [_template(d, unit, encoding) for d in piece.diagnostics]
-                found = unit.cache[key] = (templates, _local_keys(templates))
-            # the cases above an edit keep their place: their JSON is reused as it is
-            place = ("placed", encoding, piece.refs, piece.index, piece.start, piece.tail)
-            placed = unit.cache.get("placed")
-            if placed is None or placed[0] != place:
-                placed = unit.cache["placed"] = (
-                    place,
-                    _placed(found[0], found[1], piece.index, piece.start, piece.tail),
-                )
-            out.append(placed[1])
+            source: Source | None = None
+            if unit is not None:
+                found = unit.cache.get(("source", piece.refs))
+                if not isinstance(found, _CaseSource) or found.diagnostics is not piece.diagnostics:
+                    found = unit.cache[("source", piece.refs)] = _CaseSource(unit, piece.diagnostics)
+                if found.movable:
+                    source = found
+                else:  # a diagnostic of the case on the head's or tail's lines: placed as it is
+                    items = [
+                        _moved(t, piece.index, piece.start, piece.tail) for t in found.templates(encoding)
+                    ]
+                    source = _Fixed(items, piece.start)
+            else:  # a case whose id is a duplicate: its diagnostics joined in file lines
+                items = [diagnostic_json(d, model.line, encoding) for d in piece.diagnostics]
+                source = _Fixed(items, piece.start)
+            sources.append(source)
+        with self._lock:
+            blocks = self._blocks.get(uri) if uri is not None else None
+            if blocks is None:
+                blocks = Blocks()
+                if uri is not None:
+                    self._blocks[uri] = blocks
+        out = blocks.placed(encoding, sources, layout.lines, layout.tail_line)
+        header = pieces[-1].diagnostics
+        if header:
+            out.append(Placed.of_items([diagnostic_json(d, model.line, encoding) for d in header]))
         return out
 
     # -- checks in worker threads: stopped when stale or over budget (`engine.budget`) ------
@@ -581,27 +595,63 @@ def _range(r: JsonDict, start: int, tail: int) -> JsonDict:
     }
 
 
-def _placed(templates: list[Template], local: LocalKeys | None, index: int, start: int, tail: int) -> Placed:
-    """A case's diagnostics at its place. `local`: the templates' keys when all of them are on
-    the case's own lines (then they only move with it)."""
+class _CaseSource:
+    """A case's diagnostics (its unit's, for one file-reference pass), placed by `Blocks`."""
 
-    def make(i: int) -> JsonDict:
-        return _moved(templates[i], index, start, tail)
+    __slots__ = ("_keys", "_templates", "diagnostics", "movable", "unit")
 
-    if local is not None:
-        return Placed(local, make, start - CHUNK_BASE)
-    keys = [
-        (t["severity"], _line(t["range"]["start"]["line"], start, tail), t["range"]["start"]["character"])
-        for t, _ in templates
-    ]
-    return Placed(keys, make)
+    def __init__(self, unit: Unit, diagnostics: list[Diagnostic]) -> None:
+        self.unit = unit
+        self.diagnostics = diagnostics
+        # all on the case's own lines: they move with it
+        self.movable = all(CHUNK_BASE <= d.span.start_line < TAIL_BASE for d in diagnostics)
+        self._templates: dict[str, list[Template]] = {}
+        self._keys: dict[str, LocalKeys] = {}
+
+    def templates(self, encoding: str) -> list[Template]:
+        found = self._templates.get(encoding)
+        if found is None:
+            found = self._templates[encoding] = [_template(d, self.unit, encoding) for d in self.diagnostics]
+        return found
+
+    def sort_keys(self, encoding: str) -> LocalKeys:
+        found = self._keys.get(encoding)
+        if found is None:
+            found = self._keys[encoding] = LocalKeys(
+                [
+                    (
+                        t["severity"],
+                        t["range"]["start"]["line"] - CHUNK_BASE,
+                        t["range"]["start"]["character"],
+                    )
+                    for t, _ in self.templates(encoding)
+                ]
+            )
+        return found
+
+    def make(self, encoding: str, item: int, start: int, index: int, extra: Any) -> JsonDict:
+        return _moved(self.templates(encoding)[item], index, start, extra)
 
 
-def _local_keys(templates: list[Template]) -> LocalKeys | None:
-    keys = [
-        (t["severity"], t["range"]["start"]["line"], t["range"]["start"]["character"]) for t, _ in templates
-    ]
-    return LocalKeys(keys) if all(CHUNK_BASE <= k[1] < TAIL_BASE for k in keys) else None
+class _Fixed:
+    """Diagnostics already in file lines at one case's place (this version's only)."""
+
+    __slots__ = ("_keys", "items")
+
+    def __init__(self, items: list[JsonDict], start: int) -> None:
+        self.items = items
+        self._keys = LocalKeys(
+            [
+                (i["severity"], i["range"]["start"]["line"] - start, i["range"]["start"]["character"])
+                for i in items
+            ]
+        )
+
+    def sort_keys(self, encoding: str) -> LocalKeys:
+        return self._keys
+
+    def make(self, encoding: str, item: int, start: int, index: int, extra: Any) -> JsonDict:
+        return self.items[item]
 
 
 def _moved(template: Template, index: int, start: int, tail: int) -> JsonDict:

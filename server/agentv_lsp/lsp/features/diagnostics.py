@@ -152,7 +152,7 @@ async def _publish_later(ls: AgentVLanguageServer, uri: str, delay: float) -> No
             uri,
             version,
             lambda stop: ls.shown(uri, [Placed.of_items(ls.incomplete_json(model.path, stop))]),
-            lambda: ls.shown(uri, ls.diagnostic_parts(model)),
+            lambda: ls.shown(uri, ls.diagnostic_parts(model, uri)),
         )
         if shown is None:
             return  # stopped: a newer version is checked instead
