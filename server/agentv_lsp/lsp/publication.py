@@ -191,27 +191,42 @@ BLOCK = 64  # consecutive parts (tests, cases) grouped into one `Placed`
 
 class Source(Protocol):
     """One part (a test's or a case's diagnostics) that can be placed anywhere: its keys in its
-    own lines (0: its first line), and its JSON at a place."""
+    own lines (0: its first line), and its JSON at a place. A source that is not `movable` has
+    keys that depend on its place (they are asked again at every place)."""
 
-    def sort_keys(self, encoding: str) -> LocalKeys: ...
+    movable: bool
+
+    def sort_keys(self, encoding: str, start: int, extra: Any) -> LocalKeys: ...
 
     def make(self, encoding: str, item: int, start: int, index: int, extra: Any) -> JsonDict: ...
 
 
 class _Block:
-    """`BLOCK` consecutive sources and their keys in the first one's lines."""
+    """`BLOCK` consecutive parts: their sources and keys in the first one's lines."""
 
-    __slots__ = ("encoding", "firsts", "keys", "last", "lines", "members")
+    __slots__ = ("encoding", "firsts", "keys", "last", "lines", "members", "pinned", "sources")
 
-    def __init__(self, encoding: str, members: Sequence[Source], lines: list[int]) -> None:
+    def __init__(
+        self,
+        encoding: str,
+        members: Sequence[Any],
+        sources: list[Source],
+        lines: list[int],
+        start: int,
+        extra: Any,
+    ) -> None:
         self.encoding = encoding
         self.members = members
-        self.lines = lines  # each member's first line, from the first member's
-        self.firsts: list[int] = []  # each member's first item
+        self.sources = sources
+        self.lines = lines  # each part's first line, from the first part's
+        self.pinned = not all(source.movable for source in sources)  # (then rebuilt at every place)
+        self.firsts: list[int] = []  # each part's first item
         keys: list[Key] = []
-        for member, line in zip(members, lines, strict=True):
+        for source, line in zip(sources, lines, strict=True):
             self.firsts.append(len(keys))
-            keys.extend((k[0], k[1] + line, k[2]) for k in member.sort_keys(encoding).keys)
+            keys.extend(
+                (k[0], k[1] + line, k[2]) for k in source.sort_keys(encoding, start + line, extra).keys
+            )
         self.keys = LocalKeys(keys)
         self.last: tuple[int, int, Any, Placed] | None = None
 
@@ -219,55 +234,69 @@ class _Block:
         last = self.last
         if last is not None and last[0] == start and last[1] == index and last[2] == extra:
             return last[3]
-        encoding, members, lines, firsts = self.encoding, self.members, self.lines, self.firsts
+        encoding, sources, lines, firsts = self.encoding, self.sources, self.lines, self.firsts
 
         def make(item: int) -> JsonDict:
-            # the last member starting at or before `item` (one without diagnostics starts where
+            # the last part starting at or before `item` (one without diagnostics starts where
             # the next one does)
             j = bisect.bisect_right(firsts, item) - 1
-            return members[j].make(encoding, item - firsts[j], start + lines[j], index + j, extra)
+            return sources[j].make(encoding, item - firsts[j], start + lines[j], index + j, extra)
 
         placed = Placed(self.keys, make, start)
         self.last = (start, index, extra, placed)
         return placed
 
 
+def _itself(member: Any) -> Source:
+    source: Source = member
+    return source
+
+
 class Blocks:
-    """One document's parts in blocks, kept from version to version: a block whose sources are
-    the same objects as before is reused (its keys, and its JSON while it keeps its place), so
-    a version costs O(blocks) here, and an edit that moves every test below it costs a new
-    place per block."""
+    """One document's parts in blocks, kept from version to version: a block of the same
+    parts as before is reused (its keys, and its JSON while it keeps its place), so a version
+    costs O(blocks) here, and an edit that moves every test below it a new place per block."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._blocks: list[_Block] = []
+        self._identity: Any = None
 
     def placed(
-        self, encoding: str, sources: Sequence[Source], lines: Sequence[int], extra: Any = None
+        self,
+        encoding: str,
+        members: Sequence[Any],
+        lines: Sequence[int],
+        extra: Any = None,
+        identity: Any = None,
+        source_of: Callable[[Any], Source] = _itself,
     ) -> list[Placed]:
-        """The parts `sources` (the k-th is `tests[k]`/`evalcases[k]` from file line
-        `lines[k]`) as placed blocks, in order. `extra`: what else a source's JSON depends on."""
+        """The parts `members` (the k-th is `tests[k]`/`evalcases[k]` from file line
+        `lines[k]`; `source_of` gives the source of one) as placed blocks, in order. `extra`:
+        what else a part's JSON depends on; `identity`: what else its source depends on (the
+        blocks of another identity are not reused)."""
         with self._lock:
-            old = self._blocks
+            old = self._blocks if identity == self._identity else []
             new: list[_Block] = []
             out: list[Placed] = []
-            for b, first in enumerate(range(0, len(sources), BLOCK)):
-                members = sources[first : first + BLOCK]
+            for b, first in enumerate(range(0, len(members), BLOCK)):
+                chunk = members[first : first + BLOCK]
                 block = old[b] if b < len(old) else None
-                if block is None or block.encoding != encoding or block.members != members:
-                    base = lines[first]
+                start = lines[first]
+                if block is None or block.pinned or block.encoding != encoding or block.members != chunk:
                     block = _Block(
-                        encoding, members, [lines[k] - base for k in range(first, first + len(members))]
+                        encoding,
+                        chunk,
+                        [source_of(m) for m in chunk],
+                        [lines[k] - start for k in range(first, first + len(chunk))],
+                        start,
+                        extra,
                     )
                 new.append(block)
                 if block.keys.keys:
-                    out.append(block.at(lines[first], first, extra))
-            self._blocks = new
+                    out.append(block.at(start, first, extra))
+            self._blocks, self._identity = new, identity
             return out
-
-    def clear(self) -> None:
-        with self._lock:
-            self._blocks = []
 
 
 def message(uri: str, version: int | None, diagnostics: list[str]) -> bytes:

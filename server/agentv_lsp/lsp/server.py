@@ -417,42 +417,46 @@ class AgentVLanguageServer(LanguageServer):
         if not model.agentv:
             return []
         encoding = self.encoding
-        pieces = model.pieces()
+        assembled = model.assembled()
         layout = model.layout
-        if layout is None or len(pieces) != len(model.units) + 1:  # the whole text's, in one piece
+        if assembled is None or layout is None:  # the whole text's, in one piece
             return [
                 Placed.of_items([diagnostic_json(d, model.line, encoding) for d in piece.diagnostics])
-                for piece in pieces
+                for piece in model.pieces()
             ]
-        sources: list[Source] = []
-        for piece in pieces[:-1]:
-            unit = piece.unit
-            source: Source | None = None
-            if unit is not None:
-                found = unit.cache.get(("source", piece.refs))
-                if not isinstance(found, _CaseSource) or found.diagnostics is not piece.diagnostics:
-                    found = unit.cache[("source", piece.refs)] = _CaseSource(unit, piece.diagnostics)
-                if found.movable:
-                    source = found
-                else:  # a diagnostic of the case on the head's or tail's lines: placed as it is
-                    items = [
-                        _moved(t, piece.index, piece.start, piece.tail) for t in found.templates(encoding)
-                    ]
-                    source = _Fixed(items, piece.start)
-            else:  # a case whose id is a duplicate: its diagnostics joined in file lines
-                items = [diagnostic_json(d, model.line, encoding) for d in piece.diagnostics]
-                source = _Fixed(items, piece.start)
-            sources.append(source)
+        refs, units = assembled.refs, model.units
+        members: list[Any] = list(units)
+        for k, diagnostics in assembled.replaced.items():  # cases whose id is a duplicate
+            found = units[k].cache.get("replaced")
+            if (
+                not isinstance(found, _Fixed)
+                or (found.start, found.encoding) != (layout.lines[k], encoding)
+                or found.diagnostics != diagnostics
+            ):
+                items = [diagnostic_json(d, model.line, encoding) for d in diagnostics]
+                found = units[k].cache["replaced"] = _Fixed(diagnostics, items, layout.lines[k], encoding)
+            members[k] = found
+
+        def source_of(member: Any) -> Source:
+            if isinstance(member, _Fixed):
+                return member
+            source = member.cache.get(("source", refs))
+            diagnostics = member.results[refs].local
+            if not isinstance(source, _CaseSource) or source.diagnostics is not diagnostics:
+                source = member.cache[("source", refs)] = _CaseSource(member, diagnostics)
+            return source
+
         with self._lock:
             blocks = self._blocks.get(uri) if uri is not None else None
             if blocks is None:
                 blocks = Blocks()
                 if uri is not None:
                     self._blocks[uri] = blocks
-        out = blocks.placed(encoding, sources, layout.lines, layout.tail_line)
-        header = pieces[-1].diagnostics
-        if header:
-            out.append(Placed.of_items([diagnostic_json(d, model.line, encoding) for d in header]))
+        # (files read changed: the units' results were cleared and the generation moved on)
+        identity = (refs, encoding, self.generation)
+        out = blocks.placed(encoding, members, layout.lines, layout.tail_line, identity, source_of)
+        if assembled.header:
+            out.append(Placed.of_items([diagnostic_json(d, model.line, encoding) for d in assembled.header]))
         return out
 
     # -- checks in worker threads: stopped when stale or over budget (`engine.budget`) ------
@@ -603,7 +607,7 @@ class _CaseSource:
     def __init__(self, unit: Unit, diagnostics: list[Diagnostic]) -> None:
         self.unit = unit
         self.diagnostics = diagnostics
-        # all on the case's own lines: they move with it
+        # all on the case's own lines: they move with it (else on the head's or the tail's)
         self.movable = all(CHUNK_BASE <= d.span.start_line < TAIL_BASE for d in diagnostics)
         self._templates: dict[str, list[Template]] = {}
         self._keys: dict[str, LocalKeys] = {}
@@ -614,7 +618,18 @@ class _CaseSource:
             found = self._templates[encoding] = [_template(d, self.unit, encoding) for d in self.diagnostics]
         return found
 
-    def sort_keys(self, encoding: str) -> LocalKeys:
+    def sort_keys(self, encoding: str, start: int, extra: Any) -> LocalKeys:
+        if not self.movable:
+            return LocalKeys(
+                [
+                    (
+                        t["severity"],
+                        _line(t["range"]["start"]["line"], start, extra) - start,
+                        t["range"]["start"]["character"],
+                    )
+                    for t, _ in self.templates(encoding)
+                ]
+            )
         found = self._keys.get(encoding)
         if found is None:
             found = self._keys[encoding] = LocalKeys(
@@ -634,12 +649,18 @@ class _CaseSource:
 
 
 class _Fixed:
-    """Diagnostics already in file lines at one case's place (this version's only)."""
+    """A case's diagnostics already in file lines at its place (kept while it stays there)."""
 
-    __slots__ = ("_keys", "items")
+    __slots__ = ("_keys", "diagnostics", "encoding", "items", "start")
+    movable = True  # (a new one at another place)
 
-    def __init__(self, items: list[JsonDict], start: int) -> None:
+    def __init__(
+        self, diagnostics: list[Diagnostic], items: list[JsonDict], start: int, encoding: str
+    ) -> None:
+        self.diagnostics = diagnostics
         self.items = items
+        self.start = start
+        self.encoding = encoding
         self._keys = LocalKeys(
             [
                 (i["severity"], i["range"]["start"]["line"] - start, i["range"]["start"]["character"])
@@ -647,7 +668,7 @@ class _Fixed:
             ]
         )
 
-    def sort_keys(self, encoding: str) -> LocalKeys:
+    def sort_keys(self, encoding: str, start: int, extra: Any) -> LocalKeys:
         return self._keys
 
     def make(self, encoding: str, item: int, start: int, index: int, extra: Any) -> JsonDict:

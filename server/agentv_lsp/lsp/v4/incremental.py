@@ -184,7 +184,9 @@ class TestPart:
             ]
         return found
 
-    def sort_keys(self, encoding: str) -> LocalKeys:
+    movable = True  # (a publication source: its keys are in its own lines)
+
+    def sort_keys(self, encoding: str, start: int = 0, extra: Any = None) -> LocalKeys:
         """(severity, line, character) of its diagnostics in its own lines."""
         found = self.keys.get(encoding)
         if found is None:
