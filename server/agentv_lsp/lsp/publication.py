@@ -20,7 +20,7 @@ import itertools
 import json
 import threading
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Protocol
 
 from agentv_lsp.checks.model import SEVERITY_RANK, select_capped, too_many_diagnostics
@@ -154,34 +154,54 @@ def _chosen(parts: list[Placed], limit: int) -> list[tuple[int, int]] | None:
         wanted = limit - len(chosen)
         if wanted <= 0:
             break
-        parts_of = runs[severity]
-        if _in_order(parts_of):
-            for n, _part, indices in parts_of:
+        chain, apart = _ordered_chain(runs[severity])
+        if not apart:
+            for n, _part, indices in chain:
                 chosen.extend((n, i) for i in indices[:wanted])
                 wanted = limit - len(chosen)
                 if wanted <= 0:
                     break
-        else:
-            merged = heapq.merge(
-                *(
-                    [(part.local.keys[i][1] + part.shift, part.local.keys[i][2], n, i) for i in indices]
-                    for n, part, indices in parts_of
-                )
-            )
-            chosen.extend((n, i) for _line, _character, n, i in itertools.islice(merged, wanted))
+            continue
+        # the parts out of order (v2: the file's own, last) merged into the others by position;
+        # the ordered ones are read only as far as the shown ones reach
+        merged = heapq.merge(
+            _keyed(chain), *([_key_of(part, n, i) for i in indices] for n, part, indices in apart)
+        )
+        chosen.extend((n, i) for _line, _character, n, i in itertools.islice(merged, wanted))
     return sorted(chosen)
 
 
-def _in_order(parts_of: list[tuple[int, Placed, list[int]]]) -> bool:
-    """Whether one severity's diagnostics, part after part, are in position order."""
+Run = tuple[int, Placed, list[int]]  # a part's number, the part, and its diagnostics of one severity
+
+
+def _key_of(part: Placed, n: int, i: int) -> tuple[int, int, int, int]:
+    key = part.local.keys[i]
+    return key[1] + part.shift, key[2], n, i
+
+
+def _keyed(chain: list[Run]) -> Iterator[tuple[int, int, int, int]]:
+    for n, part, indices in chain:
+        for i in indices:
+            yield _key_of(part, n, i)
+
+
+def _ordered_chain(runs: list[Run]) -> tuple[list[Run], list[Run]]:
+    """The runs that follow each other in position order (taken greedily in order), and the
+    others (each in order within itself)."""
+    chain: list[Run] = []
+    apart: list[Run] = []
     previous = (-1, -1)
-    for _n, part, indices in parts_of:
+    for run in runs:
+        _n, part, indices = run
         keys, shift = part.local.keys, part.shift
-        first, last = keys[indices[0]], keys[indices[-1]]
+        first = keys[indices[0]]
         if (first[1] + shift, first[2]) < previous:
-            return False
+            apart.append(run)
+            continue
+        last = keys[indices[-1]]
         previous = (last[1] + shift, last[2])
-    return True
+        chain.append(run)
+    return chain, apart
 
 
 # -- parts grouped in blocks ---------------------------------------------------------------------
