@@ -763,8 +763,9 @@ class FileModel:
 
     def _compute(self) -> Assembled | list[Diagnostic]:
         layout = self.layout
-        if layout is not None and self._assemblable():
-            return self._assemble(layout)
+        found = self._assemblable() if layout is not None else None
+        if layout is not None and found is not None:
+            return self._assemble(layout, *found)
         report = self.report()
         diagnostics = [d for d in report.diagnostics if d.file == self.path]
         if layout is not None:
@@ -786,22 +787,26 @@ class FileModel:
 
     # (the questions below look at every unit of a version through C-level maps: a Python loop
     # over 10,000 units per keystroke costs more than the one case an edit re-checks)
-    def _assemblable(self) -> bool:
-        """Whether assembling this version from units is exact and cheap."""
+    def _assemblable(self) -> tuple[bool, list[UnitResult | None]] | None:
+        """Whether assembling this version from units is exact and cheap: then the
+        file-reference pass and each unit's result for it (None: not checked yet)."""
         units = self.units
         limit = max(8, FRESH_SHARE * len(units))
         verified = list(map(_VERIFIED, units))
         unverified = verified.count(None)
         if unverified > limit or False in verified:
-            return False
+            return None
         if not all(units[k].verify() for k in _positions(verified, None, unverified)):
-            return False
+            return None
         context = units[0].context
         if context.head_aliases or any(map(_ALIASES, units)):
-            return False  # anchors and aliases: names, duplicates and counts span cases
+            return None  # anchors and aliases: names, duplicates and counts span cases
         refs = self.file_references()
-        checked = list(map(operator.contains, map(_RESULTS, units), itertools.repeat(refs)))
-        return checked.count(False) <= limit
+        found: list[UnitResult | None] = list(map(dict.get, map(_RESULTS, units), itertools.repeat(refs)))
+        # (`is None` by C-level maps: a UnitResult compared with `==` would run its Python __eq__)
+        if list(map(operator.is_, found, itertools.repeat(None))).count(True) > limit:
+            return None
+        return refs, found
 
     def file_references(self) -> bool:
         units = self.units
@@ -871,12 +876,9 @@ class FileModel:
                     own.local, head_result.header, own.uses_tail or head_result.uses_tail
                 )
 
-    def _assemble(self, layout: Layout) -> Assembled:
-        refs = self.file_references()
+    def _assemble(self, layout: Layout, refs: bool, found: list[UnitResult | None]) -> Assembled:
         units = self.units
         tail, lines = layout.tail_line, layout.lines
-        found: list[UnitResult | None] = list(map(dict.get, map(_RESULTS, units), itertools.repeat(refs)))
-        # (`is None` by C-level maps: a UnitResult compared with `==` would run its Python __eq__)
         missing = list(map(operator.is_, found, itertools.repeat(None)))
         checked = missing.count(True)
         for k in _positions(missing, True, checked):
