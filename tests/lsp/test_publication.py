@@ -131,19 +131,30 @@ def test_v4_publications_equal_the_capped_whole_text_check(tmp_path: Path, limit
     assert isinstance(editor.history, History)
 
 
-@pytest.mark.parametrize("limit", [0, 4, 1000])
+# (seeds whose edits leave the file assembled case by case for most versions: some break a
+# case for good, and every version is then checked whole)
+@pytest.mark.parametrize(("limit", "seed"), [(0, 3), (4, 4), (1000, 1003)])
 def test_v2_publications_equal_the_capped_whole_text_check(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, limit: int
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, limit: int, seed: int
 ) -> None:
     """A v2 file checked case by case under random edits (some refused: checked whole)."""
     from agentv_lsp.lsp import filemodel
 
     monkeypatch.setattr(filemodel, "SPLIT_MIN_BYTES", 0)
+    spliced = []  # versions assembled from the previous version's assembly (one run replaced)
+    after = FileModel._assemblable_after
+
+    def counted(self: FileModel, *args: object) -> object:
+        found = after(self, *args)  # type: ignore[arg-type]
+        spliced.append(found is not None)
+        return found
+
+    monkeypatch.setattr(FileModel, "_assemblable_after", counted)
     repo = write_repo(tmp_path / "ws")
     path = str(repo / "evals/suite.eval.yaml")
     opts = CheckOptions(repo_root=str(repo), cwd=str(repo), fs=FileSystem())
     server = create_server()
-    rng = random.Random(limit)
+    rng = random.Random(seed)
     text = generate(25, 3).replace("role: user", "role: usr", 4)
     model = FileModel(path, text, opts, UnitCache())
     split = 0
@@ -165,3 +176,4 @@ def test_v2_publications_equal_the_capped_whole_text_check(
             path, text, opts, model._cache
         )
     assert split > 10
+    assert sum(spliced) > 5, spliced

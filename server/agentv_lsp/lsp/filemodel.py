@@ -21,7 +21,6 @@ compares both paths on random edits.
 from __future__ import annotations
 
 import bisect
-import contextlib
 import dataclasses
 import itertools
 import operator
@@ -496,6 +495,8 @@ class FileModel:
         self._report: DocumentReport | None = None
         self._pieces: list[Piece] | None = None
         self._result: Assembled | list[Diagnostic] | None = None
+        # (the previous version's assembly, the run of its cases [first, after) replaced here, its units)
+        self._follows: tuple[Assembled, int, int, list[Unit]] | None = None
         self._outcomes: dict[int, CaseOutcome] = {}
         self._lines: list[str] | None = None
         self._cache = cache
@@ -549,7 +550,7 @@ class FileModel:
         followed = follow(layout, text, edits)
         if followed is None:
             return None
-        new_layout, first, _end, old_index = followed
+        new_layout, first, _end, old_index = followed  # (old indices increase: see `follow`)
         units = [
             previous.units[old] if old >= 0 else context.unit(new_layout.chunk(i))
             for i, old in enumerate(old_index)
@@ -560,6 +561,16 @@ class FileModel:
             context.keep_only(units)
         model = cls(previous.path, text, opts, cache, parts=(new_layout, units))
         model.mentions_directive = mentions
+        # one run of cases replaced (what typing does): the next assembly starts from the
+        # previous one (only what it needs, not the previous model: no chain of versions)
+        end, old_count = _end, len(previous.units)
+        after = old_index[end] if end < len(units) else old_count
+        if (
+            isinstance(previous._result, Assembled)
+            and (first == 0 or old_index[first - 1] == first - 1)
+            and len(units) - end == old_count - after
+        ):
+            model._follows = (previous._result, first, after, previous.units)
         return model
 
     @property
@@ -765,7 +776,7 @@ class FileModel:
         layout = self.layout
         found = self._assemblable() if layout is not None else None
         if layout is not None and found is not None:
-            return self._assemble(layout, *found)
+            return self._assemble(layout, found)
         report = self.report()
         diagnostics = [d for d in report.diagnostics if d.file == self.path]
         if layout is not None:
@@ -787,9 +798,14 @@ class FileModel:
 
     # (the questions below look at every unit of a version through C-level maps: a Python loop
     # over 10,000 units per keystroke costs more than the one case an edit re-checks)
-    def _assemblable(self) -> tuple[bool, list[UnitResult | None]] | None:
-        """Whether assembling this version from units is exact and cheap: then the
-        file-reference pass and each unit's result for it (None: not checked yet)."""
+    def _assemblable(self) -> Assemblable | None:
+        """Whether assembling this version from units is exact and cheap: then what assembling
+        starts from (after one run of cases was replaced: from the previous assembly)."""
+        follows, self._follows = self._follows, None
+        if follows is not None:
+            after = self._assemblable_after(*follows)
+            if after is not None:
+                return after
         units = self.units
         limit = max(8, FRESH_SHARE * len(units))
         verified = list(map(_VERIFIED, units))
@@ -801,19 +817,50 @@ class FileModel:
         context = units[0].context
         if context.head_aliases or any(map(_ALIASES, units)):
             return None  # anchors and aliases: names, duplicates and counts span cases
-        refs = self.file_references()
+        errors = self._validate_errors()
+        refs = errors == 0
         found: list[UnitResult | None] = list(map(dict.get, map(_RESULTS, units), itertools.repeat(refs)))
         # (`is None` by C-level maps: a UnitResult compared with `==` would run its Python __eq__)
         if list(map(operator.is_, found, itertools.repeat(None))).count(True) > limit:
             return None
-        return refs, found
+        return Assemblable(refs, found, errors, None)
 
-    def file_references(self) -> bool:
+    def _assemblable_after(
+        self, previous: Assembled, first: int, after: int, previous_units: list[Unit]
+    ) -> Assemblable | None:
+        """`_assemblable` from the previous version's assembly, whose cases [first, after)
+        were replaced by this version's [first, first + len(fresh)): the others were verified,
+        had no aliases, and their validate errors and results are known."""
+        units = self.units
+        fresh = units[first : len(units) - (len(previous_units) - after)]
+        if len(fresh) > max(8, FRESH_SHARE * len(units)):
+            return None
+        if not all(u.verify() for u in fresh):
+            return None
+        if units[0].context.head_aliases or any(u.aliases for u in fresh):
+            return None
+        removed = previous_units[first:after]
+        errors = (
+            previous.errors
+            - sum(1 for u in removed if u.validate_error)
+            + sum(1 for u in fresh if u.has_validate_error())
+        )
+        refs = errors == 0
+        if refs != previous.refs:
+            return None  # every case's file references are checked now, or no longer: all again
+        found = [*previous.results[:first], *(u.results.get(refs) for u in fresh), *previous.results[after:]]
+        return Assemblable(refs, found, errors, (previous, removed, fresh))
+
+    def _validate_errors(self) -> int:
+        """How many cases have an error `agentv validate` reports."""
         units = self.units
         errors = list(map(_VALIDATE_ERROR, units))
-        if True in errors:
-            return False
-        return not any(units[k].has_validate_error() for k in _positions(errors, None, errors.count(None)))
+        for k in _positions(errors, None, errors.count(None)):
+            errors[k] = units[k].has_validate_error()
+        return errors.count(True)
+
+    def file_references(self) -> bool:
+        return self._validate_errors() == 0
 
     def _seed(self, layout: Layout, report: DocumentReport, diagnostics: list[Diagnostic]) -> None:
         """Hand each unit its share of a whole-text check, when the whole text parsed into
@@ -876,7 +923,8 @@ class FileModel:
                     own.local, head_result.header, own.uses_tail or head_result.uses_tail
                 )
 
-    def _assemble(self, layout: Layout, refs: bool, found: list[UnitResult | None]) -> Assembled:
+    def _assemble(self, layout: Layout, start: Assemblable) -> Assembled:
+        refs, found = start.refs, start.results
         units = self.units
         tail, lines = layout.tail_line, layout.lines
         missing = list(map(operator.is_, found, itertools.repeat(None)))
@@ -901,8 +949,10 @@ class FileModel:
                     header.append(_to_file(d, index, lines[index], tail, self.path))
             seen.update(new)
         replaced: dict[int, list[Diagnostic]] = {}
+        id_counts: dict[str, int] | None = None
         if units[0].ef.loaded:
-            for dup in self._duplicates(layout):
+            id_counts = self._id_counts(start)
+            for dup in self._duplicates(layout, id_counts):
                 dup_index = dup.yaml_path[1]
                 assert isinstance(dup_index, int)
                 local = results[dup_index].local
@@ -919,25 +969,39 @@ class FileModel:
                         if d not in here
                     ]
                 header.append(dup)
-        return Assembled(refs, results, replaced, header)
+        return Assembled(refs, results, replaced, header, start.errors, id_counts)
 
-    def _duplicates(self, layout: Layout) -> list[Diagnostic]:
-        """`duplicate-case-id` across units, worded as `checks.losses.file_losses` does."""
+    def _id_counts(self, start: Assemblable) -> dict[str, int]:
+        """How many cases use each id (a non-empty string); after one run of cases was
+        replaced, the previous version's counts with the replaced ones taken out and put in."""
+        follows = start.follows
+        previous_counts = follows[0].ids if follows is not None else None
+        if follows is not None and previous_counts is not None:
+            _previous, removed, fresh = follows
+            counts = dict(previous_counts)  # (a dict's own copy: a Counter copies key by key)
+            for unit in removed:
+                case_id = _valid_id(unit.case_id()[0])
+                if case_id is not None:
+                    counts[case_id] -= 1
+                    if not counts[case_id]:
+                        del counts[case_id]
+            for unit in fresh:
+                case_id = _valid_id(unit.case_id()[0])
+                if case_id is not None:
+                    counts[case_id] = counts.get(case_id, 0) + 1
+            return counts
         units = self.units
         infos = list(map(_ID_INFO, units))
         for k in _positions(infos, None, infos.count(None)):
             infos[k] = units[k].case_id()
-        raw = list(map(_FIRST, infos))
-        with contextlib.suppress(TypeError):  # (an id that is a list or a mapping: looked at below)
-            absent = raw.count(None)
-            if len(set(raw)) == len(raw) - absent + (1 if absent else 0):
-                return []  # no value repeated (but None)
-        ids = [case_id if isinstance(case_id, str) and case_id else None for case_id in raw]
-        counts = Counter(ids)
-        counts.pop(None, None)
+        return dict(Counter(case_id for info in infos if (case_id := _valid_id(info[0])) is not None))
+
+    def _duplicates(self, layout: Layout, counts: dict[str, int]) -> list[Diagnostic]:
+        """`duplicate-case-id` across units, worded as `checks.losses.file_losses` does."""
+        if len(counts) == sum(counts.values()):
+            return []  # every id used once
         repeated = {case_id for case_id, n in counts.items() if n > 1}
-        if not repeated:
-            return []
+        ids = [_valid_id(unit.case_id()[0]) for unit in self.units]
         first_ids: dict[str, int] = {}
         out: list[Diagnostic] = []
 
@@ -982,6 +1046,24 @@ class Assembled:
     results: list[UnitResult]  # per case
     replaced: dict[int, list[Diagnostic]]  # cases whose id is a duplicate: theirs in file lines
     header: list[Diagnostic]  # the file's own, `duplicate-case-id` included
+    errors: int  # cases with an error `agentv validate` reports
+    ids: dict[str, int] | None  # how many cases use each id (None: not counted, the file did not load)
+
+
+@dataclass(frozen=True, slots=True)
+class Assemblable:
+    """What assembling a version starts from: the file-reference pass, each unit's result for
+    it (None: to check), the cases with a validate error, and (assembled after one run of
+    cases was replaced) the previous assembly with the units removed and added."""
+
+    refs: bool
+    results: list[UnitResult | None]
+    errors: int
+    follows: tuple[Assembled, list[Unit], list[Unit]] | None
+
+
+def _valid_id(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
 
 
 _VERIFIED = operator.attrgetter("verified")
