@@ -12,7 +12,10 @@ The first check of a text (or after the head, the tail or the options changed) r
 versions are assembled from units. What one case cannot see is computed across units:
 whether `agentv validate` checks file references at all (only when the whole file has no
 error), duplicate ids, and notices the runtime prints once per file (the first case that
-inherits a broken suite evaluator). The cut is conservative: flow-style `evalcases`,
+inherits a broken suite evaluator). A version whose edits replaced one run of cases (typing)
+is assembled from the previous version's assembly: only the replaced cases are looked at
+(their validate errors and ids counted in and out), so an edit costs O(changed cases) plus a
+few C-level passes over the units, not a Python loop over 10,000. The cut is conservative: flow-style `evalcases`,
 document markers, directives, lone CRs, aliases, or a chunk that does not parse on its own
 as exactly one case make the whole text be checked at once. `tests/lsp/test_filemodel.py`
 compares both paths on random edits.
