@@ -553,26 +553,32 @@ class FileModel:
         followed = follow(layout, text, edits)
         if followed is None:
             return None
-        new_layout, first, _end, old_index = followed  # (old indices increase: see `follow`)
-        units = [
-            previous.units[old] if old >= 0 else context.unit(new_layout.chunk(i))
-            for i, old in enumerate(old_index)
-        ]
+        new_layout, first, end, old_index = followed  # (old indices increase: see `follow`)
+        old_count = len(previous.units)
+        after = old_index[end] if end < len(old_index) else old_count
+        # one run of cases replaced (what typing does): the others are the previous units as
+        # they were, on both sides of it (taken by slices, not case by case)
+        one_run = (first == 0 or old_index[first - 1] == first - 1) and len(
+            old_index
+        ) - end == old_count - after
+        fresh = [context.unit(new_layout.chunk(i)) for i in range(first, end)]
+        units = (
+            [*previous.units[:first], *fresh, *previous.units[after:]]
+            if one_run
+            else [
+                previous.units[old] if old >= 0 else context.unit(new_layout.chunk(i))
+                for i, old in enumerate(old_index)
+            ]
+        )
         if first == 0 and not (units[0].verify() and detect_kind(units[0].doc, previous.path) == "eval"):
             return None
         if len(context.units) > 2 * len(units) + 64:
             context.keep_only(units)
         model = cls(previous.path, text, opts, cache, parts=(new_layout, units))
         model.mentions_directive = mentions
-        # one run of cases replaced (what typing does): the next assembly starts from the
-        # previous one (only what it needs, not the previous model: no chain of versions)
-        end, old_count = _end, len(previous.units)
-        after = old_index[end] if end < len(units) else old_count
-        if (
-            isinstance(previous._result, Assembled)
-            and (first == 0 or old_index[first - 1] == first - 1)
-            and len(units) - end == old_count - after
-        ):
+        if one_run and isinstance(previous._result, Assembled):
+            # the next assembly starts from the previous one (only what it needs, not the
+            # previous model: no chain of versions)
             model._follows = (previous._result, first, after, previous.units)
         return model
 
@@ -826,7 +832,7 @@ class FileModel:
         # (`is None` by C-level maps: a UnitResult compared with `==` would run its Python __eq__)
         if list(map(operator.is_, found, itertools.repeat(None))).count(True) > limit:
             return None
-        return Assemblable(refs, found, errors, None)
+        return Assemblable(refs, found, errors, None, (0, len(found)))
 
     def _assemblable_after(
         self, previous: Assembled, first: int, after: int, previous_units: list[Unit]
@@ -852,7 +858,7 @@ class FileModel:
         if refs != previous.refs:
             return None  # every case's file references are checked now, or no longer: all again
         found = [*previous.results[:first], *(u.results.get(refs) for u in fresh), *previous.results[after:]]
-        return Assemblable(refs, found, errors, (previous, removed, fresh))
+        return Assemblable(refs, found, errors, (previous, removed, fresh), (first, first + len(fresh)))
 
     def _validate_errors(self) -> int:
         """How many cases have an error `agentv validate` reports."""
@@ -930,10 +936,12 @@ class FileModel:
         refs, found = start.refs, start.results
         units = self.units
         tail, lines = layout.tail_line, layout.lines
-        missing = list(map(operator.is_, found, itertools.repeat(None)))
+        # (after one run of cases was replaced only those can be unchecked)
+        low, high = start.fresh
+        missing = list(map(operator.is_, found[low:high], itertools.repeat(None)))
         checked = missing.count(True)
         for k in _positions(missing, True, checked):
-            found[k] = units[k].result(refs)
+            found[low + k] = units[low + k].result(refs)
         results = cast(list[UnitResult], found)
         self.stats["checked"] = checked
         header: list[Diagnostic] = []
@@ -1063,6 +1071,7 @@ class Assemblable:
     results: list[UnitResult | None]
     errors: int
     follows: tuple[Assembled, list[Unit], list[Unit]] | None
+    fresh: tuple[int, int]  # the units whose results may be missing: [first, end)
 
 
 def _valid_id(value: Any) -> str | None:
