@@ -15,8 +15,8 @@ from agentv_lsp.lsp.features import diagnostics
     ("cost_ms", "expected"),
     [
         (None, 0.3),
-        (3.0, diagnostics.BURST_SECONDS),
-        (diagnostics.IMMEDIATE_MS, diagnostics.BURST_SECONDS),
+        (3.0, 0.0),
+        (diagnostics.IMMEDIATE_MS, 0.0),
         (diagnostics.IMMEDIATE_MS + 1, 0.3),
         (900.0, 0.3),
     ],

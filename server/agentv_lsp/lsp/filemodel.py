@@ -12,7 +12,10 @@ The first check of a text (or after the head, the tail or the options changed) r
 versions are assembled from units. What one case cannot see is computed across units:
 whether `agentv validate` checks file references at all (only when the whole file has no
 error), duplicate ids, and notices the runtime prints once per file (the first case that
-inherits a broken suite evaluator). The cut is conservative: flow-style `evalcases`,
+inherits a broken suite evaluator). A version whose edits replaced one run of cases (typing)
+is assembled from the previous version's assembly: only the replaced cases are looked at
+(their validate errors and ids counted in and out), so an edit costs O(changed cases) plus a
+few C-level passes over the units, not a Python loop over 10,000. The cut is conservative: flow-style `evalcases`,
 document markers, directives, lone CRs, aliases, or a chunk that does not parse on its own
 as exactly one case make the whole text be checked at once. `tests/lsp/test_filemodel.py`
 compares both paths on random edits.
@@ -22,11 +25,14 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+import itertools
+import operator
 import os
 import threading
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from yaml.nodes import Node, SequenceNode
 
@@ -80,9 +86,10 @@ def follow(
     end index of the re-scanned cases in the new layout, old index of every other case or
     -1), or None when the whole text must be cut again. `region_refused`: what else the
     re-scanned text must not hold (4.x: anchors, aliases, merge keys)."""
-    old_count = len(layout.offsets)
-    # (offset, line, old index) of case starts, followed through the edits
-    starts = list(zip(layout.offsets, layout.lines, range(old_count), strict=True))
+    # case starts (offsets, lines, old index), followed through the edits: sorted by offset,
+    # so each edit is found by bisection and the cases below it moved in one pass
+    offsets, lines = list(layout.offsets), list(layout.lines)
+    origin = list(range(len(offsets)))
     tail_offset, tail_line = layout.tail_offset, layout.tail_line
     low: int | None = None
     high = 0
@@ -96,11 +103,13 @@ def follow(
             return None  # the head or the tail changed
         shift = len(edit.text) - (end - start)
         added = edit.text.count("\n") - edit.removed_lines
-        starts = [
-            item if item[0] < start else (item[0] + shift, item[1] + added, item[2])
-            for item in starts
-            if item[0] < start or item[0] >= end or start == end
-        ]
+        # the cases starting before the edit stay, those inside a replaced range go, the others
+        # move (an insertion at a case's first character moves that case)
+        first = bisect.bisect_left(offsets, start)
+        stop = first if start == end else bisect.bisect_left(offsets, end)
+        offsets[first:] = [o + shift for o in offsets[stop:]] if shift else offsets[stop:]
+        lines[first:] = [n + added for n in lines[stop:]] if added else lines[stop:]
+        del origin[first:stop]
 
         def moved(
             x: int, start: int = start, end: int = end, shift: int = shift, size: int = len(edit.text)
@@ -116,11 +125,11 @@ def follow(
     head_end = layout.offsets[0]
     # from the case before the first edited character (an edit at a case's first character
     # may have changed the end of the case above), to the first case after the last one
-    before = [item for item in starts if item[0] < low]
-    scan_from = before[-1][0] if before else head_end
-    line_from = before[-1][1] if before else layout.lines[0]
-    after = [item for item in starts if item[0] > high]
-    scan_to = after[0][0] if after else tail_offset
+    before = bisect.bisect_left(offsets, low)  # cases [0, before) start before `low`
+    scan_from = offsets[before - 1] if before else head_end
+    line_from = lines[before - 1] if before else layout.lines[0]
+    after = bisect.bisect_right(offsets, high)  # cases [after, ...) start after `high`
+    scan_to = offsets[after] if after < len(offsets) else tail_offset
     region = text[scan_from:scan_to]
     if has_lone_cr(region):
         return None
@@ -133,28 +142,27 @@ def follow(
     found = [scan_from + m.start() for m in item_start(layout.indent).finditer(padded_region)]
     if not before and (not found or found[0] != head_end):
         return None  # the first case no longer starts where the head ends
-    kept_before = before[:-1] if before and found and found[0] == scan_from else before
+    kept = before - 1 if before and found and found[0] == scan_from else before
     if before and (not found or found[0] != scan_from):
         return None  # the case the scan started from lost its `-`
-    fresh: list[tuple[int, int, int]] = []
+    fresh_lines: list[int] = []
     line, previous = line_from, scan_from
     for offset in found:
         line += text.count("\n", previous, offset)
-        fresh.append((offset, line, -1))
+        fresh_lines.append(line)
         previous = offset
-    merged = kept_before + fresh + after
-    if not merged:
+    new_offsets = offsets[:kept] + found + offsets[after:]
+    if not new_offsets:
         return None
     new_layout = Layout(
         text,
-        [m[0] for m in merged],
-        [m[1] for m in merged],
+        new_offsets,
+        lines[:kept] + fresh_lines + lines[after:],
         tail_offset,
         tail_line,
         layout.indent,
     )
-    first = len(kept_before)
-    return new_layout, first, first + len(fresh), [m[2] for m in merged]
+    return new_layout, kept, kept + len(found), origin[:kept] + [-1] * len(found) + origin[after:]
 
 
 # -- one case as a small document ----------------------------------------------------------
@@ -489,6 +497,9 @@ class FileModel:
         self._ef: EvalFile | None = None
         self._report: DocumentReport | None = None
         self._pieces: list[Piece] | None = None
+        self._result: Assembled | list[Diagnostic] | None = None
+        # (the previous version's assembly, the run of its cases [first, after) replaced here, its units)
+        self._follows: tuple[Assembled, int, int, list[Unit]] | None = None
         self._outcomes: dict[int, CaseOutcome] = {}
         self._lines: list[str] | None = None
         self._cache = cache
@@ -542,17 +553,33 @@ class FileModel:
         followed = follow(layout, text, edits)
         if followed is None:
             return None
-        new_layout, first, _end, old_index = followed
-        units = [
-            previous.units[old] if old >= 0 else context.unit(new_layout.chunk(i))
-            for i, old in enumerate(old_index)
-        ]
+        new_layout, first, end, old_index = followed  # (old indices increase: see `follow`)
+        old_count = len(previous.units)
+        after = old_index[end] if end < len(old_index) else old_count
+        # one run of cases replaced (what typing does): the others are the previous units as
+        # they were, on both sides of it (taken by slices, not case by case)
+        one_run = (first == 0 or old_index[first - 1] == first - 1) and len(
+            old_index
+        ) - end == old_count - after
+        fresh = [context.unit(new_layout.chunk(i)) for i in range(first, end)]
+        units = (
+            [*previous.units[:first], *fresh, *previous.units[after:]]
+            if one_run
+            else [
+                previous.units[old] if old >= 0 else context.unit(new_layout.chunk(i))
+                for i, old in enumerate(old_index)
+            ]
+        )
         if first == 0 and not (units[0].verify() and detect_kind(units[0].doc, previous.path) == "eval"):
             return None
         if len(context.units) > 2 * len(units) + 64:
             context.keep_only(units)
         model = cls(previous.path, text, opts, cache, parts=(new_layout, units))
         model.mentions_directive = mentions
+        if one_run and isinstance(previous._result, Assembled):
+            # the next assembly starts from the previous one (only what it needs, not the
+            # previous model: no chain of versions)
+            model._follows = (previous._result, first, after, previous.units)
         return model
 
     @property
@@ -739,35 +766,110 @@ class FileModel:
         can cache conversions while only the case's position changes) and the file's own."""
         with self._lock:
             if self._pieces is None:
-                self._pieces = self._compute_pieces()
+                found = self._computed()
+                self._pieces = [Piece(found)] if isinstance(found, list) else self._pieces_of(found)
             return self._pieces
 
-    def _compute_pieces(self) -> list[Piece]:
+    def assembled(self) -> Assembled | None:
+        """The diagnostics case by case (None: this version was checked as a whole text)."""
+        found = self._computed()
+        return found if isinstance(found, Assembled) else None
+
+    def _computed(self) -> Assembled | list[Diagnostic]:
+        with self._lock:
+            if self._result is None:
+                self._result = self._compute()
+            return self._result
+
+    def _compute(self) -> Assembled | list[Diagnostic]:
         layout = self.layout
-        if layout is not None and self._assemblable():
-            return self._assemble(layout)
+        found = self._assemblable() if layout is not None else None
+        if layout is not None and found is not None:
+            return self._assemble(layout, found)
         report = self.report()
         diagnostics = [d for d in report.diagnostics if d.file == self.path]
         if layout is not None:
             self._seed(layout, report, diagnostics)
-        return [Piece(diagnostics)]
+        return diagnostics
 
-    def _assemblable(self) -> bool:
-        """Whether assembling this version from units is exact and cheap."""
+    def _pieces_of(self, assembled: Assembled) -> list[Piece]:
+        layout = self.layout
+        assert layout is not None
+        lines, tail, refs, replaced = layout.lines, layout.tail_line, assembled.refs, assembled.replaced
+        out = [
+            Piece(replaced[index])
+            if index in replaced
+            else Piece(result.local, unit, index, lines[index], tail, refs)
+            for index, (unit, result) in enumerate(zip(self.units, assembled.results, strict=True))
+        ]
+        out.append(Piece(assembled.header))
+        return out
+
+    # (the questions below look at every unit of a version through C-level maps: a Python loop
+    # over 10,000 units per keystroke costs more than the one case an edit re-checks)
+    def _assemblable(self) -> Assemblable | None:
+        """Whether assembling this version from units is exact and cheap: then what assembling
+        starts from (after one run of cases was replaced: from the previous assembly)."""
+        follows, self._follows = self._follows, None
+        if follows is not None:
+            after = self._assemblable_after(*follows)
+            if after is not None:
+                return after
         units = self.units
         limit = max(8, FRESH_SHARE * len(units))
-        if sum(1 for u in units if u.verified is None) > limit:
-            return False
-        if not all(u.verify() for u in units):
-            return False
+        verified = list(map(_VERIFIED, units))
+        unverified = verified.count(None)
+        if unverified > limit or False in verified:
+            return None
+        if not all(units[k].verify() for k in _positions(verified, None, unverified)):
+            return None
         context = units[0].context
-        if context.head_aliases or any(u.aliases for u in units):
-            return False  # anchors and aliases: names, duplicates and counts span cases
-        refs = self.file_references()
-        return sum(1 for u in units if refs not in u.results) <= limit
+        if context.head_aliases or any(map(_ALIASES, units)):
+            return None  # anchors and aliases: names, duplicates and counts span cases
+        errors = self._validate_errors()
+        refs = errors == 0
+        found: list[UnitResult | None] = list(map(dict.get, map(_RESULTS, units), itertools.repeat(refs)))
+        # (`is None` by C-level maps: a UnitResult compared with `==` would run its Python __eq__)
+        if list(map(operator.is_, found, itertools.repeat(None))).count(True) > limit:
+            return None
+        return Assemblable(refs, found, errors, None, (0, len(found)))
+
+    def _assemblable_after(
+        self, previous: Assembled, first: int, after: int, previous_units: list[Unit]
+    ) -> Assemblable | None:
+        """`_assemblable` from the previous version's assembly, whose cases [first, after)
+        were replaced by this version's [first, first + len(fresh)): the others were verified,
+        had no aliases, and their validate errors and results are known."""
+        units = self.units
+        fresh = units[first : len(units) - (len(previous_units) - after)]
+        if len(fresh) > max(8, FRESH_SHARE * len(units)):
+            return None
+        if not all(u.verify() for u in fresh):
+            return None
+        if units[0].context.head_aliases or any(u.aliases for u in fresh):
+            return None
+        removed = previous_units[first:after]
+        errors = (
+            previous.errors
+            - sum(1 for u in removed if u.validate_error)
+            + sum(1 for u in fresh if u.has_validate_error())
+        )
+        refs = errors == 0
+        if refs != previous.refs:
+            return None  # every case's file references are checked now, or no longer: all again
+        found = [*previous.results[:first], *(u.results.get(refs) for u in fresh), *previous.results[after:]]
+        return Assemblable(refs, found, errors, (previous, removed, fresh), (first, first + len(fresh)))
+
+    def _validate_errors(self) -> int:
+        """How many cases have an error `agentv validate` reports."""
+        units = self.units
+        errors = list(map(_VALIDATE_ERROR, units))
+        for k in _positions(errors, None, errors.count(None)):
+            errors[k] = units[k].has_validate_error()
+        return errors.count(True)
 
     def file_references(self) -> bool:
-        return not any(u.has_validate_error() for u in self.units)
+        return self._validate_errors() == 0
 
     def _seed(self, layout: Layout, report: DocumentReport, diagnostics: list[Diagnostic]) -> None:
         """Hand each unit its share of a whole-text check, when the whole text parsed into
@@ -830,64 +932,87 @@ class FileModel:
                     own.local, head_result.header, own.uses_tail or head_result.uses_tail
                 )
 
-    def _assemble(self, layout: Layout) -> list[Piece]:
-        refs = self.file_references()
-        tail = layout.tail_line
-        out: list[Piece] = []
+    def _assemble(self, layout: Layout, start: Assemblable) -> Assembled:
+        refs, found = start.refs, start.results
+        units = self.units
+        tail, lines = layout.tail_line, layout.lines
+        # (after one run of cases was replaced only those can be unchecked)
+        low, high = start.fresh
+        missing = list(map(operator.is_, found[low:high], itertools.repeat(None)))
+        checked = missing.count(True)
+        for k in _positions(missing, True, checked):
+            found[low + k] = units[low + k].result(refs)
+        results = cast(list[UnitResult], found)
+        self.stats["checked"] = checked
         header: list[Diagnostic] = []
         seen: set[tuple[str, YamlPath]] = set()
-        headers_seen: set[int] = set()
-        lines = layout.lines
-        checked = 0
-        for index, unit in enumerate(self.units):
-            result = unit.results.get(refs)
-            if result is None:
-                result = unit.result(refs)
-                checked += 1
-            start = lines[index]
-            piece = unit.cache.get("piece")  # the cases above an edit keep theirs
-            if piece is None or (piece.index, piece.start, piece.tail, piece.refs, piece.diagnostics) != (
-                index,
-                start,
-                tail,
-                refs,
-                result.local,
-            ):
-                piece = unit.cache["piece"] = Piece(result.local, unit, index, start, tail, refs)
-            out.append(piece)
-            if result.header and id(result.header) not in headers_seen:
-                # the cases seeded from one whole-text check share one header list: once is enough
-                headers_seen.add(id(result.header))
-                new: list[tuple[str, YamlPath]] = []
-                for d in result.header:
-                    ident = (d.code, d.yaml_path)
-                    if ident not in seen:
-                        new.append(ident)
-                        header.append(_to_file(d, index, start, tail, self.path))
-                seen.update(new)
-        self.stats["checked"] = checked
-        if self.units[0].ef.loaded:
-            for dup in self._duplicates(layout):
+        headers = list(map(_HEADER, results))
+        ids = list(map(id, headers))
+        # each header list once, where it first comes (the cases seeded from one whole-text
+        # check share one)
+        first = dict(zip(reversed(ids), range(len(ids) - 1, -1, -1), strict=True))
+        for index in sorted(first.values()):
+            new: list[tuple[str, YamlPath]] = []
+            for d in headers[index]:
+                ident = (d.code, d.yaml_path)
+                if ident not in seen:
+                    new.append(ident)
+                    header.append(_to_file(d, index, lines[index], tail, self.path))
+            seen.update(new)
+        replaced: dict[int, list[Diagnostic]] = {}
+        id_counts: dict[str, int] | None = None
+        if units[0].ef.loaded:
+            id_counts = self._id_counts(start)
+            for dup in self._duplicates(layout, id_counts):
                 dup_index = dup.yaml_path[1]
                 assert isinstance(dup_index, int)
-                piece = out[dup_index]
-                here = [d for d in piece.diagnostics if d.yaml_path == ("evalcases", 0, "id")]
+                local = results[dup_index].local
+                here = [d for d in local if d.yaml_path == ("evalcases", 0, "id")]
                 if here:  # one diagnostic per place: what the case says there joins the duplicate
                     for d in here:
                         if not d.code.startswith("schema-"):
                             dup = dataclasses.replace(
                                 dup, message=f"{dup.message} — {d.message}", data={**d.data, **dup.data}
                             )
-                    others = [d for d in piece.diagnostics if d not in here]
-                    out[dup_index] = Piece(
-                        [_to_file(d, dup_index, piece.start, tail, self.path) for d in others]
-                    )
+                    replaced[dup_index] = [
+                        _to_file(d, dup_index, lines[dup_index], tail, self.path)
+                        for d in local
+                        if d not in here
+                    ]
                 header.append(dup)
-        out.append(Piece(header))
-        return out
+        return Assembled(refs, results, replaced, header, start.errors, id_counts)
 
-    def _duplicates(self, layout: Layout) -> list[Diagnostic]:
+    def _id_counts(self, start: Assemblable) -> dict[str, int]:
+        """How many cases use each id (a non-empty string); after one run of cases was
+        replaced, the previous version's counts with the replaced ones taken out and put in."""
+        follows = start.follows
+        previous_counts = follows[0].ids if follows is not None else None
+        if follows is not None and previous_counts is not None:
+            _previous, removed, fresh = follows
+            counts = dict(previous_counts)  # (a dict's own copy: a Counter copies key by key)
+            for unit in removed:
+                case_id = _valid_id(unit.case_id()[0])
+                if case_id is not None:
+                    counts[case_id] -= 1
+                    if not counts[case_id]:
+                        del counts[case_id]
+            for unit in fresh:
+                case_id = _valid_id(unit.case_id()[0])
+                if case_id is not None:
+                    counts[case_id] = counts.get(case_id, 0) + 1
+            return counts
+        units = self.units
+        infos = list(map(_ID_INFO, units))
+        for k in _positions(infos, None, infos.count(None)):
+            infos[k] = units[k].case_id()
+        return dict(Counter(case_id for info in infos if (case_id := _valid_id(info[0])) is not None))
+
+    def _duplicates(self, layout: Layout, counts: dict[str, int]) -> list[Diagnostic]:
         """`duplicate-case-id` across units, worded as `checks.losses.file_losses` does."""
+        if len(counts) == sum(counts.values()):
+            return []  # every id used once
+        repeated = {case_id for case_id, n in counts.items() if n > 1}
+        ids = [_valid_id(unit.case_id()[0]) for unit in self.units]
         first_ids: dict[str, int] = {}
         out: list[Diagnostic] = []
 
@@ -901,10 +1026,10 @@ class FileModel:
                 span.end_col,
             )
 
-        for index, unit in enumerate(self.units):
-            case_id = unit.case_id()[0]
-            if not isinstance(case_id, str) or not case_id:
+        for index, case_id in enumerate(ids):
+            if case_id not in repeated:
                 continue
+            assert case_id is not None
             first = first_ids.setdefault(case_id, index)
             if first != index:
                 out.append(
@@ -921,6 +1046,53 @@ class FileModel:
                     )
                 )
         return out
+
+
+@dataclass(frozen=True, slots=True)
+class Assembled:
+    """A version's diagnostics from its units: each case's (its unit's result for the
+    file-reference pass `refs`, in unit lines) and the file's own (file lines)."""
+
+    refs: bool
+    results: list[UnitResult]  # per case
+    replaced: dict[int, list[Diagnostic]]  # cases whose id is a duplicate: theirs in file lines
+    header: list[Diagnostic]  # the file's own, `duplicate-case-id` included
+    errors: int  # cases with an error `agentv validate` reports
+    ids: dict[str, int] | None  # how many cases use each id (None: not counted, the file did not load)
+
+
+@dataclass(frozen=True, slots=True)
+class Assemblable:
+    """What assembling a version starts from: the file-reference pass, each unit's result for
+    it (None: to check), the cases with a validate error, and (assembled after one run of
+    cases was replaced) the previous assembly with the units removed and added."""
+
+    refs: bool
+    results: list[UnitResult | None]
+    errors: int
+    follows: tuple[Assembled, list[Unit], list[Unit]] | None
+    fresh: tuple[int, int]  # the units whose results may be missing: [first, end)
+
+
+def _valid_id(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+_VERIFIED = operator.attrgetter("verified")
+_ALIASES = operator.attrgetter("aliases")
+_RESULTS = operator.attrgetter("results")
+_VALIDATE_ERROR = operator.attrgetter("validate_error")
+_ID_INFO = operator.attrgetter("id_info")
+_HEADER = operator.attrgetter("header")
+_FIRST = operator.itemgetter(0)
+
+
+def _positions(values: list[Any], value: Any, count: int) -> Iterator[int]:
+    """Where `value` is in `values` (`count` times there), found by C-level searches."""
+    at = -1
+    for _ in range(count):
+        at = values.index(value, at + 1)
+        yield at
 
 
 def _to_file(d: Diagnostic, index: int, start: int, tail: int, path: str) -> Diagnostic:

@@ -34,6 +34,7 @@ from agentv_lsp.engine.files import FileSystem, find_git_root
 from agentv_lsp.formats.runtime import RuntimeChoice, choose_runtime, forget_project_runtimes, parse_requested
 from agentv_lsp.gcpause import collect_frozen, collector_paused
 from agentv_lsp.hidden_chars import HIDDEN_CODES
+from agentv_lsp.lsp import publication
 from agentv_lsp.lsp.convert import (
     UTF16,
     JsonDict,
@@ -47,6 +48,7 @@ from agentv_lsp.lsp.document import Edit, EditedDocument, lsp_lines
 from agentv_lsp.lsp.filemodel import CHUNK_BASE, TAIL_BASE, FileModel, Unit, UnitCache
 from agentv_lsp.lsp.lifecycle import Lifecycle
 from agentv_lsp.lsp.protocol import AgentVProtocol
+from agentv_lsp.lsp.publication import Blocks, LocalKeys, Placed, Source, all_items
 from agentv_lsp.lsp.settings import Settings, hidden_allow_list, parse_settings
 from agentv_lsp.lsp.v4.incremental import follow_edits
 from agentv_lsp.lsp.v4.model import V4Model
@@ -94,6 +96,7 @@ class AgentVLanguageServer(LanguageServer):
         self._runtimes: dict[str, tuple[tuple[str, int, str], str, bool, RuntimeChoice]] = {}
         self._marker_free: dict[str, str] = {}  # per document: its last text known to hold no v2 marker
         self.v4_history: dict[str, Any] = {}  # per 4.x document: the base of fast diagnostics
+        self._blocks: dict[str, Blocks] = {}  # per v2 document: its last published diagnostics
         self._lock = threading.Lock()
         # called with the paths of files that changed on disk (features drop their caches)
         self._shown_problems: set[str] = set()
@@ -105,6 +108,7 @@ class AgentVLanguageServer(LanguageServer):
         # called with the uri of a document the client closed (features drop what they keep for it)
         self.close_listeners: list[Callable[[str], None]] = []
         self.lifecycle = Lifecycle(self.stop_checks)
+        self._writes: set[asyncio.Future[Any]] = set()  # notifications being written
 
     # -- settings and workspace ------------------------------------------------------------
     def warn_once(self, problems: Iterable[str]) -> None:
@@ -394,6 +398,7 @@ class AgentVLanguageServer(LanguageServer):
         self._runtimes.pop(uri, None)
         self._marker_free.pop(uri, None)
         self.v4_history.pop(uri, None)
+        self._blocks.pop(uri, None)
         self._models.pop(uri, None)
         cache = self._caches.pop(uri, None)
         if cache is not None:
@@ -405,28 +410,57 @@ class AgentVLanguageServer(LanguageServer):
         collect_frozen()  # the closed document's cyclic garbage, frozen after its checks
 
     def diagnostics_json(self, model: FileModel) -> list[JsonDict]:
-        """A model's diagnostics as the JSON the client receives. Each case's are converted
-        once (in its unit's lines, cached on the unit) and only moved afterwards."""
+        """A model's diagnostics as the JSON the client receives."""
+        return all_items(self.diagnostic_parts(model))
+
+    def diagnostic_parts(self, model: FileModel, uri: str | None = None) -> list[Placed]:
+        """A model's diagnostics in parts placed in the file (`publication`). Each case's are
+        converted once (in its unit's lines, cached on the unit) and only moved afterwards, and
+        only those shown; the cases are grouped in blocks kept from the document's (`uri`) last
+        version."""
         if not model.agentv:
             return []
-        out: list[JsonDict] = []
         encoding = self.encoding
-        for piece in model.pieces():
-            unit = piece.unit
-            if unit is None:
-                out.extend(diagnostic_json(d, model.line, encoding) for d in piece.diagnostics)
-                continue
-            key = ("json", encoding, piece.refs)
-            templates = unit.cache.get(key)
-            if templates is None:
-                templates = unit.cache[key] = [_template(d, unit, encoding) for d in piece.diagnostics]
-            # the cases above an edit keep their place: their JSON is reused as it is
-            place = ("placed", encoding, piece.refs, piece.index, piece.start, piece.tail)
-            placed = unit.cache.get("placed")
-            if placed is None or placed[0] != place:
-                moved = [_moved(t, piece.index, piece.start, piece.tail) for t in templates]
-                placed = unit.cache["placed"] = (place, moved)
-            out.extend(placed[1])
+        assembled = model.assembled()
+        layout = model.layout
+        if assembled is None or layout is None:  # the whole text's, in one piece
+            return [
+                Placed.of_items([diagnostic_json(d, model.line, encoding) for d in piece.diagnostics])
+                for piece in model.pieces()
+            ]
+        refs, units = assembled.refs, model.units
+        members: list[Any] = list(units)
+        for k, diagnostics in assembled.replaced.items():  # cases whose id is a duplicate
+            found = units[k].cache.get("replaced")
+            if (
+                not isinstance(found, _Fixed)
+                or (found.start, found.encoding) != (layout.lines[k], encoding)
+                or found.diagnostics != diagnostics
+            ):
+                items = [diagnostic_json(d, model.line, encoding) for d in diagnostics]
+                found = units[k].cache["replaced"] = _Fixed(diagnostics, items, layout.lines[k], encoding)
+            members[k] = found
+
+        def source_of(member: Any) -> Source:
+            if isinstance(member, _Fixed):
+                return member
+            source = member.cache.get(("source", refs))
+            diagnostics = member.results[refs].local
+            if not isinstance(source, _CaseSource) or source.diagnostics is not diagnostics:
+                source = member.cache[("source", refs)] = _CaseSource(member, diagnostics)
+            return source
+
+        with self._lock:
+            blocks = self._blocks.get(uri) if uri is not None else None
+            if blocks is None:
+                blocks = Blocks()
+                if uri is not None:
+                    self._blocks[uri] = blocks
+        # (files read changed: the units' results were cleared and the generation moved on)
+        identity = (refs, encoding, self.generation)
+        out = blocks.placed(encoding, members, layout.lines, layout.tail_line, identity, source_of)
+        if assembled.header:
+            out.append(Placed.of_items([diagnostic_json(d, model.line, encoding) for d in assembled.header]))
         return out
 
     # -- checks in worker threads: stopped when stale or over budget (`engine.budget`) ------
@@ -487,16 +521,49 @@ class AgentVLanguageServer(LanguageServer):
             "the agentv.maxDiagnosticsPerFile setting",
         )
 
-    def publish(self, uri: str, version: int | None, diagnostics: list[JsonDict]) -> None:
-        """textDocument/publishDiagnostics with JSON built by `diagnostics_json`, capped."""
+    def shown(self, uri: str, parts: list[Placed]) -> Shown:
+        """What a publication of `parts` shows: at most `agentv.maxDiagnosticsPerFile`, errors
+        first, and one that says how many more there are (`capped`), encoded (in the check's
+        worker thread: only those shown are converted)."""
+        path = uri_to_path(uri) if is_file_uri(uri) else uri
+        how = "the agentv.maxDiagnosticsPerFile setting"
         if self.settings.hidden_as_error:  # copies: the JSON of a case is cached and reused
-            diagnostics = [{**d, "severity": 1} if d.get("code") in HIDDEN_CODES else d for d in diagnostics]
-        params = {"uri": uri, "version": version, "diagnostics": self.capped(uri, diagnostics)}
-        if version is None:
-            del params["version"]
-        self.protocol._send_data(  # the typed path would rebuild thousands of objects
-            {"jsonrpc": "2.0", "method": lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, "params": params}
+            items = [{**d, "severity": 1} if d.get("code") in HIDDEN_CODES else d for d in all_items(parts)]
+            parts = [Placed.of_items(items)]
+        return Shown(
+            publication.shown(parts, self.settings.max_diagnostics, path, how), publication.count(parts)
         )
+
+    def publish(self, uri: str, version: int | None, shown: Shown) -> None:
+        """textDocument/publishDiagnostics of what `shown` encoded: written as it is (the
+        typed path would rebuild and encode thousands of objects for every edit)."""
+        self._send_notification(publication.message(uri, version, shown.encoded))
+
+    def _send_notification(self, body: bytes) -> None:
+        """A notification already encoded as JSON, written as pygls writes one."""
+        protocol = self.protocol
+        writer = protocol.writer
+        if writer is None:
+            return
+        if protocol._include_headers:
+            header = (
+                f"Content-Length: {len(body)}\r\n"
+                f"Content-Type: {protocol.CONTENT_TYPE}; charset={protocol.CHARSET}\r\n\r\n"
+            )
+            body = header.encode() + body
+        written = writer.write(body)
+        if inspect.isawaitable(written):  # (an asynchronous transport: as pygls does)
+            task = asyncio.ensure_future(written)
+            self._writes.add(task)
+            task.add_done_callback(self._writes.discard)
+
+
+@dataclass(frozen=True, slots=True)
+class Shown:
+    """The encoded diagnostics a publication shows, and how many the file has."""
+
+    encoded: list[str]
+    total: int
 
 
 Template = tuple[JsonDict, str | None]
@@ -534,6 +601,82 @@ def _range(r: JsonDict, start: int, tail: int) -> JsonDict:
         "start": {"line": _line(s["line"], start, tail), "character": s["character"]},
         "end": {"line": _line(e["line"], start, tail), "character": e["character"]},
     }
+
+
+class _CaseSource:
+    """A case's diagnostics (its unit's, for one file-reference pass), placed by `Blocks`."""
+
+    __slots__ = ("_keys", "_templates", "diagnostics", "movable", "unit")
+
+    def __init__(self, unit: Unit, diagnostics: list[Diagnostic]) -> None:
+        self.unit = unit
+        self.diagnostics = diagnostics
+        # all on the case's own lines: they move with it (else on the head's or the tail's)
+        self.movable = all(CHUNK_BASE <= d.span.start_line < TAIL_BASE for d in diagnostics)
+        self._templates: dict[str, list[Template]] = {}
+        self._keys: dict[str, LocalKeys] = {}
+
+    def templates(self, encoding: str) -> list[Template]:
+        found = self._templates.get(encoding)
+        if found is None:
+            found = self._templates[encoding] = [_template(d, self.unit, encoding) for d in self.diagnostics]
+        return found
+
+    def sort_keys(self, encoding: str, start: int, extra: Any) -> LocalKeys:
+        if not self.movable:
+            return LocalKeys(
+                [
+                    (
+                        t["severity"],
+                        _line(t["range"]["start"]["line"], start, extra) - start,
+                        t["range"]["start"]["character"],
+                    )
+                    for t, _ in self.templates(encoding)
+                ]
+            )
+        found = self._keys.get(encoding)
+        if found is None:
+            found = self._keys[encoding] = LocalKeys(
+                [
+                    (
+                        t["severity"],
+                        t["range"]["start"]["line"] - CHUNK_BASE,
+                        t["range"]["start"]["character"],
+                    )
+                    for t, _ in self.templates(encoding)
+                ]
+            )
+        return found
+
+    def make(self, encoding: str, item: int, start: int, index: int, extra: Any) -> JsonDict:
+        return _moved(self.templates(encoding)[item], index, start, extra)
+
+
+class _Fixed:
+    """A case's diagnostics already in file lines at its place (kept while it stays there)."""
+
+    __slots__ = ("_keys", "diagnostics", "encoding", "items", "start")
+    movable = True  # (a new one at another place)
+
+    def __init__(
+        self, diagnostics: list[Diagnostic], items: list[JsonDict], start: int, encoding: str
+    ) -> None:
+        self.diagnostics = diagnostics
+        self.items = items
+        self.start = start
+        self.encoding = encoding
+        self._keys = LocalKeys(
+            [
+                (i["severity"], i["range"]["start"]["line"] - start, i["range"]["start"]["character"])
+                for i in items
+            ]
+        )
+
+    def sort_keys(self, encoding: str, start: int, extra: Any) -> LocalKeys:
+        return self._keys
+
+    def make(self, encoding: str, item: int, start: int, index: int, extra: Any) -> JsonDict:
+        return self.items[item]
 
 
 def _moved(template: Template, index: int, start: int, tail: int) -> JsonDict:

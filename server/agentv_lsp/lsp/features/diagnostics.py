@@ -21,20 +21,20 @@ from lsprotocol import types as lsp
 
 from agentv_lsp.lsp.convert import uri_to_path
 from agentv_lsp.lsp.filemodel import is_agentv_path
+from agentv_lsp.lsp.publication import Placed
 from agentv_lsp.lsp.server import AgentVLanguageServer, guard
 from agentv_lsp.lsp.v4 import diagnostics as v4_diagnostics
 from agentv_lsp.lsp.v4.model import V4Model
 
 # A check that cost at most this (the last one of the document) is started without debounce.
-# `bench_lsp.py` measures 10-40 ms for an edit inside one test of 2,000 or 10,000 (more on a
+# `bench_lsp.py` measures 5-30 ms for an edit inside one test of 2,000 or 10,000 (more on a
 # loaded machine), a whole-text check 0.5-2.5 s; keystrokes come about every 100 ms or more,
-# so a check this cheap is done before the next one, and a newer edit stops it anyway.
+# so a check this cheap is done before the next one, and a newer edit stops it anyway. No
+# floor either: a burst of edits (a paste replayed, a formatter, an edit storm) still starts
+# one model build at a time (`server.model` runs one build per document; the edits that come
+# meanwhile wait for it and then start one build from the newest text), and the edits read
+# together from the pipe schedule one check (each cancels the one before it).
 IMMEDIATE_MS = 100
-# "At once" still waits this long without edits: no keystroke notices 10 ms, and a burst of
-# edits (a paste replayed, a formatter, an edit storm) starts one model build instead of one
-# per edit (a build runs in a worker thread that cancelling its task does not stop: 2,000
-# queued builds of a 300-case file held over 1 GB).
-BURST_SECONDS = 0.01
 _last_cost: dict[str, float] = {}  # per document: milliseconds its last check took
 
 
@@ -42,7 +42,7 @@ def debounce_seconds(ls: AgentVLanguageServer, uri: str) -> float:
     """How long to wait after an edit before checking (see the module's docstring)."""
     cost = _last_cost.get(uri)
     if cost is not None and cost <= IMMEDIATE_MS:
-        return BURST_SECONDS
+        return 0.0
     return ls.settings.debounce_ms / 1000
 
 
@@ -148,25 +148,28 @@ async def _publish_later(ls: AgentVLanguageServer, uri: str, delay: float) -> No
             if await v4_diagnostics.publish(ls, uri, version, model):
                 _last_cost[uri] = (time.perf_counter() - start) * 1000
             return
-        items = await ls.run_check(
-            uri, version, lambda stop: ls.incomplete_json(model.path, stop), ls.diagnostics_json, model
+        shown = await ls.run_check(
+            uri,
+            version,
+            lambda stop: ls.shown(uri, [Placed.of_items(ls.incomplete_json(model.path, stop))]),
+            lambda: ls.shown(uri, ls.diagnostic_parts(model, uri)),
         )
-        if items is None:
+        if shown is None:
             return  # stopped: a newer version is checked instead
         current = ls.workspace.text_documents.get(uri)
         if current is None or current.version != version:
             return  # a newer edit arrived: its own task publishes
         if not model.agentv and uri not in ls.published:
             return  # not ours, nothing to clear: other YAML files get nothing at all
-        ls.publish(uri, version, items)
-        if items:
+        ls.publish(uri, version, shown)
+        if shown.total:
             ls.published.add(uri)
         else:
             ls.published.discard(uri)
         elapsed = _last_cost[uri] = (time.perf_counter() - start) * 1000
         stats = model.stats
         ls.log(
-            f"agentv-lsp: {uri} v{version}: {len(items)} diagnostics in {elapsed:.0f} ms "
+            f"agentv-lsp: {uri} v{version}: {shown.total} diagnostics in {elapsed:.0f} ms "
             f"({'whole text' if not model.split else str(stats['checked']) + ' of ' + str(stats['units']) + ' cases checked'})"
         )
     except asyncio.CancelledError:

@@ -21,7 +21,8 @@ from lsprotocol import types as lsp
 
 from agentv_lsp.checks.model import Diagnostic, Related
 from agentv_lsp.lsp.convert import JsonDict, diagnostic_json
-from agentv_lsp.lsp.server import AgentVLanguageServer
+from agentv_lsp.lsp.publication import Placed, all_items
+from agentv_lsp.lsp.server import AgentVLanguageServer, Shown
 from agentv_lsp.lsp.v4.incremental import SPLIT_MIN_BYTES, History, incremental
 from agentv_lsp.lsp.v4.model import V4Model
 from agentv_lsp.lsp.v4.navigation import document_symbols
@@ -53,19 +54,36 @@ def diagnostics_json(ls: AgentVLanguageServer, model: V4Model, uri: str | None =
     return found
 
 
-def quick_json(ls: AgentVLanguageServer, model: V4Model, uri: str) -> tuple[list[JsonDict], int | None]:
-    """(diagnostics, how many tests were checked: None for the whole text). Exact either way:
-    a large file edited inside its tests re-checks only the tests that changed."""
+def quick_parts(ls: AgentVLanguageServer, model: V4Model, uri: str) -> tuple[list[Placed], int | None]:
+    """(diagnostics in placed parts, how many tests were checked: None for the whole text).
+    Exact either way: a large file edited inside its tests re-checks only the tests that
+    changed, and keeps the others' converted diagnostics (`publication`)."""
     encoding = ls.encoding
-    if model.agentv and model.kind == "eval" and ("diagnostics", encoding) not in model.memo:
-        history = history_of(ls, uri)
-        checked = incremental(model, history, ls.generation)
-        if checked is not None:
-            with history.lock:
-                history.checked = checked
-            items: list[JsonDict] = model.memoized(("diagnostics", encoding), lambda: checked.json(encoding))
-            return items, checked.checked
-    return diagnostics_json(ls, model, uri), None
+
+    def compute() -> tuple[list[Placed], int | None]:
+        if model.agentv and model.kind == "eval" and ("diagnostics", encoding) not in model.memo:
+            history = history_of(ls, uri)
+            checked = incremental(model, history, ls.generation)
+            if checked is not None:
+                with history.lock:
+                    history.checked = checked
+                return checked.placed(encoding, history.blocks), checked.checked
+        return [Placed.of_items(diagnostics_json(ls, model, uri))], None
+
+    found: tuple[list[Placed], int | None] = model.memoized(("diagnostic parts", encoding), compute)
+    return found
+
+
+def quick_json(ls: AgentVLanguageServer, model: V4Model, uri: str) -> tuple[list[JsonDict], int | None]:
+    """`quick_parts` as one list of JSON diagnostics."""
+    parts, checked = quick_parts(ls, model, uri)
+    return all_items(parts), checked
+
+
+def quick_shown(ls: AgentVLanguageServer, model: V4Model, uri: str) -> tuple[Shown, int | None]:
+    """What a publication of `quick_parts` shows (computed in the check's worker thread)."""
+    parts, checked = quick_parts(ls, model, uri)
+    return ls.shown(uri, parts), checked
 
 
 def in_document(model: V4Model, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
@@ -105,16 +123,14 @@ def _tests_key_span(model: V4Model) -> Span:
     return Span(0, 0, 0, 0)
 
 
-def _send(
-    ls: AgentVLanguageServer, uri: str, version: int | None, model: V4Model, items: list[JsonDict]
-) -> bool:
+def _send(ls: AgentVLanguageServer, uri: str, version: int | None, model: V4Model, shown: Shown) -> bool:
     current = ls.workspace.text_documents.get(uri)
     if current is None or current.version != version:
         return False  # a newer edit arrived: its own task publishes
     if not model.agentv and uri not in ls.published:
         return False  # not ours, nothing to clear
-    ls.publish(uri, version, items)
-    if items:
+    ls.publish(uri, version, shown)
+    if shown.total:
         ls.published.add(uri)
     else:
         ls.published.discard(uri)
@@ -127,13 +143,19 @@ async def publish(ls: AgentVLanguageServer, uri: str, version: int | None, model
     start = time.perf_counter()
     history = history_of(ls, uri)
     found = await ls.run_check(
-        uri, version, lambda stop: (ls.incomplete_json(model.path, stop), None), quick_json, ls, model, uri
+        uri,
+        version,
+        lambda stop: (ls.shown(uri, [Placed.of_items(ls.incomplete_json(model.path, stop))]), None),
+        quick_shown,
+        ls,
+        model,
+        uri,
     )
     if found is None:
         return False  # stopped: a newer version is checked instead
-    items, checked = found
+    shown, checked = found
     elapsed = time.perf_counter() - start
-    if not _send(ls, uri, version, model, items):
+    if not _send(ls, uri, version, model, shown):
         return False
     if checked is None and history.pending is not None:
         # before the next edit: the whole-text check cut into parts; the outline, kept test by
@@ -145,7 +167,7 @@ async def publish(ls: AgentVLanguageServer, uri: str, version: int | None, model
             history.outline_task = asyncio.get_running_loop().create_task(_outline_when_idle(ls, uri, model))
     what = "whole text" if checked is None else f"{checked} changed test(s) checked, the others kept"
     ls.log(
-        f"agentv-lsp: {uri} v{version}: {len(items)} diagnostics in {elapsed * 1000:.0f} ms ({what}; "
+        f"agentv-lsp: {uri} v{version}: {shown.total} diagnostics in {elapsed * 1000:.0f} ms ({what}; "
         f"judged by {model.choice.describe()})"
     )
     return True

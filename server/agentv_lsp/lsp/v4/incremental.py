@@ -43,6 +43,7 @@ from agentv_lsp.checks.model import Diagnostic, Related
 from agentv_lsp.checks.options import CheckOptions, DocumentReport
 from agentv_lsp.formats.v4.split import CROSS_TEST_CODES
 from agentv_lsp.lsp.convert import JsonDict, diagnostic_json
+from agentv_lsp.lsp.publication import Blocks, LocalKeys, Placed, all_items
 from agentv_lsp.lsp.v4.layout import MERGE_KEY
 from agentv_lsp.lsp.v4.model import V4Model
 from agentv_lsp.yamlpos import Span
@@ -172,7 +173,7 @@ class TestPart:
     test_id: str
     has_files: bool | None  # `type: file` segments in its message input (None: not looked at)
     json: dict[str, list[Template]] = field(default_factory=dict)
-    placed: tuple[str, int, int, list[JsonDict]] | None = None  # the JSON at its last place
+    keys: dict[str, LocalKeys] = field(default_factory=dict)  # the templates' sort keys
 
     def templates(self, encoding: str) -> list[Template]:
         found = self.json.get(encoding)
@@ -182,6 +183,24 @@ class TestPart:
                 (diagnostic_json(d, line_of, encoding), _data_moves(d.data)) for d in self.local
             ]
         return found
+
+    movable = True  # (a publication source: its keys are in its own lines)
+
+    def sort_keys(self, encoding: str, start: int = 0, extra: Any = None) -> LocalKeys:
+        """(severity, line, character) of its diagnostics in its own lines."""
+        found = self.keys.get(encoding)
+        if found is None:
+            found = self.keys[encoding] = LocalKeys(
+                [
+                    (t["severity"], t["range"]["start"]["line"], t["range"]["start"]["character"])
+                    for t, _ in self.templates(encoding)
+                ]
+            )
+        return found
+
+    def make(self, encoding: str, item: int, start: int, index: int, extra: Any) -> JsonDict:
+        """Diagnostic `item` as `tests[index]` from file line `start`."""
+        return _moved_json(self.templates(encoding)[item], self.local[item], start, index, self, encoding)
 
 
 def _data_moves(data: Any) -> bool:
@@ -251,29 +270,24 @@ class Checked:
         return self._diagnostics
 
     def json(self, encoding: str) -> list[JsonDict]:
-        """`diagnostics()` as the JSON the client receives; each part converted once (in its
-        own lines) and then only moved. Only the head's, the tests' and the tail's own lines
-        are read (never the whole text split into lines)."""
+        """`diagnostics()` as the JSON the client receives."""
+        return all_items(self.placed(encoding, Blocks()))
+
+    def placed(self, encoding: str, blocks: Blocks) -> list[Placed]:
+        """`diagnostics()` in parts placed in the file (`publication`): the tests' in blocks
+        kept from the last version (`blocks`), each test's converted once in its own lines and
+        then only moved, and only the diagnostics shown. Only the head's, the tests' and the
+        tail's own lines are read (never the whole text split)."""
         head_lines = self.layout.head.split("\n")
-        out = [diagnostic_json(d, _lines_from(head_lines, 0), encoding) for d in self.head]
-        lines = self.layout.lines
-        for k, part in enumerate(self.parts):
-            if not part.local:
-                continue
-            start = lines[k]
-            placed = part.placed
-            if placed is None or placed[:3] != (encoding, start, k):
-                items = [
-                    _moved_json(template, d, start, k, part, encoding)
-                    for template, d in zip(part.templates(encoding), part.local, strict=True)
-                ]
-                placed = part.placed = (encoding, start, k, items)
-            out.extend(placed[3])  # the tests above an edit keep their place: reused as they are
+        out = [Placed.of_items([diagnostic_json(d, _lines_from(head_lines, 0), encoding) for d in self.head])]
+        out.extend(blocks.placed(encoding, self.parts, self.layout.lines))
         if self.tail:
             tail_line = self.layout.tail_line
             line_of = _lines_from(self.layout.tail.split("\n"), tail_line)
-            out.extend(
-                diagnostic_json(moved(d, tail_line, -1, -1, None), line_of, encoding) for d in self.tail
+            out.append(
+                Placed.of_items(
+                    [diagnostic_json(moved(d, tail_line, -1, -1, None), line_of, encoding) for d in self.tail]
+                )
             )
         return out
 
@@ -478,6 +492,7 @@ class History:
     seeding: threading.Lock = field(default_factory=threading.Lock)
     seeding_task: Any = None  # the asyncio task running `base` after a whole-text check
     outline_task: Any = None  # the asyncio task building that version's outline when idle
+    blocks: Blocks = field(default_factory=Blocks)  # the last published version's diagnostics
 
     def remember(self, model: V4Model, generation: int, report: DocumentReport) -> None:
         """Keep a whole-text check as the base of the next versions (large files); it is cut
