@@ -515,3 +515,25 @@ def test_libyamls_own_nesting_error_maps_to_ours():
         binding._set_max_nest_level(saved)
     assert doc.error is not None and doc.error.kind == "too-deep"
     assert doc.error.message == TOO_DEEP_MESSAGE
+
+
+@pytest.mark.parametrize("broken", ["a: [\n", "a: b: c\n", "key: 'open\n"])
+def test_a_refused_large_text_leaves_no_cyclic_garbage(broken: str) -> None:
+    """A text of 8,000 characters or more is composed in a thread with a large stack; its
+    error, raised again in the caller, must not be left in a cycle with the frames of the
+    parse. The language server freezes what survives each check (`gcpause`), so such a
+    cycle kept every version's model of a document alive: an edit storm grew it by 0.1-0.9 GiB."""
+    import gc
+
+    text = "".join(f"k{i}: value {i}\n" for i in range(800)) + broken
+    assert len(text) >= 8_000
+    was_enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        for _ in range(3):
+            assert parse_yaml(text).error is not None
+        assert gc.collect() == 0
+    finally:
+        if was_enabled:
+            gc.enable()

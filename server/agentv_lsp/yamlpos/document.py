@@ -869,7 +869,10 @@ def _in_big_stack(compose: Callable[[str], Node | None], text: str) -> Node | No
             _thread.stack_size(old)
     worker.join()
     if failure:
-        raise failure[0]
+        # popped, not kept in the list: the exception's traceback holds this closure's frame
+        # (and, once raised here, the callers' frames: a whole document model), and a list it
+        # is in would make that a cycle the frozen collector never frees
+        raise failure.pop()
     return result[0]
 
 
