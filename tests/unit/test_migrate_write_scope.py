@@ -206,13 +206,20 @@ def test_a_signal_during_the_write_leaves_no_temporary_file(tmp_path: Path, sig:
     root = repo_at(tmp_path / "repo", {"evals/e.yaml": suite("'Rate {{candidate_answer}}'")})
     before = (root / "evals" / "e.yaml").read_text()
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "server")}
+    number = getattr(signal, sig)
     child = subprocess.Popen(
-        [sys.executable, "-c", _SLOW_WRITER, str(root)], stdout=subprocess.PIPE, text=True, env=env
+        [sys.executable, "-c", _SLOW_WRITER, str(root)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+        # as from a terminal: a runner started in the background (`cmd &`) ignores SIGINT, its
+        # children inherit that, and Python then leaves Ctrl-C ignored too
+        preexec_fn=lambda: signal.signal(number, signal.SIG_DFL),
     )
     try:
         assert child.stdout is not None and child.stdout.readline() == "writing\n"
         assert [p.name for p in (root / "evals").glob(".agentv-migrate-*.tmp")]  # the write is under way
-        child.send_signal(getattr(signal, sig))
+        child.send_signal(number)
         child.wait(timeout=30)
     finally:
         if child.poll() is None:
