@@ -561,13 +561,15 @@ class FileModel:
         one_run = (first == 0 or old_index[first - 1] == first - 1) and len(
             old_index
         ) - end == old_count - after
+        # (`follow` gives the re-scanned cases [first, end) old index -1, every other one its own)
         fresh = [context.unit(new_layout.chunk(i)) for i in range(first, end)]
         units = (
             [*previous.units[:first], *fresh, *previous.units[after:]]
             if one_run
             else [
-                previous.units[old] if old >= 0 else context.unit(new_layout.chunk(i))
-                for i, old in enumerate(old_index)
+                *(previous.units[old] for old in old_index[:first]),
+                *fresh,
+                *(previous.units[old] for old in old_index[end:]),
             ]
         )
         if first == 0 and not (units[0].verify() and detect_kind(units[0].doc, previous.path) == "eval"):
@@ -1084,7 +1086,6 @@ _RESULTS = operator.attrgetter("results")
 _VALIDATE_ERROR = operator.attrgetter("validate_error")
 _ID_INFO = operator.attrgetter("id_info")
 _HEADER = operator.attrgetter("header")
-_FIRST = operator.itemgetter(0)
 
 
 def _positions(values: list[Any], value: Any, count: int) -> Iterator[int]:

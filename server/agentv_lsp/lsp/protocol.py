@@ -136,18 +136,22 @@ class AgentVProtocol(LanguageServerProtocol):
 
     def _send_raw(self, msg_id: Any, result: RawJson) -> None:
         """A response whose result is already JSON: the body assembled around it, not encoded
-        again (pygls' `_send_data` without `json.dumps`; Content-Length counts bytes)."""
+        again (pygls' `_send_data` without `json.dumps`)."""
+        head = b'{"jsonrpc":"2.0","id":' + json.dumps(msg_id).encode("ascii") + b',"result":'
+        self.write_encoded(b"".join((head, result.body, b"}")))
+
+    def write_encoded(self, body: bytes) -> None:
+        """A message already encoded as JSON, written as pygls writes one (Content-Length
+        counts bytes; an asynchronous transport's write is kept until done)."""
         if self.writer is None:
             return
-        head = b'{"jsonrpc":"2.0","id":' + json.dumps(msg_id).encode("ascii") + b',"result":'
-        size = len(head) + len(result.body) + 1
         header = (
-            f"Content-Length: {size}\r\nContent-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n"
+            f"Content-Length: {len(body)}\r\nContent-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n"
             if self._include_headers
             else ""
         )
         try:
-            written = self.writer.write(b"".join((header.encode("ascii"), head, result.body, b"}")))
+            written = self.writer.write(header.encode("ascii") + body if header else body)
             if inspect.isawaitable(written):  # a websocket's send
                 sending = asyncio.ensure_future(written)
                 _SENDING.add(sending)

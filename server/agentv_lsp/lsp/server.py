@@ -108,7 +108,6 @@ class AgentVLanguageServer(LanguageServer):
         # called with the uri of a document the client closed (features drop what they keep for it)
         self.close_listeners: list[Callable[[str], None]] = []
         self.lifecycle = Lifecycle(self.stop_checks)
-        self._writes: set[asyncio.Future[Any]] = set()  # notifications being written
 
     # -- settings and workspace ------------------------------------------------------------
     def warn_once(self, problems: Iterable[str]) -> None:
@@ -537,25 +536,9 @@ class AgentVLanguageServer(LanguageServer):
     def publish(self, uri: str, version: int | None, shown: Shown) -> None:
         """textDocument/publishDiagnostics of what `shown` encoded: written as it is (the
         typed path would rebuild and encode thousands of objects for every edit)."""
-        self._send_notification(publication.message(uri, version, shown.encoded))
-
-    def _send_notification(self, body: bytes) -> None:
-        """A notification already encoded as JSON, written as pygls writes one."""
         protocol = self.protocol
-        writer = protocol.writer
-        if writer is None:
-            return
-        if protocol._include_headers:
-            header = (
-                f"Content-Length: {len(body)}\r\n"
-                f"Content-Type: {protocol.CONTENT_TYPE}; charset={protocol.CHARSET}\r\n\r\n"
-            )
-            body = header.encode() + body
-        written = writer.write(body)
-        if inspect.isawaitable(written):  # (an asynchronous transport: as pygls does)
-            task = asyncio.ensure_future(written)
-            self._writes.add(task)
-            task.add_done_callback(self._writes.discard)
+        assert isinstance(protocol, AgentVProtocol)
+        protocol.write_encoded(publication.message(uri, version, shown.encoded))
 
 
 @dataclass(frozen=True, slots=True)
