@@ -181,13 +181,32 @@ def pos(text: str, needle: str, offset: int = 0) -> lsp.Position:
     return lsp.Position(line=line, character=index - (text.rfind("\n", 0, index) + 1))
 
 
+# How long a test waits for the server before it fails (a lost notification must fail the test,
+# never hang the run).
+WAIT_SECONDS = 60.0
+
+
 async def diagnostics_until(
-    client: LanguageClient, uri: str, ready: Callable[[list[lsp.Diagnostic]], bool] = lambda d: True
+    client: LanguageClient,
+    uri: str,
+    ready: Callable[[list[lsp.Diagnostic]], bool] = lambda d: True,
+    timeout: float = WAIT_SECONDS,
 ) -> list[lsp.Diagnostic]:
     """The diagnostics published for `uri` once `ready` holds (waits for notifications)."""
-    while not (uri in client.diagnostics and ready(list(client.diagnostics[uri]))):
-        await client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    async with asyncio.timeout(timeout):
+        while not (uri in client.diagnostics and ready(list(client.diagnostics[uri]))):
+            await client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
     return list(client.diagnostics[uri])
+
+
+async def eventually(probe: Callable[[], Any], timeout: float = WAIT_SECONDS, interval: float = 0.02) -> Any:
+    """Await `probe()` (a coroutine function) until its answer is truthy; TimeoutError past
+    `timeout`. For an effect the server applies asynchronously with nothing published to wait on
+    (settings pulled after didChangeConfiguration, a log line among others)."""
+    async with asyncio.timeout(timeout):
+        while not (answer := await probe()):
+            await asyncio.sleep(interval)
+    return answer
 
 
 async def diagnostics_of(client: LanguageClient, uri: str) -> list[lsp.Diagnostic]:
