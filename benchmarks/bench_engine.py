@@ -26,8 +26,8 @@ def measure_inprocess(root: Path) -> dict[str, float]:
     import yaml
 
     from agentv_lsp.engine.files import FileSystem
-    from agentv_lsp.engine.loader import load_case, open_eval_file
-    from agentv_lsp.engine.prompt import build_both_modes
+    from agentv_lsp.formats.v2.loader import load_case, open_eval_file
+    from agentv_lsp.formats.v2.prompt import build_both_modes
 
     path = eval_files(root)[0]
     text = path.read_text()

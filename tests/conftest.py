@@ -201,7 +201,7 @@ class Repo:
     # -- the engine -----------------------------------------------------------------------
     def open(self, rel: str = "eval.yaml") -> Any:
         from agentv_lsp.engine.files import FileSystem
-        from agentv_lsp.engine.loader import open_eval_file
+        from agentv_lsp.formats.v2.loader import open_eval_file
 
         cwd = str(self.cwd or self.root)
         return open_eval_file(
@@ -210,7 +210,7 @@ class Repo:
 
     def preview(self, rel: str = "eval.yaml", *, case: str | None = None) -> dict[str, Any]:
         """What `agentv-lsp preview --json` prints for the file (paths relative to the root)."""
-        from agentv_lsp.engine.preview import preview_file
+        from agentv_lsp.formats.v2.preview import preview_file
 
         return preview_file(self.open(rel), case_id=case)
 

@@ -304,8 +304,8 @@ def run_preview(args: argparse.Namespace) -> int:
     if runtime.major == 4:
         return _run_preview_v4(args, runtime, repo_root, cwd, fs)
     # v2 machinery is imported when a v2 file needs it (`check` and 4.x previews never do)
-    from agentv_lsp.engine.loader import open_eval_file
-    from agentv_lsp.engine.preview import preview_file
+    from agentv_lsp.formats.v2.loader import open_eval_file
+    from agentv_lsp.formats.v2.preview import preview_file
 
     ef = open_eval_file(args.eval_file, repo_root=repo_root, cwd=cwd, fs=fs)
     result = {

@@ -147,8 +147,8 @@ def test_vendored_copies_exist_and_exclude_upstream_and_corpus():
 def test_vendored_golden_case(case, tmp_path):
     from agentv_lsp.checks.document import CheckOptions, check_document
     from agentv_lsp.engine.files import FileSystem
-    from agentv_lsp.engine.loader import open_eval_file
-    from agentv_lsp.engine.preview import preview_file
+    from agentv_lsp.formats.v2.loader import open_eval_file
+    from agentv_lsp.formats.v2.preview import preview_file
 
     meta = json.loads((case / "expected" / "_case.json").read_text())
     root = stage(case, tmp_path)

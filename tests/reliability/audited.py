@@ -53,8 +53,8 @@ def main(argv: list[str]) -> int:
     # are not mistaken for the engine's behaviour.
     import agentv_lsp.checks.document
     import agentv_lsp.cli
-    import agentv_lsp.engine.loader
-    import agentv_lsp.engine.preview
+    import agentv_lsp.formats.v2.loader
+    import agentv_lsp.formats.v2.preview
 
     def record(kind: str, detail: Any) -> None:
         os.write(log, (json.dumps({"kind": kind, "detail": detail, "pid": os.getpid()}) + "\n").encode())
@@ -94,8 +94,8 @@ def main(argv: list[str]) -> int:
     if mode == "untrusted":
         from agentv_lsp.checks.document import CheckOptions, check_document
         from agentv_lsp.engine.files import FileSystem
-        from agentv_lsp.engine.loader import load_all, open_eval_file
-        from agentv_lsp.engine.preview import preview_file
+        from agentv_lsp.formats.v2.loader import load_all, open_eval_file
+        from agentv_lsp.formats.v2.preview import preview_file
 
         eval_path, repo_root = args
         with open(eval_path, encoding="utf-8") as handle:

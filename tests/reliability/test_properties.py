@@ -25,8 +25,8 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from agentv_lsp.checks.document import CheckOptions, check_document
 from agentv_lsp.engine.files import FileSystem
-from agentv_lsp.engine.loader import load_all, open_eval_file
-from agentv_lsp.engine.preview import preview_file
+from agentv_lsp.formats.v2.loader import load_all, open_eval_file
+from agentv_lsp.formats.v2.preview import preview_file
 from agentv_lsp.yamlpos import Span, YamlDocument, parse_yaml
 
 # More examples on demand: AGENTV_FUZZ_SCALE=20 pytest tests/reliability/test_properties.py

@@ -158,6 +158,6 @@ def test_loader_matches_the_repo_relative_path(make_repo):
     ],
 )
 def test_is_guideline_file(subject, patterns, expected):
-    from agentv_lsp.engine.config import is_guideline_file
+    from agentv_lsp.formats.v2.config import is_guideline_file
 
     assert is_guideline_file(subject, tuple(patterns)) is expected

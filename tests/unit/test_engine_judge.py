@@ -299,7 +299,7 @@ def test_invalid_evaluator_entries_warn_in_order(repo):
 
 
 def test_code_evaluator_cwd_resolution(repo):
-    from agentv_lsp.engine.loader import load_case
+    from agentv_lsp.formats.v2.loader import load_case
 
     repo.write("scripts/check.py", "print(1)\n")
     repo.one_case(

@@ -11,7 +11,7 @@ import pytest
 
 
 def load(repo, rel="eval.yaml", index=0):
-    from agentv_lsp.engine.loader import load_case
+    from agentv_lsp.formats.v2.loader import load_case
 
     ef = repo.open(rel)
     assert ef.load_error is None, ef.load_error

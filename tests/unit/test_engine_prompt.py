@@ -845,8 +845,8 @@ def test_chat_prompt_null_when_no_message_renders_anything(repo):
 
 def test_missing_guideline_file_at_build_time_warns_and_is_left_out(make_repo):
     from agentv_lsp.engine.files import FileSystem
-    from agentv_lsp.engine.loader import load_case
-    from agentv_lsp.engine.prompt import read_guidelines
+    from agentv_lsp.formats.v2.loader import load_case
+    from agentv_lsp.formats.v2.prompt import read_guidelines
 
     repo = make_repo({"a.instructions.md": "A", "b.instructions.md": "B"}, patterns=GLOB_INSTRUCTIONS)
     repo.one_case(
@@ -879,7 +879,7 @@ def worked_example_repo(make_repo):
 
 
 def test_worked_example_a_multi_turn(make_repo):
-    from agentv_lsp.engine.loader import load_case
+    from agentv_lsp.formats.v2.loader import load_case
 
     repo = worked_example_repo(make_repo)
     repo.one_case(

@@ -3,7 +3,7 @@
 Four sources are merged, so that each problem is reported once, at the right place:
 1. `agentv validate` parity (`checks.validate`): same locations, false alarms included,
    with a note wherever the runtime disagrees;
-2. what the runtime loader prints or does silently (`engine.loader` notices);
+2. what the runtime loader prints or does silently (`formats.v2.loader` notices);
 3. silent losses no AgentV tool reports (`checks.losses`);
 4. our JSON schemas (`checks.schema`), reported only where nothing more specific was said.
 
@@ -37,8 +37,8 @@ from agentv_lsp.checks.validate import (
 )
 from agentv_lsp.engine.budget import checkpoint
 from agentv_lsp.engine.files import FileReadError, find_git_root
-from agentv_lsp.engine.loader import CaseOutcome, EvalFile, load_all, open_eval_file
-from agentv_lsp.engine.model import Notice, YamlPath
+from agentv_lsp.formats.v2.loader import CaseOutcome, EvalFile, load_all, open_eval_file
+from agentv_lsp.formats.v2.model import Notice, YamlPath
 from agentv_lsp.yamlpos import Span, YamlDocument, parse_yaml
 
 

@@ -12,12 +12,13 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from agentv_lsp.checks.model import Diagnostic, Related, Severity
-from agentv_lsp.engine.config import is_guideline_file, matching_pattern
 from agentv_lsp.engine.jsrt import node_relative, relative_display
-from agentv_lsp.engine.loader import ROLES, CaseOutcome, EvalFile
-from agentv_lsp.engine.model import EvalCase, FileRef, YamlPath
-from agentv_lsp.engine.prompt import needs_role_markers, segments_by_message
-from agentv_lsp.engine.targets import find_targets_file, read_targets, selected_target
+from agentv_lsp.engine.targets_file import find_targets_file
+from agentv_lsp.formats.v2.config import is_guideline_file, matching_pattern
+from agentv_lsp.formats.v2.loader import ROLES, CaseOutcome, EvalFile
+from agentv_lsp.formats.v2.model import EvalCase, FileRef, YamlPath
+from agentv_lsp.formats.v2.prompt import needs_role_markers, segments_by_message
+from agentv_lsp.formats.v2.targets import read_targets, selected_target
 from agentv_lsp.yamlpos import Span
 
 if TYPE_CHECKING:

@@ -14,7 +14,7 @@ from agentv_lsp.hidden_chars import AllowList
 from agentv_lsp.yamlpos import YamlDocument
 
 if TYPE_CHECKING:
-    from agentv_lsp.engine.loader import CaseOutcome, EvalFile
+    from agentv_lsp.formats.v2.loader import CaseOutcome, EvalFile
 
 FileKind = Literal["eval", "config", "targets"]
 

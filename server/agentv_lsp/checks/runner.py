@@ -145,8 +145,8 @@ def _check_one(path: str, named: bool, opts: CheckOptions, split: int = 1) -> Ch
     if report.runtime == AGENTV4:
         return report, uses
     if report.kind == "eval" and not named:
-        from agentv_lsp.engine.config import load_config
-        from agentv_lsp.engine.targets import find_targets_file
+        from agentv_lsp.engine.targets_file import find_targets_file
+        from agentv_lsp.formats.v2.config import load_config
 
         config = report.eval_file.config if report.eval_file else load_config(path, opts.repo_root, opts.fs)
         uses.extend(config.skipped)

@@ -12,7 +12,7 @@ from collections.abc import Set
 
 from agentv_lsp import schemas
 from agentv_lsp.checks.model import Diagnostic
-from agentv_lsp.engine.model import YamlPath
+from agentv_lsp.formats.v2.model import YamlPath
 from agentv_lsp.yamlpos import YamlDocument
 
 

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from agentv_lsp.engine.files import FileReadError, FileSystem, build_search_roots, resolve_reference
 from agentv_lsp.engine.jsrt import is_blank, js_number, js_string
-from agentv_lsp.engine.model import YamlPath
+from agentv_lsp.formats.v2.model import YamlPath
 
 SCHEMA_EVAL = "agentv-eval-v2"
 SCHEMA_TARGETS = "agentv-targets-v2.2"

@@ -383,8 +383,8 @@ def _preview_v4_tests(
 def _preview_v2(
     path: str, root: str, cwd: str, fs: FileSystem
 ) -> tuple[dict[str, Any], list[tuple[object, str]]]:
-    from agentv_lsp.engine.loader import load_case, open_eval_file
-    from agentv_lsp.engine.preview import preview_case
+    from agentv_lsp.formats.v2.loader import load_case, open_eval_file
+    from agentv_lsp.formats.v2.preview import preview_case
 
     ef = open_eval_file(path, repo_root=root, cwd=cwd, fs=fs)
     cases: list[dict[str, Any]] = []

@@ -8,7 +8,7 @@ from agentv_lsp.diff.collect import FilePrompts
 from agentv_lsp.diff.compare import MigrationNotes
 from agentv_lsp.diff.snapshot import Snapshot
 from agentv_lsp.engine.files import FileSystem
-from agentv_lsp.engine.loader import load_all, open_eval_file
+from agentv_lsp.formats.v2.loader import load_all, open_eval_file
 from agentv_lsp.formats.v4.loader import load_suite
 from agentv_lsp.formats.v4.model import V4Test
 from agentv_lsp.migrate.proof import prove_case

@@ -50,8 +50,8 @@ from agentv_lsp.checks.layout import (
 )
 from agentv_lsp.checks.model import Diagnostic, Related
 from agentv_lsp.checks.validate import validate_eval
-from agentv_lsp.engine.loader import CaseOutcome, EvalFile, load_case, open_eval_file
-from agentv_lsp.engine.model import YamlPath
+from agentv_lsp.formats.v2.loader import CaseOutcome, EvalFile, load_case, open_eval_file
+from agentv_lsp.formats.v2.model import YamlPath
 from agentv_lsp.hidden_chars import has_allow_directive
 from agentv_lsp.yamlpos import Span, YamlDocument, parse_yaml
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from agentv_lsp.engine.model import YamlPath
+from agentv_lsp.yamlpos import Path as YamlPath
 
 
 def _contains(node: Node, line: int, col: int) -> bool:

@@ -34,7 +34,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from agentv_lsp.engine.files import FileReadError, FileSystem
 from agentv_lsp.engine.jsrt import node_resolve
-from agentv_lsp.engine.loader import EvalFile, is_test_message, load_all, open_eval_file
+from agentv_lsp.formats.v2.loader import EvalFile, is_test_message, load_all, open_eval_file
 from agentv_lsp.migrate.model import CompanionChange, Finding, Migration
 from agentv_lsp.migrate.textedit import (
     Edit,

@@ -12,9 +12,9 @@ from __future__ import annotations
 import difflib
 
 from agentv_lsp.engine.files import FileSystem
-from agentv_lsp.engine.loader import CaseOutcome, EvalFile
-from agentv_lsp.engine.model import EvalCase
-from agentv_lsp.engine.prompt import build_both_modes as build_v2
+from agentv_lsp.formats.v2.loader import CaseOutcome, EvalFile
+from agentv_lsp.formats.v2.model import EvalCase
+from agentv_lsp.formats.v2.prompt import build_both_modes as build_v2
 from agentv_lsp.formats.v4.loader import load_suite
 from agentv_lsp.formats.v4.model import V4Test
 from agentv_lsp.formats.v4.prompt import build_both_modes as build_v4

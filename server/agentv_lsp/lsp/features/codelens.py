@@ -13,8 +13,8 @@ from typing import Any
 
 from lsprotocol import types as lsp
 
-from agentv_lsp.engine.model import EvalCase
-from agentv_lsp.engine.prompt import needs_role_markers, segments_by_message
+from agentv_lsp.formats.v2.model import EvalCase
+from agentv_lsp.formats.v2.prompt import needs_role_markers, segments_by_message
 from agentv_lsp.lsp import listing
 from agentv_lsp.lsp.features import prompt_diff
 from agentv_lsp.lsp.features.commands import PREVIEW_CASE

@@ -12,9 +12,9 @@ from typing import Any
 
 from lsprotocol import types as lsp
 
-from agentv_lsp.engine.model import Notice
-from agentv_lsp.engine.preview import preview_case, preview_file
-from agentv_lsp.engine.targets import find_targets_file
+from agentv_lsp.engine.targets_file import find_targets_file
+from agentv_lsp.formats.v2.model import Notice
+from agentv_lsp.formats.v2.preview import preview_case, preview_file
 from agentv_lsp.lsp.convert import from_client_col, path_to_uri
 from agentv_lsp.lsp.filemodel import FileModel
 from agentv_lsp.lsp.server import AgentVLanguageServer, guard

@@ -13,7 +13,8 @@ from typing import Any
 
 from lsprotocol import types as lsp
 
-from agentv_lsp.engine.targets import find_targets_file, read_targets
+from agentv_lsp.engine.targets_file import find_targets_file
+from agentv_lsp.formats.v2.targets import read_targets
 from agentv_lsp.lsp.convert import from_client_col, uri_to_path
 from agentv_lsp.lsp.filemodel import is_agentv_path
 from agentv_lsp.lsp.schema_nav import keys_for_path, schema_for_path

@@ -18,12 +18,13 @@ from typing import Any
 
 from lsprotocol import types as lsp
 
-from agentv_lsp.engine.config import matching_pattern
 from agentv_lsp.engine.files import FileReadError
 from agentv_lsp.engine.jsrt import node_relative
-from agentv_lsp.engine.loader import EvalFile
-from agentv_lsp.engine.model import YamlPath
-from agentv_lsp.engine.targets import find_targets_file, read_targets
+from agentv_lsp.engine.targets_file import find_targets_file
+from agentv_lsp.formats.v2.config import matching_pattern
+from agentv_lsp.formats.v2.loader import EvalFile
+from agentv_lsp.formats.v2.model import YamlPath
+from agentv_lsp.formats.v2.targets import read_targets
 from agentv_lsp.hidden_chars import marked_with_note
 from agentv_lsp.lsp.convert import from_client_col
 from agentv_lsp.lsp.features.commands import case_preview

@@ -10,9 +10,10 @@ from typing import Any
 
 from lsprotocol import types as lsp
 
-from agentv_lsp.engine.loader import EvalFile
-from agentv_lsp.engine.model import YamlPath
-from agentv_lsp.engine.targets import find_targets_file, read_targets, selected_target
+from agentv_lsp.engine.targets_file import find_targets_file
+from agentv_lsp.formats.v2.loader import EvalFile
+from agentv_lsp.formats.v2.model import YamlPath
+from agentv_lsp.formats.v2.targets import read_targets, selected_target
 from agentv_lsp.lsp.convert import from_client_col, lines_of, path_to_uri, to_range
 from agentv_lsp.lsp.filemodel import FileModel, Located
 from agentv_lsp.lsp.server import AgentVLanguageServer, guard

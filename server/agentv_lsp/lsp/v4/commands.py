@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from agentv_lsp.engine.targets import find_targets_file
+from agentv_lsp.engine.targets_file import find_targets_file
 from agentv_lsp.formats.runtime import RuntimeChoice
 from agentv_lsp.lsp.server import AgentVLanguageServer
 from agentv_lsp.lsp.v4.cases import cases_context

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from agentv_lsp.engine.files import FileReadError, FileSystem, build_directory_chain
 from agentv_lsp.engine.globs import first_match
-from agentv_lsp.engine.model import Notice
+from agentv_lsp.formats.v2.model import Notice
 from agentv_lsp.yamlpos import parse_yaml
 
 SCHEMA_CONFIG_V2 = "agentv-config-v2"

@@ -6,10 +6,10 @@ from typing import Any
 
 from agentv_lsp.engine.files import FileSystem
 from agentv_lsp.engine.jsrt import relative_display
-from agentv_lsp.engine.judge import CANDIDATE_PLACEHOLDER, build_judge_prompt
-from agentv_lsp.engine.loader import CaseOutcome, EvalFile, load_case
-from agentv_lsp.engine.model import EvalCase, Notice
-from agentv_lsp.engine.prompt import build_both_modes
+from agentv_lsp.formats.v2.judge import CANDIDATE_PLACEHOLDER, build_judge_prompt
+from agentv_lsp.formats.v2.loader import CaseOutcome, EvalFile, load_case
+from agentv_lsp.formats.v2.model import EvalCase, Notice
+from agentv_lsp.formats.v2.prompt import build_both_modes
 
 
 def preview_case(

@@ -1,4 +1,4 @@
-"""Plain data passed between the engine's stages (no behaviour, no LSP types)."""
+"""Plain data passed between the v2 engine's stages (no behaviour, no LSP types)."""
 
 from __future__ import annotations
 

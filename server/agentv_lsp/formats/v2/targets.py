@@ -1,27 +1,17 @@
-"""targets.yaml discovery and target names (the CLI's commands/eval/targets.ts).
-
-`agentv eval` looks for `targets.yaml`, `targets.yml`, `.agentv/targets.yaml` and
-`.agentv/targets.yml` in each folder from the eval file's up to the repo root, then in CWD.
-The chosen target is `execution.target` (trimmed), else the legacy root `target`, else
-`default`.
+"""v2 target names (the CLI's commands/eval/targets.ts): the targets a `targets.yaml` names
+(found by `engine.targets_file`) and the one an eval file chooses: `execution.target` (trimmed),
+else the legacy root `target`, else `default`.
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from typing import Any
 
-from agentv_lsp.engine.files import FileReadError, FileSystem, build_directory_chain
+from agentv_lsp.engine.files import FileReadError, FileSystem
 from agentv_lsp.engine.jsrt import js_trim
 from agentv_lsp.yamlpos import YamlDocument, parse_yaml
 
-CANDIDATES = (
-    "targets.yaml",
-    "targets.yml",
-    os.path.join(".agentv", "targets.yaml"),
-    os.path.join(".agentv", "targets.yml"),
-)
 AGENT_PROVIDERS = frozenset(("codex", "vscode", "vscode-insiders"))
 
 
@@ -31,15 +21,6 @@ class TargetsFile:
     doc: YamlDocument
     names: dict[str, int]  # target name -> index in `targets`
     providers: dict[str, str]  # target name -> provider as written
-
-
-def find_targets_file(eval_path: str, repo_root: str, cwd: str, fs: FileSystem) -> str | None:
-    for directory in (*build_directory_chain(eval_path, repo_root), cwd):
-        for candidate in CANDIDATES:
-            path = os.path.join(directory, candidate)
-            if fs.exists(path):
-                return path
-    return None
 
 
 def read_targets(path: str, fs: FileSystem) -> TargetsFile | None:

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentv_lsp.engine.budget import checkpoint
-from agentv_lsp.engine.config import ConfigLookup, is_guideline_file, load_config, matching_pattern
 from agentv_lsp.engine.files import (
     FileReadError,
     FileSystem,
@@ -24,7 +23,8 @@ from agentv_lsp.engine.files import (
     truncated_message,
 )
 from agentv_lsp.engine.jsrt import crlf_to_lf, js_trim, node_relative, node_resolve
-from agentv_lsp.engine.model import EvalCase, EvaluatorConfig, FileRef, Notice, YamlPath
+from agentv_lsp.formats.v2.config import ConfigLookup, is_guideline_file, load_config, matching_pattern
+from agentv_lsp.formats.v2.model import EvalCase, EvaluatorConfig, FileRef, Notice, YamlPath
 from agentv_lsp.yamlpos import YamlDocument, parse_yaml
 from agentv_lsp.yamlpos.scalars import js_json_stringify
 

@@ -11,7 +11,7 @@ import re
 
 from agentv_lsp.engine.files import FileReadError, FileSystem
 from agentv_lsp.engine.jsrt import crlf_to_lf, is_blank, js_trim
-from agentv_lsp.engine.model import EvalCase, EvaluatorConfig, JudgePrompt, Notice, PromptInputs
+from agentv_lsp.formats.v2.model import EvalCase, EvaluatorConfig, JudgePrompt, Notice, PromptInputs
 from agentv_lsp.yamlpos.scalars import js_json_stringify
 
 # What the candidate_answer variable holds in a preview: there is no candidate yet. The

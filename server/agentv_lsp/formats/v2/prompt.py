@@ -17,11 +17,11 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from agentv_lsp.engine.config import is_guideline_file
 from agentv_lsp.engine.files import FileReadError, FileSystem
 from agentv_lsp.engine.jsrt import capitalize_first, crlf_to_lf, is_blank, js_trim
-from agentv_lsp.engine.loader import format_file_contents
-from agentv_lsp.engine.model import EvalCase, Mode, Notice, PromptInputs
+from agentv_lsp.formats.v2.config import is_guideline_file
+from agentv_lsp.formats.v2.loader import format_file_contents
+from agentv_lsp.formats.v2.model import EvalCase, Mode, Notice, PromptInputs
 
 Segment = dict[str, Any]
 
