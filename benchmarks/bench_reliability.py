@@ -50,8 +50,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.reliability.hostile_families import FAMILIES, size_of
 
 from _workloads import eval_files, peak_tree_rss, workload
-from agentv_lsp.checks.document import CheckOptions, check_document
 from agentv_lsp.engine.files import FileSystem
+from agentv_lsp.formats.v2.document import CheckOptions, check_document
 from agentv_lsp.yamlpos import parse_yaml
 from bench_lsp import RawClient
 

@@ -11,8 +11,8 @@ import pytest_lsp
 from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient, client_capabilities
 
-from agentv_lsp.checks.document import CheckOptions, check_document
 from agentv_lsp.engine.files import FileSystem
+from agentv_lsp.formats.v2.document import CheckOptions, check_document
 from tests.lsp.conftest import (
     EVAL,
     SERVER,

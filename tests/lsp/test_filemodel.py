@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from yaml.nodes import MappingNode
 
-from agentv_lsp.checks.document import CheckOptions, check_document
 from agentv_lsp.engine.files import FileSystem
+from agentv_lsp.formats.v2.document import CheckOptions, check_document
 from agentv_lsp.lsp import filemodel
 from agentv_lsp.lsp.convert import to_diagnostic
 from agentv_lsp.lsp.document import Edit

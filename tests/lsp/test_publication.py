@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentv_lsp.checks.document import CheckOptions, check_document
 from agentv_lsp.engine.files import FileSystem
+from agentv_lsp.formats.v2.document import CheckOptions, check_document
 from agentv_lsp.formats.v4.check import check_v4_document
 from agentv_lsp.lsp import publication
 from agentv_lsp.lsp.convert import JsonDict, cap_json, diagnostic_json

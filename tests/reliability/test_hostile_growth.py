@@ -22,11 +22,11 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from tests.reliability.hostile_families import FAMILIES, Files, size_of
 
-from agentv_lsp.checks.document import CheckOptions
 from agentv_lsp.checks.model import TOO_MANY_DIAGNOSTICS, Diagnostic, cap_diagnostics
 from agentv_lsp.checks.runner import run_check
 from agentv_lsp.cli import main
 from agentv_lsp.engine.files import FileSystem
+from agentv_lsp.formats.v2.document import CheckOptions
 from agentv_lsp.yamlpos import Span, parse_yaml
 
 # Linear work doubles (about 2.2 here, allocation included); the quadratic paths this guards

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from tests.reliability.hostile_families import FAMILIES
 
-from agentv_lsp.checks.document import CheckOptions, check_document
 from agentv_lsp.engine.budget import Budget, CheckStopped, checkpoint, limited, run_limited
 from agentv_lsp.engine.files import FileSystem
+from agentv_lsp.formats.v2.document import CheckOptions, check_document
 from agentv_lsp.formats.v4.check import check_v4_document
 
 

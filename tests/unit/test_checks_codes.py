@@ -948,8 +948,8 @@ def test_code_fires(make_repo, trigger):
 
 
 def test_file_unreadable_when_named_on_the_command_line(make_repo):
-    from agentv_lsp.checks.document import CheckOptions
     from agentv_lsp.checks.runner import run_check
+    from agentv_lsp.formats.v2.document import CheckOptions
 
     if not hasattr(os, "mkfifo"):
         pytest.skip("no FIFOs here")
@@ -1140,7 +1140,7 @@ NOT_CODES = {  # hyphenated literals in the sources that are not diagnostic code
 
 def _literals() -> set[str]:
     found: set[str] = set()
-    for folder in ("checks", "engine", "yamlpos"):
+    for folder in ("checks", "engine", "formats/v2", "yamlpos"):
         for path in (SERVER / folder).glob("*.py"):
             found.update(re.findall(r"[\"']([a-z]+(?:-[a-z0-9]+)+)[\"']", path.read_text(encoding="utf-8")))
     return found

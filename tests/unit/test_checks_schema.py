@@ -1,4 +1,4 @@
-"""JSON-schema findings (`agentv_lsp.schemas` through `checks.schema`): what the schemas reject
+"""JSON-schema findings (`agentv_lsp.schemas` through `formats.v2.schema`): what the schemas reject
 but the runtime accepts is a warning, never an error; a key nobody reads is marked unnecessary;
 a place that already has a more specific diagnostic gets no schema diagnostic on top."""
 

@@ -1,4 +1,4 @@
-"""`checks.split`: a large eval file checked in parts (in forked processes) says exactly
+"""`formats.v2.split`: a large eval file checked in parts (in forked processes) says exactly
 what `check_document` says about the whole text, or declines; and `checks.parallel`."""
 
 from __future__ import annotations
@@ -16,12 +16,13 @@ from tests.conftest import find_shared_dir
 from tests.evalgen import generate, key, mutate
 from tests.lsp.conftest import write_repo
 
-from agentv_lsp.checks import parallel, split
-from agentv_lsp.checks.document import CheckOptions, check_document
+from agentv_lsp.checks import parallel
 from agentv_lsp.checks.layout import anchors_and_aliases, cut
 from agentv_lsp.checks.parallel import fork_map
 from agentv_lsp.checks.runner import run_check
 from agentv_lsp.engine.files import FileSystem
+from agentv_lsp.formats.v2 import split
+from agentv_lsp.formats.v2.document import CheckOptions, check_document
 
 SHARED = find_shared_dir()
 VENDORED = Path(__file__).resolve().parents[1] / "golden" / "cases"

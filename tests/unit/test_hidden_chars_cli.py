@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from agentv_lsp.checks.document import CheckOptions
 from agentv_lsp.checks.runner import run_check
 from agentv_lsp.cli import main
 from agentv_lsp.engine.files import FileSystem
+from agentv_lsp.formats.v2.document import CheckOptions
 
 CASE = "  - id: c{n}\n    outcome: ok\n    input_messages:\n      - role: user\n        content: {content}\n"
 

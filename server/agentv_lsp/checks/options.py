@@ -1,6 +1,6 @@
 """What checking a file takes and gives back, whichever AgentV format judges it: the options
 (`CheckOptions`) and one file's report (`DocumentReport`). Shared by the v2 checker
-(`checks.document`), the 4.x checker (`formats.v4.check`), the CLI's runner and the language
+(`formats.v2.document`), the 4.x checker (`formats.v4.check`), the CLI's runner and the language
 server, so that none of them needs another's module for its types."""
 
 from __future__ import annotations
@@ -26,14 +26,14 @@ class CheckOptions:
     fs: FileSystem = field(default_factory=FileSystem)
     guideline_info: bool = True  # information diagnostics on files extracted to guidelines
     # Processes for the CLI's checker (one per CPU, at most 4): many files are spread over
-    # them, a large eval file's cases too (`checks.split`). The language server keeps 1: it
+    # them, a large eval file's cases too (`formats.v2.split`). The language server keeps 1: it
     # never forks.
     workers: int = 1
     # `agentv validate` checks file references only when the file has no other error. None:
     # decide from this text; True/False: the caller knows the answer for the whole file (the
     # language server checks a large file one case at a time).
     file_references: bool | None = None
-    # Also report what this text says when file references are not checked (`checks.split`:
+    # Also report what this text says when file references are not checked (`formats.v2.split`:
     # a part without errors cannot know whether another part of the file has one).
     without_file_references: bool = False
     # Which AgentV judges each file (`formats.runtime`): "auto", "2" or "4".

@@ -256,8 +256,8 @@ def _check_path_uncapped(
     if not named and not any(marker in text for marker in _AGENTV_MARKERS):
         return None  # not an AgentV file: ignored unless named explicitly
     # v2 machinery is imported when a file needs it: a 4.x tree never loads it
-    from agentv_lsp.checks.document import check_document
-    from agentv_lsp.checks.split import check_split
+    from agentv_lsp.formats.v2.document import check_document
+    from agentv_lsp.formats.v2.split import check_split
 
     report = (
         check_split(path, text, opts, functools.partial(fork_map, workers=split), split)

@@ -36,7 +36,6 @@ from typing import Any, cast
 
 from yaml.nodes import Node, SequenceNode
 
-from agentv_lsp.checks.document import CheckOptions, DocumentReport, FileKind, check_document, detect_kind
 from agentv_lsp.checks.layout import (
     EVALCASES_ANY,
     MARKERS,
@@ -49,9 +48,10 @@ from agentv_lsp.checks.layout import (
     item_start,
 )
 from agentv_lsp.checks.model import Diagnostic, Related
-from agentv_lsp.checks.validate import validate_eval
+from agentv_lsp.formats.v2.document import CheckOptions, DocumentReport, FileKind, check_document, detect_kind
 from agentv_lsp.formats.v2.loader import CaseOutcome, EvalFile, load_case, open_eval_file
 from agentv_lsp.formats.v2.model import YamlPath
+from agentv_lsp.formats.v2.validate import validate_eval
 from agentv_lsp.hidden_chars import has_allow_directive
 from agentv_lsp.yamlpos import Span, YamlDocument, parse_yaml
 

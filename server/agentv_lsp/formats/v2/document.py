@@ -21,11 +21,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentv_lsp import hidden_chars
-from agentv_lsp.checks import losses
 from agentv_lsp.checks.model import Diagnostic, Related, Severity, format_location
 from agentv_lsp.checks.options import CheckOptions, DocumentReport, FileKind
-from agentv_lsp.checks.schema import schema_diagnostics, schema_issues
-from agentv_lsp.checks.validate import (
+from agentv_lsp.engine.budget import checkpoint
+from agentv_lsp.engine.files import FileReadError, find_git_root
+from agentv_lsp.formats.v2 import losses
+from agentv_lsp.formats.v2.loader import CaseOutcome, EvalFile, load_all, open_eval_file
+from agentv_lsp.formats.v2.model import Notice, YamlPath
+from agentv_lsp.formats.v2.schema import schema_diagnostics, schema_issues
+from agentv_lsp.formats.v2.validate import (
     RUNTIME_PROVIDERS,
     UNKNOWN_TYPE_MESSAGE,
     ValidatorFinding,
@@ -35,10 +39,6 @@ from agentv_lsp.checks.validate import (
     validate_file_references,
     validate_targets,
 )
-from agentv_lsp.engine.budget import checkpoint
-from agentv_lsp.engine.files import FileReadError, find_git_root
-from agentv_lsp.formats.v2.loader import CaseOutcome, EvalFile, load_all, open_eval_file
-from agentv_lsp.formats.v2.model import Notice, YamlPath
 from agentv_lsp.yamlpos import Span, YamlDocument, parse_yaml
 
 
