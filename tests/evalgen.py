@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import random
 
-from agentv_lsp.checks.layout import cut
 from agentv_lsp.checks.model import Diagnostic
+from agentv_lsp.formats.v2.layout import cut
 
 HEAD = """\
 # A generated suite

@@ -17,12 +17,13 @@ from tests.evalgen import generate, key, mutate
 from tests.lsp.conftest import write_repo
 
 from agentv_lsp.checks import parallel
-from agentv_lsp.checks.layout import anchors_and_aliases, cut
+from agentv_lsp.checks.layout import anchors_and_aliases
 from agentv_lsp.checks.parallel import fork_map
 from agentv_lsp.checks.runner import run_check
 from agentv_lsp.engine.files import FileSystem
 from agentv_lsp.formats.v2 import split
 from agentv_lsp.formats.v2.document import CheckOptions, check_document
+from agentv_lsp.formats.v2.layout import cut
 
 SHARED = find_shared_dir()
 VENDORED = Path(__file__).resolve().parents[1] / "golden" / "cases"

@@ -12,7 +12,8 @@ import pytest
 import yaml
 from yaml.nodes import MappingNode, ScalarNode
 
-from agentv_lsp.checks.layout import Layout, cut
+from agentv_lsp.checks.layout import Layout
+from agentv_lsp.formats.v2.layout import cut
 from agentv_lsp.lsp.listing import DocumentNumbers, OutlineTable, read_lens_data, written_id
 from agentv_lsp.lsp.v4.layout import cut_tests
 

@@ -1,11 +1,13 @@
-"""Where the cases of a block-style eval text are, found from the text alone.
+"""Where the cases of a block-style eval text are, found from the text alone: the `Layout` and
+the line patterns the cuts of both formats share (v2's `evalcases` in `formats.v2.layout`, 4.x's
+`tests` in `lsp.v4.layout` and `formats.v4.split`).
 
 An eval file is cut into a *head* (everything before the first case: `$schema`,
-`execution`, the `evalcases:` line), one *chunk* per case, and a *tail* (top-level keys
-after the cases). `head + some chunks + tail` is then an eval file of its own with just
+`execution`, the `evalcases:` or `tests:` line), one *chunk* per case, and a *tail* (top-level
+keys after the cases). `head + some chunks + tail` is then an eval file of its own with just
 those cases: the language server checks one case at a time that way, and `agentv-lsp
-check` spreads the cases of a large file over processes. The cut is conservative: when
-unsure it returns None and callers take the whole text.
+check` spreads the cases of a large file over processes. The cuts are conservative: when
+unsure they return None and callers take the whole text.
 """
 
 from __future__ import annotations
@@ -15,9 +17,6 @@ import functools
 import re
 from dataclasses import dataclass
 
-EVALCASES = re.compile(r"\nevalcases[ \t]*:[ \t]*(?:#[^\n]*)?\r?\n")
-_EVALCASES_KEY = re.compile(r"[\"']?evalcases[\"']?[ \t]*:")
-EVALCASES_ANY = re.compile(r"\n" + _EVALCASES_KEY.pattern)
 MARKERS = re.compile(r"\n(?:---|\.\.\.|%)")
 CONTENT = re.compile(r"\n[ ]*[^ \n\r#]")  # the next line with content (not blank, not comment)
 TOP_LEVEL = re.compile(r"\n[^ \t\n\r#]")
@@ -87,46 +86,6 @@ def item_start(indent: int) -> re.Pattern[str]:
 
 
 # Every line the patterns above can match starts at column 0 with something other than
-# whitespace: `cut` finds those lines in one scan and sorts them out (a large file has few,
+# whitespace: the cuts find those lines in one scan and sort them out (a large file has few,
 # besides the items of a sequence at column 0).
 COLUMN_ZERO = re.compile(r"\n[^ \t\n\r]")
-
-
-def cut(text: str) -> Layout | None:
-    """The cases of a block-style top-level `evalcases:` sequence, or None when unsure."""
-    if has_lone_cr(text):
-        return None
-    padded = "\n" + text  # patterns look for "\n" + line start: offsets are one more
-    lines_at = [m.start() for m in COLUMN_ZERO.finditer(padded)]  # their "\n"s, in padded
-    if any(padded.startswith(("---", "...", "%"), at + 1) for at in lines_at):
-        return None  # MARKERS: a document marker or a directive
-    keys = [at for at in lines_at if _EVALCASES_KEY.match(padded, at + 1)]
-    found = EVALCASES.match(padded, keys[0]) if len(keys) == 1 else None
-    if found is None:
-        return None  # no `evalcases:` line, or several (EVALCASES_ANY)
-    first = CONTENT.search(padded, found.end() - 1)
-    if first is None:
-        return None
-    start = first.start()  # offset in `text` of the first content line after `evalcases:`
-    indent = first.end() - 1 - first.start() - 1
-    marker = text[start + indent : start + indent + 2]
-    if marker not in ("- ", "-\t", "-\n", "-\r", "-"):
-        return None
-    end_pattern = TOP_LEVEL_NOT_ITEM if indent == 0 else TOP_LEVEL
-    tail_offset = len(text)
-    for at in lines_at[bisect.bisect_left(lines_at, start + 1) :]:
-        if end_pattern.match(padded, at):
-            tail_offset = at  # the first top-level line after the cases
-            break
-    offsets = [m.start() for m in item_start(indent).finditer(padded, start, tail_offset + 1)]
-    if not offsets or offsets[0] != start:
-        return None
-    lines: list[int] = []
-    line = text.count("\n", 0, start)
-    previous = start
-    for offset in offsets:
-        line += text.count("\n", previous, offset)
-        lines.append(line)
-        previous = offset
-    tail_line = line + text.count("\n", previous, tail_offset)
-    return Layout(text, offsets, lines, tail_offset, tail_line, indent)

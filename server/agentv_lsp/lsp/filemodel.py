@@ -37,18 +37,17 @@ from typing import Any, cast
 from yaml.nodes import Node, SequenceNode
 
 from agentv_lsp.checks.layout import (
-    EVALCASES_ANY,
     MARKERS,
     TOP_LEVEL,
     TOP_LEVEL_NOT_ITEM,
     Layout,
     anchors_and_aliases,
-    cut,
     has_lone_cr,
     item_start,
 )
 from agentv_lsp.checks.model import Diagnostic, Related
 from agentv_lsp.formats.v2.document import CheckOptions, DocumentReport, FileKind, check_document, detect_kind
+from agentv_lsp.formats.v2.layout import EVALCASES_ANY, cut
 from agentv_lsp.formats.v2.loader import CaseOutcome, EvalFile, load_case, open_eval_file
 from agentv_lsp.formats.v2.model import YamlPath
 from agentv_lsp.formats.v2.validate import validate_eval
