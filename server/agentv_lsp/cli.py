@@ -1,6 +1,6 @@
 """Command line: `agentv-lsp preview | check | serve`. Argument handling and output only;
-the work is done by the engine (`agentv_lsp.engine`), the checker (`agentv_lsp.checks`) and
-the language server (`agentv_lsp.lsp`)."""
+the work is done by the formats (`agentv_lsp.formats`: v2, v4) over the shared core
+(`agentv_lsp.engine`, `agentv_lsp.checks`) and the language server (`agentv_lsp.lsp`)."""
 
 from __future__ import annotations
 

@@ -1,2 +1,2 @@
-"""AgentV formats: one package per runtime generation (v2 lives in `engine/` + `checks/`,
-4.x in `formats/v4/`), chosen at one dispatch point (`formats.runtime`)."""
+"""AgentV formats: one package per runtime generation (v2 in `formats/v2/`, 4.x in `formats/v4/`)
+over the shared core (`engine/`, `checks/`), chosen at one dispatch point (`formats.runtime`)."""

@@ -1,0 +1,126 @@
+"""The package layout the developers' guide asks for, read from the imports of the sources:
+the engines have no LSP types, the two formats are sibling packages over a shared core
+(`engine/`, `checks/`), and neither format nor the core reaches into the other format.
+
+Imports are read with `ast`, lazy ones inside functions included; those under
+`if TYPE_CHECKING:` are annotations only and are listed apart."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[2] / "server" / "agentv_lsp"
+LSP_TOP_LEVEL = ("pygls", "lsprotocol", "agentv_lsp.lsp")
+
+
+def _is_under(name: str, prefixes: tuple[str, ...]) -> bool:
+    return any(name == prefix or name.startswith(prefix + ".") for prefix in prefixes)
+
+
+def _type_checking_blocks(tree: ast.AST) -> set[int]:
+    """ids of the import nodes inside `if TYPE_CHECKING:` blocks."""
+    inside: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            for statement in node.body:
+                inside.update(id(child) for child in ast.walk(statement))
+    return inside
+
+
+def imports_of(path: Path, *, annotations: bool = False) -> list[str]:
+    """The modules `path` imports (`from a.b import c` gives `a.b.c` and `a.b`); with
+    `annotations`, also those imported for type checking only."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    skipped = set() if annotations else _type_checking_blocks(tree)
+    found: list[str] = []
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        if isinstance(node, ast.Import):
+            found.extend(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module is not None and node.level == 0:
+            found.append(node.module)
+            found.extend(f"{node.module}.{alias.name}" for alias in node.names)
+    return found
+
+
+def sources(*folders: str) -> list[Path]:
+    paths = [path for folder in folders for path in sorted((PACKAGE / folder).rglob("*.py"))]
+    assert paths, f"no sources under {folders}: the test would check nothing"
+    return paths
+
+
+def _offenders(paths: list[Path], forbidden: tuple[str, ...], *, annotations: bool = False) -> list[str]:
+    return [
+        f"{path.relative_to(PACKAGE)}: {name}"
+        for path in paths
+        for name in imports_of(path, annotations=annotations)
+        if _is_under(name, forbidden)
+    ]
+
+
+def test_the_engines_have_no_lsp_types() -> None:
+    core = sources("engine", "checks", "formats", "yamlpos")
+    assert _offenders(core, LSP_TOP_LEVEL, annotations=True) == []
+
+
+@pytest.mark.parametrize(("package", "sibling"), [("v2", "v4"), ("v4", "v2")])
+def test_a_format_does_not_import_its_sibling(package: str, sibling: str) -> None:
+    """Each format stands on the shared core alone; `formats/runtime.py` chooses between them."""
+    forbidden = (f"agentv_lsp.formats.{sibling}", "agentv_lsp.formats.runtime")
+    assert _offenders(sources(f"formats/{package}"), forbidden, annotations=True) == []
+
+
+def test_the_lsp_side_of_4x_does_not_import_v2() -> None:
+    assert _offenders(sources("lsp/v4"), ("agentv_lsp.formats.v2",), annotations=True) == []
+
+
+def test_the_shared_engine_imports_no_format_and_no_layer_above_it() -> None:
+    above = ("formats", "checks", "lsp", "cli", "migrate", "diff")
+    forbidden = tuple(f"agentv_lsp.{name}" for name in above)
+    assert _offenders(sources("engine"), forbidden, annotations=True) == []
+
+
+def test_the_shared_checks_import_no_format_but_the_runner() -> None:
+    """`checks/` holds the format-neutral check infrastructure. Only `runner.py` (the CLI's
+    `check`, which asks `formats.runtime` which format judges each file) imports the formats;
+    `options.py` names v2's loaded file for type checking only (`DocumentReport.eval_file`)."""
+    shared = [path for path in sources("checks") if path.name != "runner.py"]
+    formats = ("agentv_lsp.formats",)
+    assert _offenders(shared, formats) == []
+    annotated = {line.split(": ")[0] for line in _offenders(shared, formats, annotations=True)}
+    assert annotated <= {"checks/options.py"}
+
+
+# where v2 lived before it became `formats/v2/` (engine/ + checks/): no module, no shim, left there
+V2_BEFORE = (
+    *(f"engine/{name}.py" for name in ("config", "judge", "loader", "model", "preview", "prompt", "targets")),
+    *(f"checks/{name}.py" for name in ("document", "losses", "schema", "split", "validate")),
+)
+
+
+def test_v2_lives_in_formats_v2_only() -> None:
+    left = [path for path in V2_BEFORE if (PACKAGE / path).exists()]
+    assert left == []
+    moved = {Path(path).name for path in V2_BEFORE}
+    assert moved <= {path.name for path in sources("formats/v2")}
+
+
+def test_the_import_reader_sees_lazy_and_annotation_imports(tmp_path: Path) -> None:
+    """The reader itself: a lazy import counts, a TYPE_CHECKING one only with `annotations`."""
+    source = tmp_path / "sample.py"
+    source.write_text(
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n"
+        "    from agentv_lsp.formats.v2.loader import EvalFile\n"
+        "def f():\n"
+        "    import lsprotocol.types\n",
+        encoding="utf-8",
+    )
+    plain = imports_of(source)
+    assert "lsprotocol.types" in plain
+    assert "agentv_lsp.formats.v2.loader" not in plain
+    assert "agentv_lsp.formats.v2.loader.EvalFile" in imports_of(source, annotations=True)
