@@ -15,7 +15,7 @@ one part cannot see is settled across parts, or the whole text is checked after 
 - `agentv validate` checks file references only when the whole file has no error: a part
   without errors reports its diagnostics both with and without them, and the merge takes
   the variant that matches the whole file.
-`tests/unit/test_checks_split.py` compares both ways on every golden and corpus file.
+`tests/unit/test_v2_split.py` compares both ways on every golden and corpus file.
 """
 
 from __future__ import annotations
