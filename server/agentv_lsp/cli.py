@@ -31,6 +31,18 @@ def _non_negative(text: str) -> int:
     return value
 
 
+def _add_runtime_argument(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--agentv",
+        choices=REQUESTS,
+        default="auto",
+        help=(
+            "which AgentV runtime judges the file: 4 (4.42.4, `tests:`), 2 (agentv-eval-v2) or auto "
+            "(default: the installed or declared agentv package, else the file's format)"
+        ),
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="agentv-lsp",
@@ -63,15 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--repo-root", metavar="DIR", help="repository root (default: the git root of the working directory)"
     )
     preview.add_argument("--color", choices=("auto", "always", "never"), default="auto")
-    preview.add_argument(
-        "--agentv",
-        choices=REQUESTS,
-        default="auto",
-        help=(
-            "which AgentV runtime judges the file: 4 (4.42.4, `tests:`), 2 (agentv-eval-v2) or auto "
-            "(default: the installed or declared agentv package, else the file's format)"
-        ),
-    )
+    _add_runtime_argument(preview)
     preview.add_argument(
         "--untrusted",
         action="store_true",
@@ -132,15 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
         "relative to the working directory; repeatable. Besides these, a walk takes *.eval.yaml, eval.yaml "
         "and the eval_patterns of .agentv/config.yaml",
     )
-    check.add_argument(
-        "--agentv",
-        choices=REQUESTS,
-        default="auto",
-        help=(
-            "which AgentV runtime judges the file: 4 (4.42.4, `tests:`), 2 (agentv-eval-v2) or auto "
-            "(default: the installed or declared agentv package, else the file's format)"
-        ),
-    )
+    _add_runtime_argument(check)
     check.add_argument(
         "--untrusted",
         action="store_true",

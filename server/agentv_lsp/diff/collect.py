@@ -13,7 +13,7 @@ import json
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agentv_lsp import tokens
@@ -579,12 +579,9 @@ def _same_file(after: FilePrompts, changed: set[str], choice: RuntimeChoice) -> 
         != (after.runtime_major, after.runtime, after.runtime_reason)
     ):
         return None
-    return FilePrompts(
-        file=after.file,
-        runtime=after.runtime,
-        runtime_major=after.runtime_major,
-        runtime_reason=after.runtime_reason,
-        load_error=after.load_error,
+    # fresh containers: the caller adds to the copy's used_files
+    return replace(
+        after,
         tests=dict(after.tests),
         skipped=dict(after.skipped),
         warnings=list(after.warnings),
