@@ -607,28 +607,12 @@ class _CaseSource:
 
     def sort_keys(self, encoding: str, start: int, extra: Any) -> LocalKeys:
         if not self.movable:
-            return LocalKeys(
-                [
-                    (
-                        t["severity"],
-                        _line(t["range"]["start"]["line"], start, extra) - start,
-                        t["range"]["start"]["character"],
-                    )
-                    for t, _ in self.templates(encoding)
-                ]
+            return LocalKeys.of(
+                (t for t, _ in self.templates(encoding)), start, lambda n: _line(n, start, extra)
             )
         found = self._keys.get(encoding)
         if found is None:
-            found = self._keys[encoding] = LocalKeys(
-                [
-                    (
-                        t["severity"],
-                        t["range"]["start"]["line"] - CHUNK_BASE,
-                        t["range"]["start"]["character"],
-                    )
-                    for t, _ in self.templates(encoding)
-                ]
-            )
+            found = self._keys[encoding] = LocalKeys.of((t for t, _ in self.templates(encoding)), CHUNK_BASE)
         return found
 
     def make(self, encoding: str, item: int, start: int, index: int, extra: Any) -> JsonDict:
@@ -648,12 +632,7 @@ class _Fixed:
         self.items = items
         self.start = start
         self.encoding = encoding
-        self._keys = LocalKeys(
-            [
-                (i["severity"], i["range"]["start"]["line"] - start, i["range"]["start"]["character"])
-                for i in items
-            ]
-        )
+        self._keys = LocalKeys.of(items, start)
 
     def sort_keys(self, encoding: str, start: int, extra: Any) -> LocalKeys:
         return self._keys
