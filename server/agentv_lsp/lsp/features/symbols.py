@@ -110,6 +110,11 @@ def document_symbols(ls: AgentVLanguageServer, model: FileModel) -> list[JsonDic
     return found
 
 
+def _whole_text_range(model: FileModel, encoding: str) -> RangeOf:
+    """A node's range in the whole text's lines."""
+    return lambda node: range_json(Span.of(node), model.line, encoding)
+
+
 def _document_symbols(model: FileModel, encoding: str) -> list[JsonDict]:
     layout = model.layout
     out: list[JsonDict] = []
@@ -126,9 +131,7 @@ def _document_symbols(model: FileModel, encoding: str) -> list[JsonDict]:
             for index in missing:
                 case = doc.node_at(("evalcases", index))
                 if case is not None:  # (else its unit answers below)
-                    symbol = case_symbol(
-                        case, index, lambda node: range_json(Span.of(node), model.line, encoding)
-                    )
+                    symbol = case_symbol(case, index, _whole_text_range(model, encoding))
                     model.units[index].memo[keys[index]] = shifted_symbol(symbol, -layout.lines[index])
         for index, unit in enumerate(model.units):
             last = index == count - 1
@@ -170,7 +173,7 @@ def _document_symbols(model: FileModel, encoding: str) -> list[JsonDict]:
     for index, located, path in model.case_docs():
         case = located.doc.node_at(path)
         if case is not None:
-            out.append(case_symbol(case, index, lambda node: range_json(Span.of(node), model.line, encoding)))
+            out.append(case_symbol(case, index, _whole_text_range(model, encoding)))
     return out
 
 
@@ -182,7 +185,7 @@ def _whole_text_symbols(model: FileModel, encoding: str) -> list[JsonDict]:
     for index in range(len(model.units)):
         case = doc.node_at(("evalcases", index))
         if case is not None:
-            out.append(case_symbol(case, index, lambda node: range_json(Span.of(node), model.line, encoding)))
+            out.append(case_symbol(case, index, _whole_text_range(model, encoding)))
     return out
 
 
@@ -217,14 +220,8 @@ class WorkspaceIndex:
             cached = self.files.get(path)
         if cached is not None and cached[0] == info.st_mtime and cached[1] == info.st_size:
             return cached[2]
-        ids: list[tuple[str, int]] = []
-        if ls.fs.is_allowed(path) and info.st_size <= ls.fs.max_bytes:
-            try:
-                with open(path, encoding="utf-8", errors="replace") as handle:
-                    text = handle.read()
-            except OSError:
-                text = ""
-            ids = case_ids(text)
+        text = _readable_text(ls, path, info)
+        ids = case_ids(text) if text is not None else []
         with self.lock:
             self.files[path] = (info.st_mtime, info.st_size, ids)
         return ids
@@ -241,17 +238,23 @@ class WorkspaceIndex:
             cached = self.v4_files.get(path)
         if cached is not None and cached[:3] == (info.st_mtime, info.st_size, ls.generation):
             return cached[3]
-        tests: list[v4_symbols.WorkspaceTest] = []
-        if ls.fs.is_allowed(path) and info.st_size <= ls.fs.max_bytes:
-            try:
-                with open(path, encoding="utf-8", errors="replace") as handle:
-                    text = handle.read()
-            except OSError:
-                text = ""
-            tests = v4_symbols.workspace_tests(path, text, ls.options_for(path))
+        text = _readable_text(ls, path, info)
+        tests = v4_symbols.workspace_tests(path, text, ls.options_for(path)) if text is not None else []
         with self.lock:
             self.v4_files[path] = (info.st_mtime, info.st_size, ls.generation, tests)
         return tests
+
+
+def _readable_text(ls: AgentVLanguageServer, path: str, info: os.stat_result) -> str | None:
+    """An eval file's text on disk ("" when it cannot be read now); None: one the server may not
+    read (outside the allowed files, or over the size limit)."""
+    if not ls.fs.is_allowed(path) or info.st_size > ls.fs.max_bytes:
+        return None
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return handle.read()
+    except OSError:
+        return ""
 
 
 def case_ids(text: str) -> list[tuple[str, int]]:
