@@ -510,28 +510,25 @@ class AgentVLanguageServer(LanguageServer):
         )
         return [diagnostic_json(diagnostic, no_lines)]
 
+    def _cap(self, uri: str) -> tuple[int, str, str]:
+        """How a file's diagnostics are capped: at most `agentv.maxDiagnosticsPerFile`, and the
+        file's name and how to raise the limit for the diagnostic that says how many more there are."""
+        path = uri_to_path(uri) if is_file_uri(uri) else uri
+        return self.settings.max_diagnostics, path, "the agentv.maxDiagnosticsPerFile setting"
+
     def capped(self, uri: str, diagnostics: list[JsonDict]) -> list[JsonDict]:
         """At most `agentv.maxDiagnosticsPerFile` diagnostics, errors first, and one that says
         how many more there are (`checks.model.cap_diagnostics`)."""
-        return cap_json(
-            diagnostics,
-            self.settings.max_diagnostics,
-            uri_to_path(uri) if is_file_uri(uri) else uri,
-            "the agentv.maxDiagnosticsPerFile setting",
-        )
+        return cap_json(diagnostics, *self._cap(uri))
 
     def shown(self, uri: str, parts: list[Placed]) -> Shown:
         """What a publication of `parts` shows: at most `agentv.maxDiagnosticsPerFile`, errors
         first, and one that says how many more there are (`capped`), encoded (in the check's
         worker thread: only those shown are converted)."""
-        path = uri_to_path(uri) if is_file_uri(uri) else uri
-        how = "the agentv.maxDiagnosticsPerFile setting"
         if self.settings.hidden_as_error:  # copies: the JSON of a case is cached and reused
             items = [{**d, "severity": 1} if d.get("code") in HIDDEN_CODES else d for d in all_items(parts)]
             parts = [Placed.of_items(items)]
-        return Shown(
-            publication.shown(parts, self.settings.max_diagnostics, path, how), publication.count(parts)
-        )
+        return Shown(publication.shown(parts, *self._cap(uri)), publication.count(parts))
 
     def publish(self, uri: str, version: int | None, shown: Shown) -> None:
         """textDocument/publishDiagnostics of what `shown` encoded: written as it is (the
