@@ -177,3 +177,44 @@ def test_v2_publications_equal_the_capped_whole_text_check(
         )
     assert split > 10
     assert sum(spliced) > 5, spliced
+
+
+@pytest.mark.parametrize("where", ["case", "head and tail"])
+def test_a_case_sources_keys_are_those_of_the_json_it_makes_at_each_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    """A v2 case's sort keys (`LocalKeys.of`) are the severity and start of the JSON it makes at
+    a place, in that place's lines: kept from place to place for diagnostics on the case's own
+    lines, asked again at each place for ones on the head's or the tail's lines (which do not
+    move with the case; no check of a sample file puts a case's own diagnostic there)."""
+    from agentv_lsp.checks.model import Diagnostic
+    from agentv_lsp.lsp import filemodel
+    from agentv_lsp.lsp.filemodel import CHUNK_BASE, TAIL_BASE
+    from agentv_lsp.lsp.server import _CaseSource
+    from agentv_lsp.yamlpos import Span
+
+    monkeypatch.setattr(filemodel, "SPLIT_MIN_BYTES", 0)
+    repo = write_repo(tmp_path / "ws")
+    path = str(repo / "evals/suite.eval.yaml")
+    opts = CheckOptions(repo_root=str(repo), cwd=str(repo), fs=FileSystem())
+    model = FileModel(path, generate(6, 3) + "tail_key: 1\n", opts, UnitCache())
+    assert model.split
+    unit = model.units[2]
+    lines = [CHUNK_BASE + 3, CHUNK_BASE, CHUNK_BASE + 1]
+    if where != "case":
+        lines += [1, TAIL_BASE, 0]
+    diagnostics = [
+        Diagnostic(path, Span(line, n % 3, line, 4), severity, "c", f"m{n}", ("evalcases", 0, "id"))
+        for n, (line, severity) in enumerate(zip(lines, ["error", "hint", "warning"] * 2, strict=False))
+    ]
+    source = _CaseSource(unit, diagnostics)
+    assert source.movable == (where == "case")
+    for start, tail in ((40, 90), (7, 20), (40, 95)):
+        made = [source.make("utf-16", i, start, 2, tail) for i in range(len(diagnostics))]
+        want = [
+            (m["severity"], m["range"]["start"]["line"] - start, m["range"]["start"]["character"])
+            for m in made
+        ]
+        assert source.sort_keys("utf-16", start, tail).keys == want
+    if where != "case":  # the head's lines stay, the tail's follow the tail
+        assert want[3:] == [(1, 1 - 40, 0), (4, 95 - 40, 1), (2, -40, 2)]

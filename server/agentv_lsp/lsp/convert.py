@@ -65,6 +65,18 @@ def from_client_col(line: str, units: int, encoding: str = UTF16) -> int:
     return len(line)
 
 
+def range_text(lines: list[str], rng: lsp.Range, encoding: str) -> str:
+    """The text a client's one-line range covers ("" for a range over several lines or none)."""
+    if rng.start.line != rng.end.line or not 0 <= rng.start.line < len(lines):
+        return ""
+    line = lines[rng.start.line]
+    return line[
+        from_client_col(line, rng.start.character, encoding) : from_client_col(
+            line, rng.end.character, encoding
+        )
+    ]
+
+
 def to_range(span: Span, line_of: LineOf, encoding: str = UTF16) -> lsp.Range:
     def position(line: int, col: int) -> lsp.Position:
         line = max(line, 0)

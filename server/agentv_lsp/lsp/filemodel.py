@@ -1009,7 +1009,7 @@ class FileModel:
         return dict(Counter(case_id for info in infos if (case_id := _valid_id(info[0])) is not None))
 
     def _duplicates(self, layout: Layout, counts: dict[str, int]) -> list[Diagnostic]:
-        """`duplicate-case-id` across units, worded as `checks.losses.file_losses` does."""
+        """`duplicate-case-id` across units, worded as `formats.v2.losses.file_losses` does."""
         if len(counts) == sum(counts.values()):
             return []  # every id used once
         repeated = {case_id for case_id, n in counts.items() if n > 1}

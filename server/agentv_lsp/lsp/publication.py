@@ -20,7 +20,7 @@ import itertools
 import json
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, Protocol
 
 from agentv_lsp.checks.model import SEVERITY_RANK, select_capped, too_many_diagnostics
@@ -42,6 +42,20 @@ class LocalKeys:
             self.by_severity.setdefault(key[0], []).append(index)
         self.ordered = all(keys[k][1:] >= keys[k - 1][1:] for k in range(1, len(keys)))
 
+    @classmethod
+    def of(
+        cls, items: Iterable[JsonDict], base: int = 0, line: Callable[[int], int] | None = None
+    ) -> LocalKeys:
+        """The keys of diagnostics' JSON: (severity, start line - `base`, start character); `line`
+        first maps a JSON start line to a file line (a part's template lines)."""
+        keys = [
+            (i["severity"], i["range"]["start"]["line"] - base, i["range"]["start"]["character"])
+            for i in items
+        ]
+        if line is not None:  # (rare: a part whose keys depend on its place)
+            keys = [(severity, line(n + base) - base, character) for severity, n, character in keys]
+        return cls(keys)
+
 
 class Placed:
     """One part's diagnostics at one place in the file: its keys are `local`'s moved down
@@ -60,7 +74,7 @@ class Placed:
     @classmethod
     def of_items(cls, items: list[JsonDict]) -> Placed:
         """Diagnostics already converted (a whole-text check, the file's own)."""
-        placed = cls([_key(item) for item in items], items.__getitem__)
+        placed = cls(LocalKeys.of(items), items.__getitem__)
         placed._items = list(items)
         return placed
 
@@ -89,11 +103,6 @@ class Placed:
 
     def items(self) -> list[JsonDict]:
         return [self.item(i) for i in range(len(self))]
-
-
-def _key(item: JsonDict) -> Key:
-    start = item["range"]["start"]
-    return item["severity"], start["line"], start["character"]
 
 
 def all_items(parts: Sequence[Placed]) -> list[JsonDict]:

@@ -510,28 +510,25 @@ class AgentVLanguageServer(LanguageServer):
         )
         return [diagnostic_json(diagnostic, no_lines)]
 
+    def _cap(self, uri: str) -> tuple[int, str, str]:
+        """How a file's diagnostics are capped: at most `agentv.maxDiagnosticsPerFile`, and the
+        file's name and how to raise the limit for the diagnostic that says how many more there are."""
+        path = uri_to_path(uri) if is_file_uri(uri) else uri
+        return self.settings.max_diagnostics, path, "the agentv.maxDiagnosticsPerFile setting"
+
     def capped(self, uri: str, diagnostics: list[JsonDict]) -> list[JsonDict]:
         """At most `agentv.maxDiagnosticsPerFile` diagnostics, errors first, and one that says
         how many more there are (`checks.model.cap_diagnostics`)."""
-        return cap_json(
-            diagnostics,
-            self.settings.max_diagnostics,
-            uri_to_path(uri) if is_file_uri(uri) else uri,
-            "the agentv.maxDiagnosticsPerFile setting",
-        )
+        return cap_json(diagnostics, *self._cap(uri))
 
     def shown(self, uri: str, parts: list[Placed]) -> Shown:
         """What a publication of `parts` shows: at most `agentv.maxDiagnosticsPerFile`, errors
         first, and one that says how many more there are (`capped`), encoded (in the check's
         worker thread: only those shown are converted)."""
-        path = uri_to_path(uri) if is_file_uri(uri) else uri
-        how = "the agentv.maxDiagnosticsPerFile setting"
         if self.settings.hidden_as_error:  # copies: the JSON of a case is cached and reused
             items = [{**d, "severity": 1} if d.get("code") in HIDDEN_CODES else d for d in all_items(parts)]
             parts = [Placed.of_items(items)]
-        return Shown(
-            publication.shown(parts, self.settings.max_diagnostics, path, how), publication.count(parts)
-        )
+        return Shown(publication.shown(parts, *self._cap(uri)), publication.count(parts))
 
     def publish(self, uri: str, version: int | None, shown: Shown) -> None:
         """textDocument/publishDiagnostics of what `shown` encoded: written as it is (the
@@ -607,28 +604,12 @@ class _CaseSource:
 
     def sort_keys(self, encoding: str, start: int, extra: Any) -> LocalKeys:
         if not self.movable:
-            return LocalKeys(
-                [
-                    (
-                        t["severity"],
-                        _line(t["range"]["start"]["line"], start, extra) - start,
-                        t["range"]["start"]["character"],
-                    )
-                    for t, _ in self.templates(encoding)
-                ]
+            return LocalKeys.of(
+                (t for t, _ in self.templates(encoding)), start, lambda n: _line(n, start, extra)
             )
         found = self._keys.get(encoding)
         if found is None:
-            found = self._keys[encoding] = LocalKeys(
-                [
-                    (
-                        t["severity"],
-                        t["range"]["start"]["line"] - CHUNK_BASE,
-                        t["range"]["start"]["character"],
-                    )
-                    for t, _ in self.templates(encoding)
-                ]
-            )
+            found = self._keys[encoding] = LocalKeys.of((t for t, _ in self.templates(encoding)), CHUNK_BASE)
         return found
 
     def make(self, encoding: str, item: int, start: int, index: int, extra: Any) -> JsonDict:
@@ -648,12 +629,7 @@ class _Fixed:
         self.items = items
         self.start = start
         self.encoding = encoding
-        self._keys = LocalKeys(
-            [
-                (i["severity"], i["range"]["start"]["line"] - start, i["range"]["start"]["character"])
-                for i in items
-            ]
-        )
+        self._keys = LocalKeys.of(items, start)
 
     def sort_keys(self, encoding: str, start: int, extra: Any) -> LocalKeys:
         return self._keys

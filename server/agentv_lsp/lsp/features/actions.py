@@ -24,7 +24,7 @@ from lsprotocol import types as lsp
 
 from agentv_lsp.checks.model import SOURCE
 from agentv_lsp.hidden_chars import is_hidden
-from agentv_lsp.lsp.convert import from_client_col, is_file_uri, path_to_uri, uri_to_path
+from agentv_lsp.lsp.convert import is_file_uri, path_to_uri, range_text, uri_to_path
 from agentv_lsp.lsp.server import AgentVLanguageServer, guard
 from agentv_lsp.lsp.v4 import actions as v4_actions
 
@@ -50,17 +50,6 @@ def _fix(
     )
 
 
-def _range_text(lines: list[str], rng: lsp.Range, encoding: str) -> str:
-    if rng.start.line != rng.end.line or not 0 <= rng.start.line < len(lines):
-        return ""
-    line = lines[rng.start.line]
-    return line[
-        from_client_col(line, rng.start.character, encoding) : from_client_col(
-            line, rng.end.character, encoding
-        )
-    ]
-
-
 def _inner(rng: lsp.Range, text: str) -> lsp.Range:
     """The range without the quotes of a quoted scalar (columns shift by one unit each side)."""
     if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
@@ -79,7 +68,7 @@ def actions_for(
     path = uri_to_path(uri)
     out: list[lsp.CodeAction] = []
     fix = data.get("fix")
-    current = _range_text(lines, diagnostic.range, ls.encoding)
+    current = range_text(lines, diagnostic.range, ls.encoding)
     if fix == "add-schema" or code == "unknown-file-type":
         out.extend(schema_actions(uri, path, lines, diagnostic))
     if fix == "set-schema" and current:
@@ -143,7 +132,7 @@ def hidden_actions(
     data: Any = diagnostic.data if isinstance(diagnostic.data, dict) else {}
     if data.get("fix") != "remove-hidden":
         return []
-    current = _range_text(lines, diagnostic.range, encoding)
+    current = range_text(lines, diagnostic.range, encoding)
     if not current or not (all(is_hidden(ord(c)) for c in current) or _ESCAPES.fullmatch(current)):
         return []
     return [_fix("Remove hidden characters", diagnostic, _edit(uri, diagnostic.range, ""), True)]

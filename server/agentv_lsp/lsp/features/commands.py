@@ -96,23 +96,38 @@ async def _eval_model(ls: AgentVLanguageServer, target: dict[str, Any]) -> FileM
 
 def status_of(ls: AgentVLanguageServer, model: FileModel) -> dict[str, Any]:
     value = model.root_value if model.agentv and model.kind is not None else None
-    schema = value.get("$schema") if isinstance(value, dict) else None
     config = targets = None
     if model.kind == "eval":
         ef = model.eval_file
         if ef is not None:
             config = ef.config.path
             targets = find_targets_file(ef.path, ef.repo_root, ef.cwd, ef.fs)
-    elif model.kind == "config":
-        config = model.path
-    elif model.kind == "targets":
-        targets = model.path
+    return status_json(
+        model.kind, model.path, value, config, targets, model.case_count() if model.kind == "eval" else None
+    )
+
+
+def status_json(
+    kind: str | None,
+    path: str,
+    root_value: Any,
+    config: str | None = None,
+    targets: str | None = None,
+    cases: int | None = None,
+) -> dict[str, Any]:
+    """The `agentv/status` keys of a document of either format: an eval file names the config
+    and targets files it uses (`config`, `targets`), a config or targets file itself."""
+    schema = root_value.get("$schema") if isinstance(root_value, dict) else None
+    if kind == "config":
+        config = path
+    elif kind == "targets":
+        targets = path
     return {
         "schema": schema if isinstance(schema, str) else None,
         "config": config,
-        "kind": model.kind,
+        "kind": kind,
         "targets": targets,
-        "cases": model.case_count() if model.kind == "eval" else None,
+        "cases": cases,
     }
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from lsprotocol import types as lsp
@@ -86,6 +87,53 @@ def present_keys(lines: list[str], line: int, indent: int, new_item: bool) -> se
     return found
 
 
+@dataclass(frozen=True, slots=True)
+class Cursor:
+    """What completion reads of the cursor's line (either format)."""
+
+    before: str  # the line's text before the cursor
+    key_value: re.Match[str] | None  # `key: value` typed before the cursor
+    stripped: str  # `before` without its indentation
+    in_new_item: bool  # the line starts a list item (`- `)
+    indent: int  # the column of the key being typed (after a `- `)
+    above: list[str | int]  # the keys of the enclosing mappings (`yaml_path_above`)
+
+
+def cursor_at(lines: list[str], line: int, character: int, encoding: str) -> Cursor:
+    current = lines[line] if 0 <= line < len(lines) else ""
+    before = current[: from_client_col(current, character, encoding)]
+    stripped = before.lstrip(" ")
+    in_new_item = stripped.startswith("- ")
+    indent = len(before) - len(stripped) if in_new_item else len(before) - len(before.lstrip(" -"))
+    return Cursor(
+        before, _KEY.match(before), stripped, in_new_item, indent, yaml_path_above(lines, line, indent)
+    )
+
+
+def key_item(name: str, schema: dict[str, Any]) -> lsp.CompletionItem:
+    """A key offered from the schema, with its description."""
+    description = schema.get("markdownDescription") or schema.get("description") or ""
+    return lsp.CompletionItem(
+        label=name,
+        kind=lsp.CompletionItemKind.Property,
+        insert_text=f"{name}: ",
+        documentation=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=str(description)),
+    )
+
+
+def snippet_item(label: str, snippet: str, cursor: Cursor, detail: str) -> lsp.CompletionItem:
+    """A new list item (`- ...`) as a snippet at the cursor's indentation (after its `- ` when
+    the line has one)."""
+    text = snippet if not cursor.in_new_item else snippet[2:]
+    return lsp.CompletionItem(
+        label=label,
+        kind=lsp.CompletionItemKind.Snippet,
+        insert_text=text.replace("\n", "\n" + " " * cursor.indent),
+        insert_text_format=lsp.InsertTextFormat.Snippet,
+        detail=detail,
+    )
+
+
 def file_kind(path: str, text: str) -> str | None:
     if "agentv-eval-v2" in text:
         return "eval"
@@ -108,18 +156,12 @@ def completions(
     kind = file_kind(path, "\n".join(lines[:50]))
     if kind is None:
         return []
-    current = lines[line] if 0 <= line < len(lines) else ""
-    before = current[: from_client_col(current, character, ls.encoding)]
-    value_match = _KEY.match(before)
-    stripped = before.lstrip(" ")
-    in_new_item = stripped.startswith("- ")
-    indent = len(before) - len(stripped) if in_new_item else len(before) - len(before.lstrip(" -"))
-    above = yaml_path_above(lines, line, indent)
+    cursor = cursor_at(lines, line, character, ls.encoding)
     items: list[lsp.CompletionItem] = []
-    if value_match:  # after "key: "
-        key = value_match.group(3)
-        typed = value_match.group(4).strip().strip("'\"")
-        where = [*above, *([0] if in_new_item else []), key]
+    if cursor.key_value:  # after "key: "
+        key = cursor.key_value.group(3)
+        typed = cursor.key_value.group(4).strip().strip("'\"")
+        where = [*cursor.above, *([0] if cursor.in_new_item else []), key]
         nearby = lines[max(0, line - 3) : line + 4]
         if (key == "value" and any(re.search(r"\btype:\s*['\"]?file\b", n) for n in nearby)) or (
             key == "prompt" and "evaluators" in where
@@ -134,30 +176,20 @@ def completions(
                 for v in _enum_items(schema)
             )
         return items
-    where = [*above, *([0] if in_new_item else [])]
-    written = present_keys(lines, line, indent, in_new_item)
-    for name, schema in keys_for_path(kind, tuple(where)).items():
-        if name in written:
-            continue
-        description = schema.get("markdownDescription") or schema.get("description") or ""
+    where = [*cursor.above, *([0] if cursor.in_new_item else [])]
+    written = present_keys(lines, line, cursor.indent, cursor.in_new_item)
+    items.extend(
+        key_item(name, schema)
+        for name, schema in keys_for_path(kind, tuple(where)).items()
+        if name not in written
+    )
+    if (
+        kind == "eval"
+        and (where == ["evalcases"] or where == ["evalcases", 0])
+        and not cursor.before.strip(" -")
+    ):
         items.append(
-            lsp.CompletionItem(
-                label=name,
-                kind=lsp.CompletionItemKind.Property,
-                insert_text=f"{name}: ",
-                documentation=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=str(description)),
-            )
-        )
-    if kind == "eval" and (where == ["evalcases"] or where == ["evalcases", 0]) and not before.strip(" -"):
-        snippet = NEW_CASE if not in_new_item else NEW_CASE[2:]
-        items.append(
-            lsp.CompletionItem(
-                label="New eval case",
-                kind=lsp.CompletionItemKind.Snippet,
-                insert_text=snippet.replace("\n", "\n" + " " * indent),
-                insert_text_format=lsp.InsertTextFormat.Snippet,
-                detail="id, outcome, input_messages, expected_messages",
-            )
+            snippet_item("New eval case", NEW_CASE, cursor, "id, outcome, input_messages, expected_messages")
         )
     return items
 

@@ -13,22 +13,20 @@
 from __future__ import annotations
 
 import asyncio
-import os
 from typing import Any
 
 from lsprotocol import types as lsp
 
-from agentv_lsp.engine.files import FileReadError
 from agentv_lsp.engine.jsrt import node_relative
 from agentv_lsp.engine.targets_file import find_targets_file
 from agentv_lsp.formats.v2.config import matching_pattern
 from agentv_lsp.formats.v2.loader import EvalFile
 from agentv_lsp.formats.v2.model import YamlPath
 from agentv_lsp.formats.v2.targets import read_targets
-from agentv_lsp.hidden_chars import marked_with_note
 from agentv_lsp.lsp.convert import from_client_col
 from agentv_lsp.lsp.features.commands import case_preview
 from agentv_lsp.lsp.filemodel import FileModel
+from agentv_lsp.lsp.markdown import fence, file_head
 from agentv_lsp.lsp.schema_nav import schema_for_path
 from agentv_lsp.lsp.server import AgentVLanguageServer, guard
 from agentv_lsp.lsp.v4 import hover as v4_hover
@@ -37,16 +35,6 @@ from agentv_lsp.lsp.yamlnav import path_at, value_at
 from agentv_lsp.tokens import case_tokens, describe
 
 CASE_HEADER_KEYS = ("id", "outcome", "conversation_id", "note")
-HEAD_LINES = 8
-
-
-def fence(text: str, language: str = "text") -> str:
-    """A fenced block; hidden characters are written as ⟦U+202E⟧ (`hidden_chars`), with a note."""
-    text, note = marked_with_note(text)
-    ticks = "```"
-    while ticks in text:
-        ticks += "`"
-    return f"{ticks}{language}\n{text}\n{ticks}{note}"
 
 
 def case_markdown(preview: dict[str, Any]) -> str:
@@ -73,21 +61,6 @@ def case_markdown(preview: dict[str, Any]) -> str:
     return "\n\n".join(parts)
 
 
-def file_head(ef: EvalFile, path: str) -> str | None:
-    if not os.path.isfile(path):
-        return None
-    try:
-        read = ef.fs.read(path)
-    except FileReadError as exc:
-        return f"Cannot read: {exc}"
-    if read.binary:
-        return "*Binary file.*"
-    lines = read.text.split("\n")
-    head = "\n".join(lines[:HEAD_LINES])
-    more = f"\n\n*… {len(lines) - HEAD_LINES} more lines*" if len(lines) > HEAD_LINES else ""
-    return fence(head) + more
-
-
 def reference_markdown(ef: EvalFile, raw: str, guideline_candidate: bool) -> str:
     res = ef.resolve(raw)
     if res.resolved_path is None:
@@ -104,7 +77,7 @@ def reference_markdown(ef: EvalFile, raw: str, guideline_candidate: bool) -> str
             )
         else:
             lines.append("Guideline: **no**: inlined as `<file path=…>` in LM mode, listed in agent mode.")
-    head = file_head(ef, res.resolved_path)
+    head = file_head(ef.fs, res.resolved_path)
     if head is not None:
         lines.append(head)
     return "\n\n".join(lines)

@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from lsprotocol import types as lsp
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
@@ -110,6 +110,11 @@ def document_symbols(ls: AgentVLanguageServer, model: FileModel) -> list[JsonDic
     return found
 
 
+def _whole_text_range(model: FileModel, encoding: str) -> RangeOf:
+    """A node's range in the whole text's lines."""
+    return lambda node: range_json(Span.of(node), model.line, encoding)
+
+
 def _document_symbols(model: FileModel, encoding: str) -> list[JsonDict]:
     layout = model.layout
     out: list[JsonDict] = []
@@ -126,9 +131,7 @@ def _document_symbols(model: FileModel, encoding: str) -> list[JsonDict]:
             for index in missing:
                 case = doc.node_at(("evalcases", index))
                 if case is not None:  # (else its unit answers below)
-                    symbol = case_symbol(
-                        case, index, lambda node: range_json(Span.of(node), model.line, encoding)
-                    )
+                    symbol = case_symbol(case, index, _whole_text_range(model, encoding))
                     model.units[index].memo[keys[index]] = shifted_symbol(symbol, -layout.lines[index])
         for index, unit in enumerate(model.units):
             last = index == count - 1
@@ -170,7 +173,7 @@ def _document_symbols(model: FileModel, encoding: str) -> list[JsonDict]:
     for index, located, path in model.case_docs():
         case = located.doc.node_at(path)
         if case is not None:
-            out.append(case_symbol(case, index, lambda node: range_json(Span.of(node), model.line, encoding)))
+            out.append(case_symbol(case, index, _whole_text_range(model, encoding)))
     return out
 
 
@@ -182,16 +185,20 @@ def _whole_text_symbols(model: FileModel, encoding: str) -> list[JsonDict]:
     for index in range(len(model.units)):
         case = doc.node_at(("evalcases", index))
         if case is not None:
-            out.append(case_symbol(case, index, lambda node: range_json(Span.of(node), model.line, encoding)))
+            out.append(case_symbol(case, index, _whole_text_range(model, encoding)))
     return out
+
+
+Found = TypeVar("Found")
+Stamp = tuple[Any, ...]  # what a file's findings were made from: mtime, size (and more)
 
 
 @dataclass
 class WorkspaceIndex:
     """Case ids of the eval files on disk, by file (re-read when mtime or size change)."""
 
-    files: dict[str, tuple[float, int, list[tuple[str, int]]]] = field(default_factory=dict)
-    v4_files: dict[str, tuple[float, int, int, list[v4_symbols.WorkspaceTest]]] = field(default_factory=dict)
+    files: dict[str, tuple[Stamp, list[tuple[str, int]]]] = field(default_factory=dict)
+    v4_files: dict[str, tuple[Stamp, list[v4_symbols.WorkspaceTest]]] = field(default_factory=dict)
     listing: dict[str, tuple[float, list[str]]] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -209,49 +216,51 @@ class WorkspaceIndex:
         return found[1]
 
     def ids(self, ls: AgentVLanguageServer, path: str) -> list[tuple[str, int]]:
-        try:
-            info = os.stat(path)
-        except OSError:
-            return []
-        with self.lock:
-            cached = self.files.get(path)
-        if cached is not None and cached[0] == info.st_mtime and cached[1] == info.st_size:
-            return cached[2]
-        ids: list[tuple[str, int]] = []
-        if ls.fs.is_allowed(path) and info.st_size <= ls.fs.max_bytes:
-            try:
-                with open(path, encoding="utf-8", errors="replace") as handle:
-                    text = handle.read()
-            except OSError:
-                text = ""
-            ids = case_ids(text)
-        with self.lock:
-            self.files[path] = (info.st_mtime, info.st_size, ids)
-        return ids
+        return self._on_disk(self.files, ls, path, (), case_ids)
 
     def v4_tests(self, ls: AgentVLanguageServer, path: str) -> list[v4_symbols.WorkspaceTest]:
         """The tests a 4.x eval file on disk loads (again when it or the files on disk change)."""
         if not path.lower().endswith((".eval.yaml", ".eval.yml")):
             return []
+        return self._on_disk(
+            self.v4_files,
+            ls,
+            path,
+            (ls.generation,),
+            lambda text: v4_symbols.workspace_tests(path, text, ls.options_for(path)),
+        )
+
+    def _on_disk(
+        self,
+        table: dict[str, tuple[Stamp, list[Found]]],
+        ls: AgentVLanguageServer,
+        path: str,
+        stamp: Stamp,
+        find: Callable[[str], list[Found]],
+    ) -> list[Found]:
+        """What `find` finds in an eval file's text on disk, kept in `table` until the file's
+        mtime or size (or `stamp`) change. Nothing for a file the server may not read (outside
+        the allowed files, or over the size limit); "" is read when reading fails."""
         try:
             info = os.stat(path)
         except OSError:
             return []
+        key = (info.st_mtime, info.st_size, *stamp)
         with self.lock:
-            cached = self.v4_files.get(path)
-        if cached is not None and cached[:3] == (info.st_mtime, info.st_size, ls.generation):
-            return cached[3]
-        tests: list[v4_symbols.WorkspaceTest] = []
+            cached = table.get(path)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        found: list[Found] = []
         if ls.fs.is_allowed(path) and info.st_size <= ls.fs.max_bytes:
             try:
                 with open(path, encoding="utf-8", errors="replace") as handle:
                     text = handle.read()
             except OSError:
                 text = ""
-            tests = v4_symbols.workspace_tests(path, text, ls.options_for(path))
+            found = find(text)
         with self.lock:
-            self.v4_files[path] = (info.st_mtime, info.st_size, ls.generation, tests)
-        return tests
+            table[path] = (key, found)
+        return found
 
 
 def case_ids(text: str) -> list[tuple[str, int]]:

@@ -30,7 +30,7 @@ from lsprotocol import types as lsp
 
 from agentv_lsp.checks.model import SOURCE
 from agentv_lsp.engine.files import FileSystem
-from agentv_lsp.lsp.convert import from_client_col, path_to_uri, to_client_col, uri_to_path
+from agentv_lsp.lsp.convert import from_client_col, path_to_uri, range_text, to_client_col, uri_to_path
 from agentv_lsp.migrate import Migration, migrate_text
 
 MIGRATE_TITLE = "Migrate this file to AgentV 4"
@@ -150,7 +150,7 @@ def suggestion_action(
     if not isinstance(suggestion, str) or not suggestion or any(c in suggestion for c in "\n\r"):
         return None
     rng = _value_range(diagnostic.range, lines, encoding)
-    current = _text_in(rng, lines, encoding)
+    current = range_text(lines, rng, encoding)
     if not current or current == suggestion:
         return None
     named = [
@@ -164,17 +164,6 @@ def suggestion_action(
         return None  # another diagnostic's suggestion: only for the value it names
     edit = lsp.WorkspaceEdit(changes={uri: [lsp.TextEdit(range=rng, new_text=suggestion)]})
     return _quick_fix(f"Change to '{suggestion}'", diagnostic, edit)
-
-
-def _text_in(rng: lsp.Range, lines: list[str], encoding: str) -> str:
-    if rng.start.line != rng.end.line or not 0 <= rng.start.line < len(lines):
-        return ""
-    line = lines[rng.start.line]
-    return line[
-        from_client_col(line, rng.start.character, encoding) : from_client_col(
-            line, rng.end.character, encoding
-        )
-    ]
 
 
 def _fixed_file(diagnostic: lsp.Diagnostic, data: dict[str, Any], here: str) -> str:

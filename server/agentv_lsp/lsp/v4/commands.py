@@ -81,22 +81,15 @@ def status_of(ls: AgentVLanguageServer, model: V4Model) -> dict[str, Any]:
             "targets": None,
             "runtime": runtime_json(model.choice),
         }
-    value = model.doc.value
-    schema = value.get("$schema") if isinstance(value, dict) else None
+    from agentv_lsp.lsp.features.commands import status_json
+
     config = targets = None
     suite = model.suite
     if suite is not None:
         config = suite.config_path
         targets = find_targets_file(model.path, model.opts.repo_root, model.opts.cwd, model.opts.fs)
-    elif model.kind == "config":
-        config = model.path
-    elif model.kind == "targets":
-        targets = model.path
+    cases = len(suite.tests) if suite is not None else None
     return {
-        "schema": schema if isinstance(schema, str) else None,
-        "config": config,
-        "kind": model.kind,
-        "targets": targets,
-        "cases": len(suite.tests) if suite is not None else None,
+        **status_json(model.kind, model.path, model.doc.value, config, targets, cases),
         "runtime": runtime_json(model.choice),
     }

@@ -12,12 +12,10 @@ import re
 
 from lsprotocol import types as lsp
 
-from agentv_lsp.lsp.convert import from_client_col
 from agentv_lsp.lsp.server import AgentVLanguageServer
 from agentv_lsp.lsp.v4.model import v4_kind_from_path
 from agentv_lsp.lsp.v4.schema_nav import keys_for_path, schema_for_path, values_for
 
-_KEY = re.compile(r"^(\s*)(-\s+)?([A-Za-z_$][\w$-]*):(.*)$")
 NEW_TEST = (
     "- id: ${1:test-id}\n  criteria: ${2:What a good answer does}\n  input: ${3:Question}\n"
     "  expected_output: ${4:Reference answer}"
@@ -34,21 +32,22 @@ def is_eval(path: str, text_head: str) -> bool:
 def completions(
     ls: AgentVLanguageServer, path: str, lines: list[str], line: int, character: int
 ) -> list[lsp.CompletionItem]:
-    from agentv_lsp.lsp.features.completion import file_items, present_keys, target_items, yaml_path_above
+    from agentv_lsp.lsp.features.completion import (
+        cursor_at,
+        file_items,
+        key_item,
+        present_keys,
+        snippet_item,
+        target_items,
+    )
 
     if not is_eval(path, "\n".join(lines[:20])):
         return []
-    current = lines[line] if 0 <= line < len(lines) else ""
-    before = current[: from_client_col(current, character, ls.encoding)]
-    value_match = _KEY.match(before)
-    stripped = before.lstrip(" ")
-    in_new_item = stripped.startswith("- ")
-    indent = len(before) - len(stripped) if in_new_item else len(before) - len(before.lstrip(" -"))
-    above = yaml_path_above(lines, line, indent)
-    if value_match:  # after "key: "
-        key = value_match.group(3)
-        typed = value_match.group(4).strip().strip("'\"")
-        where = [*above, *([0] if in_new_item else []), key]
+    cursor = cursor_at(lines, line, character, ls.encoding)
+    if cursor.key_value:  # after "key: "
+        key = cursor.key_value.group(3)
+        typed = cursor.key_value.group(4).strip().strip("'\"")
+        where = [*cursor.above, *([0] if cursor.in_new_item else []), key]
         nearby = lines[max(0, line - 3) : line + 4]
         if key == "value" and any(_FILE_TYPE.search(n) for n in nearby):
             return file_items(ls, path, typed)
@@ -69,36 +68,19 @@ def completions(
             )
             for value, description in _preferred(values_for(schema))
         ]
-    if in_new_item and above and above[-1] == "input_files":
-        return file_items(ls, path, stripped[2:].strip())
-    where = [*above, *([0] if in_new_item else [])]
-    written = present_keys(lines, line, indent, in_new_item)
+    if cursor.in_new_item and cursor.above and cursor.above[-1] == "input_files":
+        return file_items(ls, path, cursor.stripped[2:].strip())
+    where = [*cursor.above, *([0] if cursor.in_new_item else [])]
+    written = present_keys(lines, line, cursor.indent, cursor.in_new_item)
     items: list[lsp.CompletionItem] = []
     for name, schema in keys_for_path("eval", tuple(where)).items():
         if name in written:
             continue
         if schema.get("deprecationMessage") or schema.get("x-rename") or schema.get("deprecated"):
             continue
-        description = schema.get("markdownDescription") or schema.get("description") or ""
-        items.append(
-            lsp.CompletionItem(
-                label=name,
-                kind=lsp.CompletionItemKind.Property,
-                insert_text=f"{name}: ",
-                documentation=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=str(description)),
-            )
-        )
-    if where in (["tests"], ["tests", 0]) and not before.strip(" -"):
-        snippet = NEW_TEST if not in_new_item else NEW_TEST[2:]
-        items.append(
-            lsp.CompletionItem(
-                label="New test",
-                kind=lsp.CompletionItemKind.Snippet,
-                insert_text=snippet.replace("\n", "\n" + " " * indent),
-                insert_text_format=lsp.InsertTextFormat.Snippet,
-                detail="id, criteria, input, expected_output",
-            )
-        )
+        items.append(key_item(name, schema))
+    if where in (["tests"], ["tests", 0]) and not cursor.before.strip(" -"):
+        items.append(snippet_item("New test", NEW_TEST, cursor, "id, criteria, input, expected_output"))
     return items
 
 

@@ -15,10 +15,9 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from agentv_lsp.engine.files import FileReadError
 from agentv_lsp.engine.jsrt import node_relative
-from agentv_lsp.hidden_chars import marked_with_note
 from agentv_lsp.lsp.convert import from_client_col
+from agentv_lsp.lsp.markdown import fence, file_head
 from agentv_lsp.lsp.v4.cases import cases_context
 from agentv_lsp.lsp.v4.model import V4Model
 from agentv_lsp.lsp.v4.preview import preview_at, preview_of_test, skipped_preview
@@ -29,7 +28,6 @@ from agentv_lsp.lsp.yamlnav import path_at
 from agentv_lsp.tokens import case_tokens, describe
 
 MAX_TURNS_SHOWN = 6
-HEAD_LINES = 8
 _REF_NAMES = {
     "file": "File",
     "image": "Image",
@@ -38,15 +36,6 @@ _REF_NAMES = {
     "grader_prompt": "Grader prompt",
     "grader_script": "Grader prompt script",
 }
-
-
-def fence(text: str, language: str = "text") -> str:
-    """A fenced block; hidden characters are written as ⟦U+202E⟧ (`hidden_chars`), with a note."""
-    text, note = marked_with_note(text)
-    ticks = "```"
-    while ticks in text:
-        ticks += "`"
-    return f"{ticks}{language}\n{text}\n{ticks}{note}"
 
 
 def _first_line(text: str, limit: int = 100) -> str:
@@ -137,17 +126,7 @@ def _file_head(model: V4Model, path: str) -> str | None:
         except OSError:
             return None
         return "Folder: " + ", ".join(f"`{n}`" for n in names[:20]) + (" …" if len(names) > 20 else "")
-    if not os.path.isfile(path):
-        return None
-    try:
-        read = model.opts.fs.read(path)
-    except FileReadError as exc:
-        return f"Cannot read: {exc}"
-    if read.binary:
-        return "*Binary file.*"
-    lines = read.text.split("\n")
-    more = f"\n\n*… {len(lines) - HEAD_LINES} more lines*" if len(lines) > HEAD_LINES else ""
-    return fence("\n".join(lines[:HEAD_LINES])) + more
+    return file_head(model.opts.fs, path)
 
 
 def hover_markdown(model: V4Model, line: int, character: int, encoding: str) -> str | None:

@@ -190,12 +190,7 @@ class TestPart:
         """(severity, line, character) of its diagnostics in its own lines."""
         found = self.keys.get(encoding)
         if found is None:
-            found = self.keys[encoding] = LocalKeys(
-                [
-                    (t["severity"], t["range"]["start"]["line"], t["range"]["start"]["character"])
-                    for t, _ in self.templates(encoding)
-                ]
-            )
+            found = self.keys[encoding] = LocalKeys.of(t for t, _ in self.templates(encoding))
         return found
 
     def make(self, encoding: str, item: int, start: int, index: int, extra: Any) -> JsonDict:

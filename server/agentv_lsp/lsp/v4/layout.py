@@ -1,5 +1,5 @@
 """Where the tests of a block-style 4.x eval text are, found from the text alone (the 4.x
-sibling of `checks.layout.cut`, which finds v2 `evalcases`).
+sibling of `formats.v2.layout.cut`, which finds v2 `evalcases`).
 
 The text is a *head* (everything before the first item of the top-level `tests:` list), one
 *chunk* per item and a *tail* (top-level keys after the list). `head + chunk + tail` is an

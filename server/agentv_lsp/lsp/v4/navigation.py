@@ -269,7 +269,12 @@ def resolve_lens(model: V4Model, uri: str, index: int, kind: str) -> lsp.Command
     entries = model.entries()
     if not 0 <= index < len(entries):
         return lsp.Command(title="", command="")
-    entry = entries[index]
+    return _entry_lens(model, uri, entries[index], kind)
+
+
+def _entry_lens(model: V4Model, uri: str, entry: Any, kind: str, where: str = "") -> lsp.Command:
+    """A loaded entry's lens: its first test's preview or summary (`where`: after the summary),
+    or why the runtime skips it."""
     if not entry.tests:
         return _skipped_lens(entry, kind)
     test = entry.tests[0]
@@ -277,7 +282,7 @@ def resolve_lens(model: V4Model, uri: str, index: int, kind: str) -> lsp.Command
         return lsp.Command(
             title="▶ Preview", command=PREVIEW_CASE, arguments=[{"uri": uri, "caseId": test.id}]
         )
-    return lsp.Command(title=summary(preview_of_test(model, test)), command="")
+    return lsp.Command(title=summary(preview_of_test(model, test)) + where, command="")
 
 
 def _skipped_lens(entry: Any, kind: str) -> lsp.Command:
@@ -295,16 +300,8 @@ def _resolve_cases_lens(model: V4Model, uri: str, index: int, kind: str) -> lsp.
     context = cases_context(model)
     if context is None or not 0 <= index < len(context.entries):
         return lsp.Command(title="", command="")
-    entry = context.entries[index]
-    if not entry.tests:
-        return _skipped_lens(entry, kind)
-    test = entry.tests[0]
-    if kind == PREVIEW:
-        return lsp.Command(
-            title="▶ Preview", command=PREVIEW_CASE, arguments=[{"uri": uri, "caseId": test.id}]
-        )
-    where = os.path.basename(context.eval_model.path)
-    return lsp.Command(title=f"{summary(preview_of_test(context.eval_model, test))} · in {where}", command="")
+    where = f" · in {os.path.basename(context.eval_model.path)}"
+    return _entry_lens(context.eval_model, uri, context.entries[index], kind, where)
 
 
 def summary(preview: dict[str, Any]) -> str:
