@@ -34,6 +34,7 @@ from agentv_lsp.formats.v4.runtime import (
     js_trim,
     may_reference_env,
 )
+from agentv_lsp.formats.v4.yamlmerge import parse_yaml_value
 
 GRADER_KINDS = frozenset(
     (
@@ -405,8 +406,6 @@ def _resolve_template(ctx: LoadContext, include: str, roots: Sequence[str]) -> t
 
 
 def _read_yaml(ctx: LoadContext, path: str) -> Any:
-    from agentv_lsp.formats.v4.loader import parse_yaml_value
-
     text = ctx.fs.read_text(path)
     value = parse_yaml_value(text, path)
     return interpolate_env(value, ctx.env) if may_reference_env(text) else value

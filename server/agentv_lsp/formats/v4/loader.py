@@ -80,18 +80,16 @@ from agentv_lsp.formats.v4.runtime import (
     may_reference_env,
     node_extname,
     nullish,
-    quick_contains,
     read_bytes,
     stat_kind,
     truthy,
 )
 from agentv_lsp.formats.v4.yamlbom import BOM, parse_yaml_v4
-from agentv_lsp.formats.v4.yamlerrors import runtime_error_text
-from agentv_lsp.formats.v4.yamlmerge import allow_repeated_merge_keys, apply_merge_keys
+from agentv_lsp.formats.v4.yamlmerge import document_value, parse_yaml_value
 from agentv_lsp.yamlpos import YamlDocument
 from agentv_lsp.yamlpos.scalars import js_json_stringify
 
-__all__ = ["RuntimeMessage", "SkippedTest", "SuiteLoad", "V4Test", "load_suite", "parse_yaml_value"]
+__all__ = ["RuntimeMessage", "SkippedTest", "SuiteLoad", "V4Test", "load_suite"]
 
 ROLES = ("system", "user", "assistant", "tool")  # `x in ROLES` compares: safe for any value
 IMAGE_MEDIA_TYPES = {
@@ -197,31 +195,6 @@ def _load_suite(
     return suite
 
 
-def parse_yaml_value(text: str, file: str) -> Any:
-    """`parseYamlValue` (eemeli/yaml with merge keys); raises LoadFailure like the runtime."""
-    doc = parse_yaml_v4(text)
-    return _document_value(doc, file)
-
-
-def _document_value(doc: YamlDocument, file: str) -> Any:
-    has_merge_keys = quick_contains(doc.text, "<<")
-    if doc.error is not None and doc.error.kind == "duplicate-key" and has_merge_keys:
-        doc = allow_repeated_merge_keys(doc)
-        has_merge_keys = quick_contains(doc.text, "<<")  # the text that parsed now
-    if doc.error is not None:
-        raise LoadFailure(
-            runtime_error_text(doc) or doc.error.describe(),
-            "v4-yaml-syntax",
-            error_type="YAMLParseError",
-            file=file,
-            yaml_path=None,
-        )
-    value = doc.value
-    if has_merge_keys:
-        value = apply_merge_keys(doc, value, file)
-    return value
-
-
 def _read_text(ctx: LoadContext, path: str) -> str:
     try:
         return ctx.fs.read_document(path)
@@ -244,7 +217,7 @@ def _load_yaml_suite(ctx: LoadContext, suite: SuiteLoad, text: str | None, doc: 
         doc = parse_yaml_v4(text)
     elif BOM in doc.text:  # a caller's libyaml parse skipped BOMs the runtime does not
         doc = parse_yaml_v4(doc.text)
-    raw_parsed = _document_value(doc, path)
+    raw_parsed = document_value(doc, path)
     suite.config_path = _load_config(ctx, path, suite.repo_root)
     parsed = _env(ctx, raw_parsed, doc.text)
     if not is_object(parsed):
