@@ -19,6 +19,7 @@ from typing import Any
 
 from agentv_lsp.engine.files import FileReadError
 from agentv_lsp.engine.jsrt import node_resolve
+from agentv_lsp.formats.v4.judge import TEMPLATE_VARIABLES
 from agentv_lsp.formats.v4.model import YamlPath
 from agentv_lsp.formats.v4.runtime import (
     MISSING,
@@ -65,18 +66,6 @@ GRADER_KINDS = frozenset(
     )
 )
 RUBRIC_OPERATORS = ("correctness", "contradiction")
-TEMPLATE_VARIABLES = (
-    "expected_output",
-    "criteria",
-    "metadata",
-    "metadata_json",
-    "rubrics",
-    "rubrics_json",
-    "input",
-    "output",
-    "file_changes",
-    "tool_calls",
-)
 MAX_INCLUDE_DEPTH = 3
 PROMPT_FILE_PREFIX = "file://"
 _VARIABLE = re.compile(r"\{\{\s*([a-zA-Z0-9_]+)\s*\}\}", re.ASCII)

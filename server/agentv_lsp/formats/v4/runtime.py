@@ -11,7 +11,7 @@ import os
 import re
 import stat
 from collections.abc import Mapping, Sequence
-from typing import Any, TypeGuard
+from typing import Any, TypedDict, TypeGuard, Unpack
 
 from agentv_lsp.engine.files import (
     FileReadError,
@@ -23,6 +23,14 @@ from agentv_lsp.engine.files import (
 )
 from agentv_lsp.engine.jsrt import JS_WHITESPACE
 from agentv_lsp.formats.v4.model import RuntimeMessage, Stream, YamlPath
+
+
+class MessagePlace(TypedDict, total=False):
+    """Where a console message points (`file`, `yaml_path`) and the facts it carries (`data`)."""
+
+    file: str | None
+    yaml_path: YamlPath | None
+    data: dict[str, Any] | None
 
 
 class _Missing:
@@ -678,33 +686,21 @@ class LoadContext:
             found = self._resolutions[key] = resolve_reference(raw, key_roots, self.fs)
         return found
 
-    def emit(
-        self,
-        stream: Stream,
-        text: str,
-        code: str,
-        *,
-        file: str | None = None,
-        yaml_path: YamlPath | None = None,
-        data: dict[str, Any] | None = None,
-    ) -> None:
-        self.messages.append(RuntimeMessage(stream, text, code, file, yaml_path, data or {}))
+    def emit(self, stream: Stream, text: str, code: str, **place: Unpack[MessagePlace]) -> None:
+        self.messages.append(
+            RuntimeMessage(
+                stream, text, code, place.get("file"), place.get("yaml_path"), place.get("data") or {}
+            )
+        )
 
-    def notice(
-        self,
-        text: str,
-        code: str,
-        *,
-        file: str | None = None,
-        yaml_path: YamlPath | None = None,
-        data: dict[str, Any] | None = None,
-    ) -> None:
+    def notice(self, text: str, code: str, **place: Unpack[MessagePlace]) -> None:
         """One of our own notices (stream "notice"), once per code and place: the runtime would
         print nothing here (it reads whole files, walks whole trees)."""
+        at = (code, place.get("file"), place.get("yaml_path"))
         for m in self.messages:
-            if m.stream == "notice" and (m.code, m.file, m.yaml_path) == (code, file, yaml_path):
+            if m.stream == "notice" and (m.code, m.file, m.yaml_path) == at:
                 return
-        self.emit("notice", text, code, file=file, yaml_path=yaml_path, data=data)
+        self.emit("notice", text, code, **place)
 
     def note_truncated(self, read: FileText, path: str, file: str | None, yaml_path: YamlPath | None) -> None:
         """`file-truncated`, as the v2 engine says it, when `read` stopped at the size cap."""
@@ -718,27 +714,12 @@ class LoadContext:
             )
 
     def warn(
-        self,
-        message: str,
-        code: str,
-        *,
-        details: Sequence[str] = (),
-        file: str | None = None,
-        yaml_path: YamlPath | None = None,
-        data: dict[str, Any] | None = None,
+        self, message: str, code: str, *, details: Sequence[str] = (), **place: Unpack[MessagePlace]
     ) -> None:
         """`logWarning`: "Warning: message" plus detail lines."""
         text = "\n".join((f"Warning: {message}", *details))
-        self.emit("warn", text, code, file=file, yaml_path=yaml_path, data=data)
+        self.emit("warn", text, code, **place)
 
-    def error(
-        self,
-        message: str,
-        code: str,
-        *,
-        file: str | None = None,
-        yaml_path: YamlPath | None = None,
-        data: dict[str, Any] | None = None,
-    ) -> None:
+    def error(self, message: str, code: str, **place: Unpack[MessagePlace]) -> None:
         """`logError`: "Error: message" on stderr."""
-        self.emit("error", f"Error: {message}", code, file=file, yaml_path=yaml_path, data=data)
+        self.emit("error", f"Error: {message}", code, **place)
