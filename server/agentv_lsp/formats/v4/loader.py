@@ -49,6 +49,7 @@ from typing import Any
 from agentv_lsp.engine.files import (
     FileReadError,
     FileSystem,
+    Resolution,
     build_directory_chain,
     build_search_roots,
 )
@@ -206,6 +207,37 @@ def _env(ctx: LoadContext, value: Any, text: str) -> Any:
     return interpolate_env(value, ctx.env) if may_reference_env(text) else value
 
 
+def _type_error(message: str, file: str, yaml_path: YamlPath) -> LoadFailure:
+    """The TypeError the runtime's own code throws on a value of the wrong shape."""
+    return LoadFailure(
+        message, "v4-runtime-type-error", error_type="TypeError", file=file, yaml_path=yaml_path
+    )
+
+
+def _skip_test(
+    ctx: LoadContext,
+    suite: SuiteLoad,
+    skipped: SkippedTest,
+    message: str,
+    data: dict[str, Any],
+    *,
+    at: YamlPath | None = None,
+) -> None:
+    """`Error: message` (at `at`, else at the test) and the test dropped."""
+    ctx.error(message, skipped.code, file=skipped.source_file, yaml_path=at or skipped.yaml_path, data=data)
+    suite.skipped.append(skipped)
+
+
+def _warn_expected_outcome(ctx: LoadContext, test_id: str | None, file: str, yaml_path: YamlPath) -> None:
+    ctx.warn(
+        f"Test '{test_id if test_id is not None else 'unknown'}': 'expected_outcome' is deprecated. "
+        "Use 'criteria' instead.",
+        "v4-deprecated-key",
+        file=file,
+        yaml_path=(*yaml_path, "expected_outcome"),
+    )
+
+
 # -- YAML suites ----------------------------------------------------------------------------
 
 
@@ -355,13 +387,7 @@ def _load_yaml_test(
     if not outcome and "expected_outcome" in case:
         outcome = as_string(case["expected_outcome"])
         if outcome:
-            ctx.warn(
-                f"Test '{test_id if test_id is not None else 'unknown'}': 'expected_outcome' is deprecated. "
-                "Use 'criteria' instead.",
-                "v4-deprecated-key",
-                file=src,
-                yaml_path=(*base, "expected_outcome"),
-            )
+            _warn_expected_outcome(ctx, test_id, src, base)
     execution = read("execution")
     skip_defaults = isinstance(execution, dict) and execution.get("skip_defaults") is True
 
@@ -386,15 +412,12 @@ def _load_yaml_test(
         missing = _missing_fields(
             test_id, has_spec, input_messages, "criteria, expected_output, assertions or turns"
         )
-        ctx.error(
+        _skip_test(
+            ctx,
+            suite,
+            SkippedTest(index, test_id, _incomplete_reason(missing), src, base, "v4-skipped-test"),
             f"Skipping incomplete test: {shown}. {INCOMPLETE}",
-            "v4-skipped-test",
-            file=src,
-            yaml_path=base,
-            data={"id": test_id, "missing": missing},
-        )
-        suite.skipped.append(
-            SkippedTest(index, test_id, _incomplete_reason(missing), src, base, "v4-skipped-test")
+            {"id": test_id, "missing": missing},
         )
         return
 
@@ -444,15 +467,13 @@ def _load_yaml_test(
     try:
         assertions = shared.suite_graders.parse_test(ctx, case, test_id, src, base, skip_defaults)
     except TestRejected as rejected:
-        ctx.error(
+        _skip_test(
+            ctx,
+            suite,
+            SkippedTest(index, test_id, rejected.message, src, base, "v4-skipped-test-graders"),
             f"Skipping test '{test_id}': {rejected.message}",
-            "v4-skipped-test-graders",
-            file=src,
-            yaml_path=rejected.yaml_path or base,
-            data={"id": test_id, "cause": rejected.code},
-        )
-        suite.skipped.append(
-            SkippedTest(index, test_id, rejected.message, src, base, "v4-skipped-test-graders")
+            {"id": test_id, "cause": rejected.code},
+            at=rejected.yaml_path,
         )
         return
     rubrics = read("rubrics")
@@ -613,13 +634,7 @@ def _check_turns(turns: Any, file: str, base: YamlPath) -> None:
         return
     for i, turn in enumerate(turns):
         if turn is None:
-            raise LoadFailure(
-                "Cannot read properties of null (reading 'input')",
-                "v4-runtime-type-error",
-                error_type="TypeError",
-                file=file,
-                yaml_path=(*base, "turns", i),
-            )
+            raise _type_error("Cannot read properties of null (reading 'input')", file, (*base, "turns", i))
 
 
 # -- external tests: file, directory, file:// ----------------------------------------------------
@@ -835,13 +850,7 @@ def _load_jsonl_suite(ctx: LoadContext, suite: SuiteLoad, text: str | None) -> N
         if not outcome and get(case, "expected_outcome") is not MISSING:
             outcome = as_string(case["expected_outcome"])
             if outcome:
-                ctx.warn(
-                    f"Test '{test_id if test_id is not None else 'unknown'}': 'expected_outcome' is deprecated. "
-                    "Use 'criteria' instead.",
-                    "v4-deprecated-key",
-                    file=path,
-                    yaml_path=(*yaml_path, "expected_outcome"),
-                )
+                _warn_expected_outcome(ctx, test_id, path, yaml_path)
         input_messages = resolve_input_messages(case, MISSING)
         expected_messages = expand_expected_output(get(case, "expected_output")) or []
         has_spec = bool(outcome) or len(expected_messages) > 0 or get(case, "assert") is not MISSING
@@ -850,15 +859,12 @@ def _load_jsonl_suite(ctx: LoadContext, suite: SuiteLoad, text: str | None) -> N
             missing = _missing_fields(
                 test_id, has_spec, input_messages, "criteria, expected_output or assert"
             )
-            ctx.error(
+            _skip_test(
+                ctx,
+                suite,
+                SkippedTest(index, test_id, _incomplete_reason(missing), path, yaml_path, "v4-skipped-test"),
                 f"Skipping incomplete test at line {line}: {shown}. {INCOMPLETE_JSONL}",
-                "v4-skipped-test",
-                file=path,
-                yaml_path=yaml_path,
-                data={"id": test_id, "line": line, "missing": missing},
-            )
-            suite.skipped.append(
-                SkippedTest(index, test_id, _incomplete_reason(missing), path, yaml_path, "v4-skipped-test")
+                {"id": test_id, "line": line, "missing": missing},
             )
             continue
         text_parts: list[str] = []
@@ -888,15 +894,13 @@ def _load_jsonl_suite(ctx: LoadContext, suite: SuiteLoad, text: str | None) -> N
                 ctx, case, merged_execution, ctx.search_roots, test_id, None, path, yaml_path
             )
         except TestRejected as rejected:
-            ctx.error(
+            _skip_test(
+                ctx,
+                suite,
+                SkippedTest(index, test_id, rejected.message, path, yaml_path, "v4-skipped-test-graders"),
                 f"Skipping test '{test_id}' at line {line}: {rejected.message}",
-                "v4-skipped-test-graders",
-                file=path,
-                yaml_path=rejected.yaml_path or yaml_path,
-                data={"id": test_id, "line": line},
-            )
-            suite.skipped.append(
-                SkippedTest(index, test_id, rejected.message, path, yaml_path, "v4-skipped-test-graders")
+                {"id": test_id, "line": line},
+                at=rejected.yaml_path,
             )
             continue
         rubrics = get(case, "rubrics")
@@ -981,40 +985,25 @@ def _load_agent_skills(ctx: LoadContext, suite: SuiteLoad, text: str | None) -> 
     for index, case in enumerate(evals):
         where: YamlPath = ("evals", index)
         if case is None:
-            raise LoadFailure(
-                "Cannot read properties of null (reading 'id')",
-                "v4-runtime-type-error",
-                error_type="TypeError",
-                file=path,
-                yaml_path=where,
-            )
+            raise _type_error("Cannot read properties of null (reading 'id')", path, where)
         fields = case if is_object(case) else {}
         raw_id = fields.get("id", MISSING)
         prompt = fields.get("prompt", MISSING)
         if not isinstance(prompt, str) or js_trim(prompt) == "":
             ref = f"id={js_string(raw_id)}" if raw_id is not MISSING else "unknown"
-            ctx.error(
+            _skip_test(
+                ctx,
+                suite,
+                SkippedTest(index, None, "missing or empty 'prompt'", path, where, "v4-skipped-test"),
                 f"Skipping eval case {ref} in '{path}': missing or empty 'prompt'",
-                "v4-skipped-test",
-                file=path,
-                yaml_path=where,
-                data={"id": raw_id if isinstance(raw_id, str) else None},
-            )
-            suite.skipped.append(
-                SkippedTest(index, None, "missing or empty 'prompt'", path, where, "v4-skipped-test")
+                {"id": raw_id if isinstance(raw_id, str) else None},
             )
             continue
         assertions_raw = fields.get("assertions", MISSING)
         assertions: list[dict[str, Any]] | None = None
         if truthy(assertions_raw) and _js_length(assertions_raw) > 0:
             if not isinstance(assertions_raw, list):
-                raise LoadFailure(
-                    "evalCase.assertions.map is not a function",
-                    "v4-runtime-type-error",
-                    error_type="TypeError",
-                    file=path,
-                    yaml_path=(*where, "assertions"),
-                )
+                raise _type_error("evalCase.assertions.map is not a function", path, (*where, "assertions"))
             assertions = [
                 {"name": f"assertion-{i + 1}", "type": "llm-grader", "prompt": text_}
                 for i, text_ in enumerate(assertions_raw)
@@ -1029,12 +1018,8 @@ def _load_agent_skills(ctx: LoadContext, suite: SuiteLoad, text: str | None) -> 
             metadata["agent_skills_base_dir"] = base_dir
             for item in files if isinstance(files, list | str) else []:
                 if not isinstance(item, str):
-                    raise LoadFailure(
-                        'The "paths[1]" argument must be of type string.',
-                        "v4-runtime-type-error",
-                        error_type="TypeError",
-                        file=path,
-                        yaml_path=(*where, "files"),
+                    raise _type_error(
+                        'The "paths[1]" argument must be of type string.', path, (*where, "files")
                     )
                 file_paths.append(node_resolve(base_dir, item))
         expected = fields.get("expected_output", MISSING)
@@ -1331,6 +1316,44 @@ def _not_found_details(attempted: Sequence[str]) -> list[str]:
     return ["  Tried:", *(f"    {a}" for a in attempted)] if attempted else []
 
 
+def _segment_warning(
+    ctx: LoadContext,
+    segment_at: _SegmentAt,
+    message: str,
+    code: str,
+    *,
+    details: Sequence[str] = (),
+    data: dict[str, Any] | None = None,
+) -> None:
+    """A warning about a message segment, located only now that it is printed."""
+    file, yaml_path = _locate(segment_at)
+    ctx.warn(message, code, details=details, file=file, yaml_path=yaml_path, data=data)
+
+
+def _segment_not_found(
+    ctx: LoadContext,
+    res: Resolution,
+    value: str,
+    message_type: str,
+    segment_at: _SegmentAt,
+    what: str,
+    code: str,
+) -> None:
+    context = "" if message_type == "input" else " in expected_output"
+    _segment_warning(
+        ctx,
+        segment_at,
+        f"{what} not found{context}: {res.display_path}",
+        code,
+        details=_not_found_details(res.attempted),
+        data={"attempted": list(res.attempted), "raw": value, "display": res.display_path},
+    )
+
+
+def _unreadable_context(message_type: str) -> str:
+    return "" if message_type == "input" else " expected output"
+
+
 def _file_segment(
     ctx: LoadContext,
     value: str,
@@ -1340,27 +1363,16 @@ def _file_segment(
 ) -> dict[str, Any] | None:
     res = ctx.resolve(value)
     if res.resolved_path is None:
-        where_file, where_path = _locate(segment_at)
-        context = "" if message_type == "input" else " in expected_output"
-        ctx.warn(
-            f"File not found{context}: {res.display_path}",
-            "v4-file-not-found",
-            details=_not_found_details(res.attempted),
-            file=where_file,
-            yaml_path=where_path,
-            data={"attempted": list(res.attempted), "raw": value, "display": res.display_path},
-        )
+        _segment_not_found(ctx, res, value, message_type, segment_at, "File", "v4-file-not-found")
         return None
     try:
         read = ctx.fs.read(res.resolved_path)
     except FileReadError as exc:
-        where_file, where_path = _locate(segment_at)
-        context = "" if message_type == "input" else " expected output"
-        ctx.warn(
-            f"Could not read{context} file {res.resolved_path}: {exc}",
+        _segment_warning(
+            ctx,
+            segment_at,
+            f"Could not read{_unreadable_context(message_type)} file {res.resolved_path}: {exc}",
             "v4-file-unreadable",
-            file=where_file,
-            yaml_path=where_path,
             data={"resolved": res.resolved_path},
         )
         return None
@@ -1377,37 +1389,25 @@ def _image_segment(
 ) -> dict[str, Any] | None:
     res = ctx.resolve(value)
     if res.resolved_path is None:
-        where_file, where_path = _locate(segment_at)
-        context = "" if message_type == "input" else " in expected_output"
-        ctx.warn(
-            f"Image file not found{context}: {res.display_path}",
-            "v4-image-not-found",
-            details=_not_found_details(res.attempted),
-            file=where_file,
-            yaml_path=where_path,
-            data={"attempted": list(res.attempted), "raw": value, "display": res.display_path},
-        )
+        _segment_not_found(ctx, res, value, message_type, segment_at, "Image file", "v4-image-not-found")
         return None
     media_type = IMAGE_MEDIA_TYPES.get(node_extname(res.resolved_path).lower())
     if media_type is None:
-        where_file, where_path = _locate(segment_at)
-        ctx.warn(
+        _segment_warning(
+            ctx,
+            segment_at,
             f"Unsupported image extension for {res.display_path}. Supported: {', '.join(IMAGE_MEDIA_TYPES)}",
             "v4-image-extension",
-            file=where_file,
-            yaml_path=where_path,
         )
         return None
     try:
         data = read_bytes(ctx.fs, res.resolved_path)
     except FileReadError as exc:
-        where_file, where_path = _locate(segment_at)
-        context = "" if message_type == "input" else " expected output"
-        ctx.warn(
-            f"Could not read{context} image {res.resolved_path}: {exc}",
+        _segment_warning(
+            ctx,
+            segment_at,
+            f"Could not read{_unreadable_context(message_type)} image {res.resolved_path}: {exc}",
             "v4-image-unreadable",
-            file=where_file,
-            yaml_path=where_path,
         )
         return None
     encoded = base64.b64encode(data).decode("ascii")
