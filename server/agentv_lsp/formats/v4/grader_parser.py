@@ -15,6 +15,7 @@ import itertools
 import os
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from agentv_lsp.engine.files import FileReadError
@@ -74,7 +75,25 @@ _SOURCE_FILE = re.compile(r"\.[cm]?[jt]sx?$|\.py$|\.sh$|\.bash$|\.rb$|\.go$|\.rs
 Where = tuple[str, YamlPath]  # (file, yaml path) of a grader entry
 WarnFn = Callable[..., None]
 CommonFn = Callable[[], dict[str, Any]]
-Handler = Callable[..., "dict[str, Any] | None"]
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    """One grader entry, as every kind's handler reads it."""
+
+    ctx: LoadContext
+    raw: dict[str, Any]
+    name: str
+    type_value: str
+    eval_id: str
+    roots: Sequence[str]
+    where: Where
+    warn: WarnFn  # a warning at the entry (or at a path below it)
+    common: CommonFn  # weight, required, min_score and negate, validated
+    preprocessors: list[dict[str, Any]] | None
+
+
+Handler = Callable[[_Entry], "dict[str, Any] | None"]
 
 
 class GraderError(Exception):
@@ -616,25 +635,16 @@ def _parse_one(
         return {"name": name, "type": type_value, **base, **({"config": config} if config else {})}
 
     handler = _HANDLERS.get(type_value)
-    if handler is not None:
-        return handler(ctx, raw, name, eval_id, roots, where, warn, common, preprocessors)
-    return _llm_grader(ctx, raw, name, type_value, eval_id, roots, where, warn, common, preprocessors)
+    entry = _Entry(ctx, raw, name, type_value, eval_id, roots, where, warn, common, preprocessors)
+    return (handler or _llm_grader)(entry)
 
 
 # -- per kind -------------------------------------------------------------------------------------
 
 
-def _code_grader(
-    ctx: LoadContext,
-    raw: dict[str, Any],
-    name: str,
-    eval_id: str,
-    roots: Sequence[str],
-    where: Where,
-    warn: WarnFn,
-    common: CommonFn,
-    preprocessors: list[dict[str, Any]] | None,
-) -> dict[str, Any] | None:
+def _code_grader(e: _Entry) -> dict[str, Any] | None:
+    ctx, raw, name, eval_id, roots = e.ctx, e.raw, e.name, e.eval_id, e.roots
+    where, warn, preprocessors = e.where, e.warn, e.preprocessors
     file, path = where
     if raw.get("script", MISSING) is not MISSING and raw.get("command", MISSING) is MISSING:
         ctx.warn(
@@ -739,17 +749,9 @@ def _code_grader(
     return out
 
 
-def _composite(
-    ctx: LoadContext,
-    raw: dict[str, Any],
-    name: str,
-    eval_id: str,
-    roots: Sequence[str],
-    where: Where,
-    warn: WarnFn,
-    common: CommonFn,
-    preprocessors: list[dict[str, Any]] | None,
-) -> dict[str, Any] | None:
+def _composite(e: _Entry) -> dict[str, Any] | None:
+    ctx, raw, name, eval_id, roots = e.ctx, e.raw, e.name, e.eval_id, e.roots
+    where, warn, common = e.where, e.warn, e.common
     file, path = where
     members_key = next(
         (k for k in ("assertions", "assert", "evaluators") if raw.get(k) is not None), "assertions"
@@ -879,17 +881,8 @@ _TRAJECTORY_MODES = ("any_order", "in_order", "exact", "subset", "superset")
 _ARGS_MATCH = ("exact", "superset", "subset", "ignore")
 
 
-def _tool_trajectory(
-    ctx: LoadContext,
-    raw: dict[str, Any],
-    name: str,
-    eval_id: str,
-    roots: Sequence[str],
-    where: Where,
-    warn: WarnFn,
-    common: CommonFn,
-    preprocessors: list[dict[str, Any]] | None,
-) -> dict[str, Any] | None:
+def _tool_trajectory(e: _Entry) -> dict[str, Any] | None:
+    raw, name, eval_id, warn, common = e.raw, e.name, e.eval_id, e.warn, e.common
     mode = as_string(raw.get("mode"))
     if mode not in _TRAJECTORY_MODES:
         warn(
@@ -987,17 +980,8 @@ def _tool_trajectory(
     return out
 
 
-def _field_accuracy(
-    ctx: LoadContext,
-    raw: dict[str, Any],
-    name: str,
-    eval_id: str,
-    roots: Sequence[str],
-    where: Where,
-    warn: WarnFn,
-    common: CommonFn,
-    preprocessors: list[dict[str, Any]] | None,
-) -> dict[str, Any] | None:
+def _field_accuracy(e: _Entry) -> dict[str, Any] | None:
+    raw, name, eval_id, warn, common = e.raw, e.name, e.eval_id, e.warn, e.common
     fields_raw = raw.get("fields")
     if not isinstance(fields_raw, list):
         warn(
@@ -1064,17 +1048,8 @@ def _field_accuracy(
 
 
 def _threshold_kind(kind: str, key: str, text: str) -> Handler:
-    def handler(
-        ctx: LoadContext,
-        raw: dict[str, Any],
-        name: str,
-        eval_id: str,
-        roots: Sequence[str],
-        where: Where,
-        warn: WarnFn,
-        common: CommonFn,
-        preprocessors: list[dict[str, Any]] | None,
-    ) -> dict[str, Any] | None:
+    def handler(e: _Entry) -> dict[str, Any] | None:
+        raw, name, eval_id, warn, common = e.raw, e.name, e.eval_id, e.warn, e.common
         value = raw.get(key)
         if not is_number(value) or value < 0:
             warn(f"Skipping {kind} evaluator '{name}' in '{eval_id}': {text}", f"v4-grader-{kind}", (key,))
@@ -1090,17 +1065,8 @@ def _finite(value: Any) -> bool:
     return is_number(value) and value == value and value not in (float("inf"), float("-inf"))
 
 
-def _token_usage(
-    ctx: LoadContext,
-    raw: dict[str, Any],
-    name: str,
-    eval_id: str,
-    roots: Sequence[str],
-    where: Where,
-    warn: WarnFn,
-    common: CommonFn,
-    preprocessors: list[dict[str, Any]] | None,
-) -> dict[str, Any] | None:
+def _token_usage(e: _Entry) -> dict[str, Any] | None:
+    raw, name, eval_id, warn, common = e.raw, e.name, e.eval_id, e.warn, e.common
     limits: dict[str, Any] = {}
     for key, alt in (("max_total", "maxTotal"), ("max_input", "maxInput"), ("max_output", "maxOutput")):
         value = coalesce(raw.get(key, MISSING), raw.get(alt, MISSING))
@@ -1137,17 +1103,8 @@ _METRICS = (
 )
 
 
-def _execution_metrics(
-    ctx: LoadContext,
-    raw: dict[str, Any],
-    name: str,
-    eval_id: str,
-    roots: Sequence[str],
-    where: Where,
-    warn: WarnFn,
-    common: CommonFn,
-    preprocessors: list[dict[str, Any]] | None,
-) -> dict[str, Any] | None:
+def _execution_metrics(e: _Entry) -> dict[str, Any] | None:
+    raw, name, eval_id, warn, common = e.raw, e.name, e.eval_id, e.warn, e.common
     valid: dict[str, Any] = {}
     for key, alt in _METRICS:
         value = coalesce(raw.get(key, MISSING), raw.get(alt, MISSING))
@@ -1173,17 +1130,8 @@ def _execution_metrics(
     return out
 
 
-def _skill_trigger(
-    ctx: LoadContext,
-    raw: dict[str, Any],
-    name: str,
-    eval_id: str,
-    roots: Sequence[str],
-    where: Where,
-    warn: WarnFn,
-    common: CommonFn,
-    preprocessors: list[dict[str, Any]] | None,
-) -> dict[str, Any] | None:
+def _skill_trigger(e: _Entry) -> dict[str, Any] | None:
+    raw, name, eval_id, warn, common = e.raw, e.name, e.eval_id, e.warn, e.common
     skill = as_string(raw.get("skill"))
     if not skill:
         warn(
@@ -1200,17 +1148,8 @@ def _skill_trigger(
 
 
 def _string_value(kind: str) -> Handler:
-    def handler(
-        ctx: LoadContext,
-        raw: dict[str, Any],
-        name: str,
-        eval_id: str,
-        roots: Sequence[str],
-        where: Where,
-        warn: WarnFn,
-        common: CommonFn,
-        preprocessors: list[dict[str, Any]] | None,
-    ) -> dict[str, Any] | None:
+    def handler(e: _Entry) -> dict[str, Any] | None:
+        raw, name, eval_id, warn, common = e.raw, e.name, e.eval_id, e.warn, e.common
         value = as_string(raw.get("value"))
         if not value:
             warn(
@@ -1229,17 +1168,8 @@ def _string_value(kind: str) -> Handler:
 
 
 def _string_list_value(kind: str) -> Handler:
-    def handler(
-        ctx: LoadContext,
-        raw: dict[str, Any],
-        name: str,
-        eval_id: str,
-        roots: Sequence[str],
-        where: Where,
-        warn: WarnFn,
-        common: CommonFn,
-        preprocessors: list[dict[str, Any]] | None,
-    ) -> dict[str, Any] | None:
+    def handler(e: _Entry) -> dict[str, Any] | None:
+        raw, name, eval_id, warn, common = e.raw, e.name, e.eval_id, e.warn, e.common
         value = raw.get("value")
         strings = [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
         if not strings:
@@ -1256,18 +1186,8 @@ def _string_list_value(kind: str) -> Handler:
     return handler
 
 
-def _is_json(
-    ctx: LoadContext,
-    raw: dict[str, Any],
-    name: str,
-    eval_id: str,
-    roots: Sequence[str],
-    where: Where,
-    warn: WarnFn,
-    common: CommonFn,
-    preprocessors: list[dict[str, Any]] | None,
-) -> dict[str, Any] | None:
-    return {"name": name, "type": "is-json", **common()}
+def _is_json(e: _Entry) -> dict[str, Any] | None:
+    return {"name": e.name, "type": "is-json", **e.common()}
 
 
 _HANDLERS: dict[str, Handler] = {
@@ -1294,19 +1214,10 @@ _HANDLERS: dict[str, Handler] = {
 }
 
 
-def _llm_grader(
-    ctx: LoadContext,
-    raw: dict[str, Any],
-    name: str,
-    type_value: str,
-    eval_id: str,
-    roots: Sequence[str],
-    where: Where,
-    warn: WarnFn,
-    common: CommonFn,
-    preprocessors: list[dict[str, Any]] | None,
-) -> dict[str, Any] | None:
+def _llm_grader(e: _Entry) -> dict[str, Any] | None:
     """llm-grader, rubrics, rubric and inline-assert (the runtime's fall-through branch)."""
+    ctx, raw, name, type_value, eval_id = e.ctx, e.raw, e.name, e.type_value, e.eval_id
+    roots, where, warn, common, preprocessors = e.roots, e.where, e.warn, e.common, e.preprocessors
     file, path = where
     target = raw.get("target", MISSING)
     target_name: str | None = None
