@@ -16,6 +16,7 @@ import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from agentv_lsp.engine.files import FileReadError
@@ -92,6 +93,14 @@ class _Entry:
     common: CommonFn  # weight, required, min_score and negate, validated
     preprocessors: list[dict[str, Any]] | None
 
+    def skip(self, reason: str, sub: YamlPath = ()) -> None:
+        """The warning with which the runtime drops a grader of this kind."""
+        self.warn(
+            f"Skipping {self.type_value} evaluator '{self.name}' in '{self.eval_id}': {reason}",
+            f"v4-grader-{self.type_value}",
+            sub,
+        )
+
 
 Handler = Callable[[_Entry], "dict[str, Any] | None"]
 
@@ -103,6 +112,13 @@ class GraderError(Exception):
         super().__init__(message)
         self.message = message
         self.where = where
+
+
+def _warn_at(
+    ctx: LoadContext, where: Where, message: str, code: str, sub: YamlPath = (), details: Sequence[str] = ()
+) -> None:
+    """A warning about the value at `where` (or at `sub` below it)."""
+    ctx.warn(message, code, details=details, file=where[0], yaml_path=(*where[1], *sub) if sub else where[1])
 
 
 def normalize_type(value: str) -> str:
@@ -490,11 +506,11 @@ def _expand_entries(
     if value is MISSING:
         return None
     if not isinstance(value, list):
-        ctx.warn(
+        _warn_at(
+            ctx,
+            where,
             f"Skipping evaluators for '{eval_id}': expected array",
             "v4-grader-not-list",
-            file=where[0],
-            yaml_path=where[1],
         )
         return None
     out: list[tuple[Any, Where, Sequence[str]]] = []
@@ -545,11 +561,11 @@ def _group_string_criteria(
         if isinstance(value, str):
             trimmed = js_trim(value)
             if not trimmed:
-                ctx.warn(
+                _warn_at(
+                    ctx,
+                    item[1],
                     f"Skipping empty string criterion in assert array for '{eval_id}'",
                     "v4-grader-empty-criterion",
-                    file=item[1][0],
-                    yaml_path=item[1][1],
                 )
             else:
                 criteria.append(trimmed)
@@ -580,8 +596,7 @@ def _parse_one(
 ) -> dict[str, Any] | None:
     file, path = where
 
-    def warn(message: str, code: str, sub: YamlPath = (), details: Sequence[str] = ()) -> None:
-        ctx.warn(message, code, details=details, file=file, yaml_path=(*path, *sub))
+    warn: WarnFn = partial(_warn_at, ctx, where)
 
     if not is_object(raw):
         warn(f"Skipping invalid evaluator entry for '{eval_id}' (expected object)", "v4-grader-not-object")
@@ -647,11 +662,12 @@ def _code_grader(e: _Entry) -> dict[str, Any] | None:
     where, warn, preprocessors = e.where, e.warn, e.preprocessors
     file, path = where
     if raw.get("script", MISSING) is not MISSING and raw.get("command", MISSING) is MISSING:
-        ctx.warn(
+        _warn_at(
+            ctx,
+            where,
             f"'script' is deprecated in evaluator '{name}' in '{eval_id}'. Use 'command' instead.",
             "v4-grader-deprecated-script",
-            file=file,
-            yaml_path=(*path, "script"),
+            ("script",),
         )
     raw_command = coalesce(raw.get("command", MISSING), raw.get("script", MISSING))
     if isinstance(raw_command, str):
@@ -751,23 +767,18 @@ def _code_grader(e: _Entry) -> dict[str, Any] | None:
 
 def _composite(e: _Entry) -> dict[str, Any] | None:
     ctx, raw, name, eval_id, roots = e.ctx, e.raw, e.name, e.eval_id, e.roots
-    where, warn, common = e.where, e.warn, e.common
+    where, common = e.where, e.common
     file, path = where
     members_key = next(
         (k for k in ("assertions", "assert", "evaluators") if raw.get(k) is not None), "assertions"
     )
     members = raw.get(members_key)
     if not isinstance(members, list):
-        warn(
-            f"Skipping composite evaluator '{name}' in '{eval_id}': missing assertions (or evaluators) array",
-            "v4-grader-composite",
-        )
+        e.skip("missing assertions (or evaluators) array")
         return None
     aggregator = raw.get("aggregator")
     if not is_object(aggregator):
-        warn(
-            f"Skipping composite evaluator '{name}' in '{eval_id}': missing aggregator", "v4-grader-composite"
-        )
+        e.skip("missing aggregator")
         return None
     agg_type = as_string(aggregator.get("type"))
     normalized = (
@@ -776,18 +787,15 @@ def _composite(e: _Entry) -> dict[str, Any] | None:
         else None
     )
     if normalized is not None and _is_deprecated_judge(normalized):
-        warn(
-            f"Skipping composite evaluator '{name}' in '{eval_id}': aggregator type '{agg_type}' is deprecated. "
+        e.skip(
+            f"aggregator type '{agg_type}' is deprecated. "
             f"Use '{normalized.replace('-judge', '-grader', 1)}' instead",
-            "v4-grader-composite",
             ("aggregator", "type"),
         )
         return None
     if normalized not in ("weighted_average", "code-grader", "llm-grader", "threshold"):
-        warn(
-            f"Skipping composite evaluator '{name}' in '{eval_id}': invalid aggregator type "
-            f"'{js_string(agg_type if agg_type is not None else MISSING)}'",
-            "v4-grader-composite",
+        e.skip(
+            f"invalid aggregator type '{js_string(agg_type if agg_type is not None else MISSING)}'",
             ("aggregator", "type"),
         )
         return None
@@ -797,21 +805,21 @@ def _composite(e: _Entry) -> dict[str, Any] | None:
     parsed_members: list[dict[str, Any]] = []
     for member, member_where, _r in expanded:
         if not is_object(member):
-            ctx.warn(
+            _warn_at(
+                ctx,
+                member_where,
                 f"Skipping invalid member evaluator in composite '{name}' (expected object)",
                 "v4-grader-composite-member",
-                file=member_where[0],
-                yaml_path=member_where[1],
             )
             continue
         member_name = as_string(member.get("name"))
         member_type = member.get("type")
         if not member_name or member_type not in GRADER_KINDS or not isinstance(member_type, str):
-            ctx.warn(
+            _warn_at(
+                ctx,
+                member_where,
                 f"Skipping member evaluator with invalid name/type in composite '{name}'",
                 "v4-grader-composite-member",
-                file=member_where[0],
-                yaml_path=member_where[1],
             )
             continue
         parsed = _parse_list(
@@ -825,10 +833,7 @@ def _composite(e: _Entry) -> dict[str, Any] | None:
         if parsed:
             parsed_members.append(parsed[0])
     if not parsed_members:
-        warn(
-            f"Skipping composite evaluator '{name}' in '{eval_id}': no valid member evaluators",
-            "v4-grader-composite",
-        )
+        e.skip("no valid member evaluators")
         return None
     agg: dict[str, Any]
     if normalized == "weighted_average":
@@ -838,21 +843,13 @@ def _composite(e: _Entry) -> dict[str, Any] | None:
     elif normalized == "code-grader":
         agg_path = as_string(aggregator.get("path"))
         if not agg_path:
-            warn(
-                f"Skipping composite evaluator '{name}' in '{eval_id}': code-grader aggregator missing path",
-                "v4-grader-composite",
-                ("aggregator", "path"),
-            )
+            e.skip("code-grader aggregator missing path", ("aggregator", "path"))
             return None
         agg = {"type": "code-grader", "path": agg_path, "cwd": roots[0]}
     elif normalized == "threshold":
         threshold = aggregator.get("threshold")
         if not is_number(threshold) or threshold < 0 or threshold > 1:
-            warn(
-                f"Skipping composite evaluator '{name}' in '{eval_id}': threshold must be a number between 0.0 and 1.0",
-                "v4-grader-composite",
-                ("aggregator", "threshold"),
-            )
+            e.skip("threshold must be a number between 0.0 and 1.0", ("aggregator", "threshold"))
             return None
         agg = {"type": "threshold", "threshold": threshold}
     else:
@@ -885,10 +882,9 @@ def _tool_trajectory(e: _Entry) -> dict[str, Any] | None:
     raw, name, eval_id, warn, common = e.raw, e.name, e.eval_id, e.warn, e.common
     mode = as_string(raw.get("mode"))
     if mode not in _TRAJECTORY_MODES:
-        warn(
-            f"Skipping tool-trajectory evaluator '{name}' in '{eval_id}': invalid mode "
+        e.skip(
+            "invalid mode "
             f"'{js_string(mode if mode is not None else MISSING)}' (must be any_order, in_order, exact, subset, or superset)",
-            "v4-grader-tool-trajectory",
             ("mode",),
         )
         return None
@@ -896,11 +892,7 @@ def _tool_trajectory(e: _Entry) -> dict[str, Any] | None:
     minimums: dict[str, Any] | None = None
     if minimums_raw is not MISSING:
         if not is_object(minimums_raw):
-            warn(
-                f"Skipping tool-trajectory evaluator '{name}' in '{eval_id}': minimums must be an object",
-                "v4-grader-tool-trajectory",
-                ("minimums",),
-            )
+            e.skip("minimums must be an object", ("minimums",))
             return None
         minimums = {k: v for k, v in minimums_raw.items() if is_number(v) and v >= 0}
     args_raw = coalesce(raw.get("args_match", MISSING), raw.get("argsMatch", MISSING))
@@ -923,11 +915,7 @@ def _tool_trajectory(e: _Entry) -> dict[str, Any] | None:
     expected: list[dict[str, Any]] | None = None
     if expected_raw is not MISSING:
         if not isinstance(expected_raw, list):
-            warn(
-                f"Skipping tool-trajectory evaluator '{name}' in '{eval_id}': expected must be an array",
-                "v4-grader-tool-trajectory",
-                ("expected",),
-            )
+            e.skip("expected must be an array", ("expected",))
             return None
         expected = []
         for i, item in enumerate(expected_raw):
@@ -958,16 +946,10 @@ def _tool_trajectory(e: _Entry) -> dict[str, Any] | None:
                     )
             expected.append(entry)
     if mode == "any_order" and minimums is None:
-        warn(
-            f"Skipping tool-trajectory evaluator '{name}' in '{eval_id}': any_order mode requires minimums",
-            "v4-grader-tool-trajectory",
-        )
+        e.skip("any_order mode requires minimums")
         return None
     if mode != "any_order" and expected is None:
-        warn(
-            f"Skipping tool-trajectory evaluator '{name}' in '{eval_id}': {mode} mode requires expected",
-            "v4-grader-tool-trajectory",
-        )
+        e.skip(f"{mode} mode requires expected")
         return None
     out: dict[str, Any] = {"name": name, "type": "tool-trajectory", "mode": mode}
     if minimums is not None:
@@ -984,16 +966,10 @@ def _field_accuracy(e: _Entry) -> dict[str, Any] | None:
     raw, name, eval_id, warn, common = e.raw, e.name, e.eval_id, e.warn, e.common
     fields_raw = raw.get("fields")
     if not isinstance(fields_raw, list):
-        warn(
-            f"Skipping field-accuracy evaluator '{name}' in '{eval_id}': missing fields array",
-            "v4-grader-field-accuracy",
-        )
+        e.skip("missing fields array")
         return None
     if not fields_raw:
-        warn(
-            f"Skipping field-accuracy evaluator '{name}' in '{eval_id}': fields array is empty",
-            "v4-grader-field-accuracy",
-        )
+        e.skip("fields array is empty")
         return None
     fields: list[dict[str, Any]] = []
     for i, field_raw in enumerate(fields_raw):
@@ -1034,10 +1010,7 @@ def _field_accuracy(e: _Entry) -> dict[str, Any] | None:
             entry["formats"] = [f for f in field_raw["formats"] if isinstance(f, str)]
         fields.append(entry)
     if not fields:
-        warn(
-            f"Skipping field-accuracy evaluator '{name}' in '{eval_id}': no valid fields found",
-            "v4-grader-field-accuracy",
-        )
+        e.skip("no valid fields found")
         return None
     aggregation = raw.get("aggregation")
     out: dict[str, Any] = {"name": name, "type": "field-accuracy", "fields": fields}
@@ -1049,10 +1022,10 @@ def _field_accuracy(e: _Entry) -> dict[str, Any] | None:
 
 def _threshold_kind(kind: str, key: str, text: str) -> Handler:
     def handler(e: _Entry) -> dict[str, Any] | None:
-        raw, name, eval_id, warn, common = e.raw, e.name, e.eval_id, e.warn, e.common
+        raw, name, common = e.raw, e.name, e.common
         value = raw.get(key)
         if not is_number(value) or value < 0:
-            warn(f"Skipping {kind} evaluator '{name}' in '{eval_id}': {text}", f"v4-grader-{kind}", (key,))
+            e.skip(text, (key,))
             return None
         out: dict[str, Any] = {"name": name, "type": kind, key: value}
         out.update(common())
@@ -1065,27 +1038,37 @@ def _finite(value: Any) -> bool:
     return is_number(value) and value == value and value not in (float("inf"), float("-inf"))
 
 
-def _token_usage(e: _Entry) -> dict[str, Any] | None:
-    raw, name, eval_id, warn, common = e.raw, e.name, e.eval_id, e.warn, e.common
-    limits: dict[str, Any] = {}
-    for key, alt in (("max_total", "maxTotal"), ("max_input", "maxInput"), ("max_output", "maxOutput")):
-        value = coalesce(raw.get(key, MISSING), raw.get(alt, MISSING))
+def _non_negative_limits(
+    e: _Entry, kind: str, keys: Sequence[tuple[str, str]], *, bad_rejects: bool
+) -> dict[str, Any] | None:
+    """The limits set under `keys` (snake_case or camelCase), each a finite number >= 0; a bad
+    one is warned about and left out, or (`bad_rejects`) rejects the whole grader (None)."""
+    found: dict[str, Any] = {}
+    for key, alt in keys:
+        value = coalesce(e.raw.get(key, MISSING), e.raw.get(alt, MISSING))
         if value is MISSING:
             continue
         if not _finite(value) or value < 0:
-            warn(
-                f"Skipping token-usage evaluator '{name}' in '{eval_id}': {key} must be a non-negative finite number",
-                "v4-grader-token-usage",
+            e.warn(
+                f"Skipping {kind} evaluator '{e.name}' in '{e.eval_id}': {key} must be a non-negative finite number",
+                f"v4-grader-{kind}",
                 (key,),
             )
+            if bad_rejects:
+                return None
             continue
-        limits[key] = value
+        found[key] = value
+    return found
+
+
+_TOKEN_LIMITS = (("max_total", "maxTotal"), ("max_input", "maxInput"), ("max_output", "maxOutput"))
+
+
+def _token_usage(e: _Entry) -> dict[str, Any] | None:
+    name, common = e.name, e.common
+    limits = _non_negative_limits(e, "token-usage", _TOKEN_LIMITS, bad_rejects=False)
     if not limits:
-        warn(
-            f"Skipping token-usage evaluator '{name}' in '{eval_id}': must set at least one of max_total, max_input, "
-            "max_output",
-            "v4-grader-token-usage",
-        )
+        e.skip("must set at least one of max_total, max_input, max_output")
         return None
     out: dict[str, Any] = {"name": name, "type": "token-usage", **limits}
     out.update(common())
@@ -1104,25 +1087,14 @@ _METRICS = (
 
 
 def _execution_metrics(e: _Entry) -> dict[str, Any] | None:
-    raw, name, eval_id, warn, common = e.raw, e.name, e.eval_id, e.warn, e.common
-    valid: dict[str, Any] = {}
-    for key, alt in _METRICS:
-        value = coalesce(raw.get(key, MISSING), raw.get(alt, MISSING))
-        if value is MISSING:
-            continue
-        if not _finite(value) or value < 0:
-            warn(
-                f"Skipping execution-metrics evaluator '{name}' in '{eval_id}': {key} must be a non-negative finite number",
-                "v4-grader-execution-metrics",
-                (key,),
-            )
-            return None
-        valid[key] = value
+    name, common = e.name, e.common
+    valid = _non_negative_limits(e, "execution-metrics", _METRICS, bad_rejects=True)
+    if valid is None:
+        return None
     if not any(k in valid for k, _ in _METRICS[:-1]):
-        warn(
-            f"Skipping execution-metrics evaluator '{name}' in '{eval_id}': must set at least one threshold "
+        e.skip(
+            "must set at least one threshold "
             "(max_tool_calls, max_llm_calls, max_tokens, max_cost_usd, max_duration_ms, or target_exploration_ratio)",
-            "v4-grader-execution-metrics",
         )
         return None
     out: dict[str, Any] = {"name": name, "type": "execution-metrics", **valid}
@@ -1131,14 +1103,10 @@ def _execution_metrics(e: _Entry) -> dict[str, Any] | None:
 
 
 def _skill_trigger(e: _Entry) -> dict[str, Any] | None:
-    raw, name, eval_id, warn, common = e.raw, e.name, e.eval_id, e.warn, e.common
+    raw, name, common = e.raw, e.name, e.common
     skill = as_string(raw.get("skill"))
     if not skill:
-        warn(
-            f"Skipping skill-trigger evaluator '{name}' in '{eval_id}': missing skill",
-            "v4-grader-skill-trigger",
-            ("skill",),
-        )
+        e.skip("missing skill", ("skill",))
         return None
     out: dict[str, Any] = {"name": name, "type": "skill-trigger", "skill": skill}
     if isinstance(raw.get("should_trigger"), bool):
@@ -1149,14 +1117,10 @@ def _skill_trigger(e: _Entry) -> dict[str, Any] | None:
 
 def _string_value(kind: str) -> Handler:
     def handler(e: _Entry) -> dict[str, Any] | None:
-        raw, name, eval_id, warn, common = e.raw, e.name, e.eval_id, e.warn, e.common
+        raw, name, common = e.raw, e.name, e.common
         value = as_string(raw.get("value"))
         if not value:
-            warn(
-                f"Skipping {kind} evaluator '{name}' in '{eval_id}': missing value",
-                f"v4-grader-{kind}",
-                ("value",),
-            )
+            e.skip("missing value", ("value",))
             return None
         out: dict[str, Any] = {"name": name, "type": kind, "value": value}
         if kind == "regex" and isinstance(raw.get("flags"), str):
@@ -1169,15 +1133,11 @@ def _string_value(kind: str) -> Handler:
 
 def _string_list_value(kind: str) -> Handler:
     def handler(e: _Entry) -> dict[str, Any] | None:
-        raw, name, eval_id, warn, common = e.raw, e.name, e.eval_id, e.warn, e.common
+        raw, name, common = e.raw, e.name, e.common
         value = raw.get("value")
         strings = [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
         if not strings:
-            warn(
-                f"Skipping {kind} evaluator '{name}' in '{eval_id}': value must be a non-empty string array",
-                f"v4-grader-{kind}",
-                ("value",),
-            )
+            e.skip("value must be a non-empty string array", ("value",))
             return None
         out: dict[str, Any] = {"name": name, "type": kind, "value": strings}
         out.update(common())
@@ -1241,11 +1201,7 @@ def _llm_grader(e: _Entry) -> dict[str, Any] | None:
     if type_value == "rubrics":
         criteria = raw.get("criteria")
         if not isinstance(criteria, list) or not criteria:
-            warn(
-                f"Skipping rubrics evaluator '{name}' in '{eval_id}': criteria must be a non-empty array",
-                "v4-grader-rubrics",
-                ("criteria",),
-            )
+            e.skip("criteria must be a non-empty array", ("criteria",))
             return None
         normalized = [
             {"id": f"rubric-{i + 1}", "outcome": item, "weight": 1.0, "required": True}
@@ -1255,10 +1211,7 @@ def _llm_grader(e: _Entry) -> dict[str, Any] | None:
         ]
         items = _rubric_items(ctx, normalized, name, eval_id, (file, (*path, "criteria")))
         if not items:
-            warn(
-                f"Skipping rubrics evaluator '{name}' in '{eval_id}': no valid criteria found",
-                "v4-grader-rubrics",
-            )
+            e.skip("no valid criteria found")
             return None
         out = tail({"name": name, "type": "llm-grader", "rubrics": items})
         if preprocessors:
@@ -1272,11 +1225,12 @@ def _llm_grader(e: _Entry) -> dict[str, Any] | None:
     script_config: dict[str, Any] | None = None
     if is_object(raw_prompt):
         if raw_prompt.get("script", MISSING) is not MISSING and raw_prompt.get("command", MISSING) is MISSING:
-            ctx.warn(
+            _warn_at(
+                ctx,
+                where,
                 f"'prompt.script' is deprecated in evaluator '{name}' in '{eval_id}'. Use 'prompt.command' instead.",
                 "v4-grader-deprecated-script",
-                file=file,
-                yaml_path=(*path, "prompt", "script"),
+                ("prompt", "script"),
             )
         command = _string_array(
             coalesce(raw_prompt.get("command", MISSING), raw_prompt.get("script", MISSING)),
@@ -1319,16 +1273,7 @@ def _llm_grader(e: _Entry) -> dict[str, Any] | None:
     )
     if type_value == "rubric":
         if not isinstance(rubrics_raw, list) or rubrics is None:
-            if not isinstance(rubrics_raw, list):
-                warn(
-                    f"Skipping rubric evaluator '{name}' in '{eval_id}': missing rubrics array",
-                    "v4-grader-rubric",
-                )
-            else:
-                warn(
-                    f"Skipping rubric evaluator '{name}' in '{eval_id}': missing rubrics array",
-                    "v4-grader-rubric",
-                )
+            e.skip("missing rubrics array")  # no list, or no valid rubric in it: the same words
             return None
         out = tail({"name": name, "type": "llm-grader", "rubrics": rubrics})
         if preprocessors:
@@ -1508,12 +1453,13 @@ def _required_and_min_score(
         if "min_score" not in out:
             out["min_score"] = required
         out = {"required": required, **out}
-        ctx.warn(
+        _warn_at(
+            ctx,
+            where,
             f"Grader '{name}' in '{eval_id}': 'required: {js_string(required)}' is deprecated. "
             f"Use 'required: true' + 'min_score: {js_string(required)}' instead.",
             "v4-grader-deprecated-required",
-            file=where[0],
-            yaml_path=(*where[1], "required"),
+            ("required",),
         )
     return out
 
@@ -1580,12 +1526,13 @@ def _rubric_operator(
         return None
     if isinstance(value, str) and value in RUBRIC_OPERATORS:
         return value
-    ctx.warn(
+    _warn_at(
+        ctx,
+        where,
         f"Ignoring invalid operator for rubric '{rubric_id}' in evaluator '{name}' in '{eval_id}': must be one of "
         f"{', '.join(RUBRIC_OPERATORS)}",
         "v4-grader-rubric-operator",
-        file=where[0],
-        yaml_path=(*where[1], "operator"),
+        ("operator",),
     )
     return None
 
@@ -1597,11 +1544,11 @@ def _rubric_items(
     for index, rubric in enumerate(raw_items):
         item_where = (where[0], (*where[1], index))
         if not is_object(rubric):
-            ctx.warn(
+            _warn_at(
+                ctx,
+                item_where,
                 f"Skipping invalid rubric entry at index {index} in evaluator '{name}' (expected object)",
                 "v4-grader-rubric-entry",
-                file=item_where[0],
-                yaml_path=item_where[1],
             )
             continue
         rubric_id = as_string(rubric.get("id"))  # `?? default`: an empty id stays empty
@@ -1634,12 +1581,13 @@ def _rubric_items(
                 )
             required_min = rms
             min_score = rms / 10
-            ctx.warn(
+            _warn_at(
+                ctx,
+                item_where,
                 f"Rubric '{rubric_id}' in evaluator '{name}' in '{eval_id}': 'required_min_score: {js_string(rms)}' is "
                 f"deprecated. Use 'min_score: {js_string(rms / 10)}' (0-1 scale) instead.",
                 "v4-grader-deprecated-required-min-score",
-                file=item_where[0],
-                yaml_path=(*item_where[1], "required_min_score"),
+                ("required_min_score",),
             )
         required = rubric["required"] if isinstance(rubric.get("required"), bool) else None
         ranges_raw = rubric.get("score_ranges", MISSING)
@@ -1667,11 +1615,11 @@ def _rubric_items(
             items.append(item)
             continue
         if not outcome:
-            ctx.warn(
+            _warn_at(
+                ctx,
+                item_where,
                 f"Skipping rubric '{rubric_id}' in evaluator '{name}' in '{eval_id}': missing outcome",
                 "v4-grader-rubric-outcome",
-                file=item_where[0],
-                yaml_path=item_where[1],
             )
             continue
         item = {"id": rubric_id, "outcome": outcome}
