@@ -30,12 +30,10 @@ from agentv_lsp.formats.v4.runtime import (
     TestRejected,
     as_string,
     coalesce,
-    interpolate_env,
     is_number,
     is_object,
     js_string,
     js_trim,
-    may_reference_env,
 )
 from agentv_lsp.formats.v4.yamlmerge import parse_yaml_value
 
@@ -432,7 +430,7 @@ def _resolve_template(ctx: LoadContext, include: str, roots: Sequence[str]) -> t
 def _read_yaml(ctx: LoadContext, path: str) -> Any:
     text = ctx.fs.read_text(path)
     value = parse_yaml_value(text, path)
-    return interpolate_env(value, ctx.env) if may_reference_env(text) else value
+    return ctx.with_env(value, text)
 
 
 def _nested_roots(template_path: str, roots: Sequence[str]) -> list[str]:
@@ -657,6 +655,53 @@ def _parse_one(
 # -- per kind -------------------------------------------------------------------------------------
 
 
+# a code-grader's own keys; any other key is passed to the script as config
+_CODE_GRADER_KEYS = frozenset(
+    [
+        "name",
+        "type",
+        "command",
+        "script",
+        "cwd",
+        "weight",
+        "target",
+        "config",
+        "preprocessors",
+        "required",
+        "min_score",
+        "negate",
+    ]
+)
+# an llm-grader's own keys; any other key is config
+_LLM_GRADER_KEYS = frozenset(
+    [
+        "name",
+        "type",
+        "prompt",
+        "model",
+        "rubrics",
+        "target",
+        "weight",
+        "config",
+        "required",
+        "min_score",
+        "negate",
+        "max_steps",
+        "maxSteps",
+        "temperature",
+        "preprocessors",
+    ]
+)
+
+
+def _extra_config(raw: dict[str, Any], known: frozenset[str]) -> dict[str, Any]:
+    """The entry's other keys, then its `config` object on top (as the runtime spreads them)."""
+    config = {k: v for k, v in raw.items() if k not in known}
+    top = raw.get("config")
+    config.update(top if is_object(top) else {})
+    return config
+
+
 def _code_grader(e: _Entry) -> dict[str, Any] | None:
     ctx, raw, name, eval_id, roots = e.ctx, e.raw, e.name, e.eval_id, e.roots
     where, warn, preprocessors = e.where, e.warn, e.preprocessors
@@ -727,23 +772,7 @@ def _code_grader(e: _Entry) -> dict[str, Any] | None:
                 ("target",),
             )
     extra = _required_and_min_score(ctx, raw, name, eval_id, where)
-    known = {
-        "name",
-        "type",
-        "command",
-        "script",
-        "cwd",
-        "weight",
-        "target",
-        "config",
-        "preprocessors",
-        "required",
-        "min_score",
-        "negate",
-    }
-    config = {k: v for k, v in raw.items() if k not in known}
-    top = raw.get("config")
-    config.update(top if is_object(top) else {})
+    config = _extra_config(raw, _CODE_GRADER_KEYS)
     out: dict[str, Any] = {"name": name, "type": "code-grader", "command": command}
     if script_path:
         out["resolvedScriptPath"] = script_path
@@ -1280,26 +1309,7 @@ def _llm_grader(e: _Entry) -> dict[str, Any] | None:
             out["preprocessors"] = preprocessors
         return out
     extra = common()
-    known = {
-        "name",
-        "type",
-        "prompt",
-        "model",
-        "rubrics",
-        "target",
-        "weight",
-        "config",
-        "required",
-        "min_score",
-        "negate",
-        "max_steps",
-        "maxSteps",
-        "temperature",
-        "preprocessors",
-    }
-    config = {k: v for k, v in raw.items() if k not in known}
-    top = raw.get("config")
-    config.update(top if is_object(top) else {})
+    config = _extra_config(raw, _LLM_GRADER_KEYS)
     final_config = script_config if script_config is not None else (config or None)
     max_steps = coalesce(raw.get("max_steps", MISSING), raw.get("maxSteps", MISSING))
     temperature = raw.get("temperature")

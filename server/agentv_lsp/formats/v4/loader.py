@@ -71,14 +71,12 @@ from agentv_lsp.formats.v4.runtime import (
     as_string,
     coalesce,
     get,
-    interpolate_env,
     interpolate_template_vars,
     is_object,
     js_sort_key,
     js_string,
     js_trim,
     js_typeof,
-    may_reference_env,
     node_extname,
     nullish,
     read_bytes,
@@ -203,10 +201,6 @@ def _read_text(ctx: LoadContext, path: str) -> str:
         raise LoadFailure(str(exc), "v4-file-unreadable", file=path) from exc
 
 
-def _env(ctx: LoadContext, value: Any, text: str) -> Any:
-    return interpolate_env(value, ctx.env) if may_reference_env(text) else value
-
-
 def _type_error(message: str, file: str, yaml_path: YamlPath) -> LoadFailure:
     """The TypeError the runtime's own code throws on a value of the wrong shape."""
     return LoadFailure(
@@ -251,7 +245,7 @@ def _load_yaml_suite(ctx: LoadContext, suite: SuiteLoad, text: str | None, doc: 
         doc = parse_yaml_v4(doc.text)
     raw_parsed = document_value(doc, path)
     suite.config_path = _load_config(ctx, path, suite.repo_root)
-    parsed = _env(ctx, raw_parsed, doc.text)
+    parsed = ctx.with_env(raw_parsed, doc.text)
     if not is_object(parsed):
         raise LoadFailure(f"Invalid test file format: {path}", "v4-not-object", file=path, yaml_path=())
 
@@ -668,7 +662,7 @@ def _load_cases_from_file(ctx: LoadContext, path: str, cause: YamlPath) -> list[
         )
         return []
     if ext in (".yaml", ".yml"):
-        parsed = _env(ctx, parse_yaml_value(content, path), content)
+        parsed = ctx.with_env(parse_yaml_value(content, path), content)
         if not isinstance(parsed, list):
             raise LoadFailure(
                 f"External test file must contain a YAML array, got {js_typeof(parsed)}: {path}",
@@ -715,7 +709,7 @@ def _parse_jsonl(
             value = parse_json(line)
         except JsonParseError as exc:
             raise LoadFailure(describe(i + 1, str(exc)), "v4-jsonl-parse", file=path, yaml_path=(i,)) from exc
-        value = _env(ctx, value, line)
+        value = ctx.with_env(value, line)
         if not is_object(value):
             raise LoadFailure(
                 describe(i + 1, "Expected JSON object"), "v4-jsonl-parse", file=path, yaml_path=(i,)
@@ -768,7 +762,7 @@ def _load_cases_from_directory(ctx: LoadContext, directory: str) -> list[TestEnt
             raise LoadFailure(
                 f"Cannot read case file: {case_file}\n  {exc}", "v4-cases-file", file=case_file
             ) from exc
-        parsed = _env(ctx, parse_yaml_value(content, case_file), content)
+        parsed = ctx.with_env(parse_yaml_value(content, case_file), content)
         if not is_object(parsed):
             raise LoadFailure(
                 f"Case file must contain a YAML object, got {js_typeof(parsed)}: {case_file}",
@@ -937,7 +931,7 @@ def _load_sidecar(ctx: LoadContext, jsonl_path: str) -> dict[str, Any]:
         return {}
     try:
         content = ctx.fs.read_text(sidecar)
-        parsed = _env(ctx, parse_yaml_value(content, sidecar), content)
+        parsed = ctx.with_env(parse_yaml_value(content, sidecar), content)
     except (FileReadError, LoadFailure) as exc:
         ctx.warn(
             f"Could not read sidecar metadata from {sidecar}: {exc}", "v4-sidecar-unreadable", file=sidecar
@@ -1523,7 +1517,7 @@ def _read_config(ctx: LoadContext, path: str) -> bool:
 
     try:
         content = ctx.fs.read_text(path)
-        parsed = _env(ctx, parse_yaml_value(content, path), content)
+        parsed = ctx.with_env(parse_yaml_value(content, path), content)
     except (FileReadError, LoadFailure) as exc:
         ctx.warn(f"Could not read config.yaml at {path}: {exc}", "v4-config-unreadable", file=path)
         return False
@@ -1668,7 +1662,7 @@ def _resolve_workspace(ctx: LoadContext, raw: Any, eval_dir: str, file: str, whe
                 file=file,
                 yaml_path=where,
             ) from exc
-        parsed = _env(ctx, parse_yaml_value(content, workspace_file), content)
+        parsed = ctx.with_env(parse_yaml_value(content, workspace_file), content)
         if not is_object(parsed):
             raise LoadFailure(
                 f"Invalid workspace file format: {workspace_file} (expected a YAML object)",

@@ -665,6 +665,10 @@ class LoadContext:
         # Suite-level parts that every test of the load repeats (see `memo_get`)
         self._memo: dict[tuple[Any, ...], tuple[Any, Any]] = {}
 
+    def with_env(self, value: Any, text: str) -> Any:
+        """`interpolateEnv` on a value parsed from `text` (skipped when the text names no variable)."""
+        return interpolate_env(value, self.env) if may_reference_env(text) else value
+
     def memo_get(self, key: tuple[Any, ...], source: Any) -> Any:
         """What `memo_put(key, source, result)` stored for this very `source` object (the
         identity is checked, so an `id()` in the key is never taken for another), else MISSING."""
