@@ -222,6 +222,16 @@ def _skip_test(
     suite.skipped.append(skipped)
 
 
+def _with_inline_rubrics(
+    ctx: LoadContext, assertions: list[dict[str, Any]] | None, rubrics: Any, file: str, base: YamlPath
+) -> list[dict[str, Any]] | None:
+    """A test's `rubrics` list, as one grader before its assertions."""
+    if not isinstance(rubrics, list):
+        return assertions
+    rubric_grader = graders.parse_inline_rubrics(ctx, rubrics, file, (*base, "rubrics"))
+    return assertions if rubric_grader is None else [rubric_grader, *(assertions or [])]
+
+
 def _warn_expected_outcome(ctx: LoadContext, test_id: str | None, file: str, yaml_path: YamlPath) -> None:
     ctx.warn(
         f"Test '{test_id if test_id is not None else 'unknown'}': 'expected_outcome' is deprecated. "
@@ -470,11 +480,7 @@ def _load_yaml_test(
             at=rejected.yaml_path,
         )
         return
-    rubrics = read("rubrics")
-    if isinstance(rubrics, list):
-        rubric_grader = graders.parse_inline_rubrics(ctx, rubrics, src, (*base, "rubrics"))
-        if rubric_grader is not None:
-            assertions = [rubric_grader, *(assertions or [])]
+    assertions = _with_inline_rubrics(ctx, assertions, read("rubrics"), src, base)
     workspace = read("workspace")
     if isinstance(workspace, str | dict):  # anything else means nothing to the runtime
         _resolve_workspace(ctx, workspace, os.path.dirname(suite.eval_path), src, (*base, "workspace"))
@@ -897,11 +903,7 @@ def _load_jsonl_suite(ctx: LoadContext, suite: SuiteLoad, text: str | None) -> N
                 at=rejected.yaml_path,
             )
             continue
-        rubrics = get(case, "rubrics")
-        if isinstance(rubrics, list):
-            rubric_grader = graders.parse_inline_rubrics(ctx, rubrics, path, (*yaml_path, "rubrics"))
-            if rubric_grader is not None:
-                assertions = [rubric_grader, *(assertions or [])]
+        assertions = _with_inline_rubrics(ctx, assertions, get(case, "rubrics"), path, yaml_path)
         suite.tests.append(
             V4Test(
                 index=index,
@@ -1683,18 +1685,30 @@ def _resolve_workspace(ctx: LoadContext, raw: Any, eval_dir: str, file: str, whe
     _parse_workspace(ctx, raw, file, where)
 
 
+# Keys the runtime rejects (in this order) with the text saying what replaced them
+_REMOVED_WORKSPACE_KEYS = {
+    "static_path": "workspace.static_path has been removed. Use workspace.path with workspace.mode=static.",
+    "pool": "workspace.pool has been removed. Use workspace.mode='pooled' or 'temp'.",
+    "static": "workspace.static has been removed. Use workspace.mode='static'.",
+}
+_REMOVED_REPO_KEYS = {
+    "source": "workspace.repos[].source has been removed. Use workspace.repos[].repo.",
+    "checkout": "workspace.repos[].checkout has been removed. Use top-level commit, base_commit, and ancestor.",
+    "clone": "workspace.repos[].clone has been removed. Use top-level sparse if needed.",
+}
+
+
+def _reject_removed_keys(raw: dict[str, Any], removed: Mapping[str, str], file: str, where: YamlPath) -> None:
+    for key, message in removed.items():
+        if key in raw:
+            raise LoadFailure(message, "v4-workspace", file=file, yaml_path=(*where, key))
+
+
 def _parse_workspace(ctx: LoadContext, raw: Any, file: str, where: YamlPath) -> bool:
     """`parseWorkspaceConfig`: its errors and deprecation warnings; whether it yields a config."""
     if not is_object(raw):
         return False
-    removed = {
-        "static_path": "workspace.static_path has been removed. Use workspace.path with workspace.mode=static.",
-        "pool": "workspace.pool has been removed. Use workspace.mode='pooled' or 'temp'.",
-        "static": "workspace.static has been removed. Use workspace.mode='static'.",
-    }
-    for key, message in removed.items():
-        if key in raw:
-            raise LoadFailure(message, "v4-workspace", file=file, yaml_path=(*where, key))
+    _reject_removed_keys(raw, _REMOVED_WORKSPACE_KEYS, file, where)
     produced = isinstance(raw.get("template"), str) and raw["template"] != ""
     produced |= raw.get("isolation") in ("shared", "per_test")
     repos = raw.get("repos")
@@ -1739,14 +1753,7 @@ def _parse_workspace(ctx: LoadContext, raw: Any, file: str, where: YamlPath) -> 
 def _check_repo(raw: Any, file: str, where: YamlPath) -> None:
     if not is_object(raw):
         return
-    removed = {
-        "source": "workspace.repos[].source has been removed. Use workspace.repos[].repo.",
-        "checkout": "workspace.repos[].checkout has been removed. Use top-level commit, base_commit, and ancestor.",
-        "clone": "workspace.repos[].clone has been removed. Use top-level sparse if needed.",
-    }
-    for key, message in removed.items():
-        if key in raw:
-            raise LoadFailure(message, "v4-workspace", file=file, yaml_path=(*where, key))
+    _reject_removed_keys(raw, _REMOVED_REPO_KEYS, file, where)
 
     def read(key: str) -> str | None:
         value = raw.get(key)
