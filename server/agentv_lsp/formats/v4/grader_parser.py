@@ -12,6 +12,7 @@ Which failures do what (as in the runtime):
 from __future__ import annotations
 
 import itertools
+import math
 import os
 import re
 from collections.abc import Callable, Sequence
@@ -1646,8 +1647,6 @@ def _rubric_items(
 
 
 def _js_round(value: float) -> int:
-    import math
-
     return math.floor(value + 0.5)
 
 

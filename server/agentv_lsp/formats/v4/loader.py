@@ -42,6 +42,7 @@ from __future__ import annotations
 import base64
 import gc
 import os
+import re
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import Any
@@ -55,6 +56,7 @@ from agentv_lsp.engine.files import (
 )
 from agentv_lsp.engine.jsrt import crlf_to_lf, node_resolve
 from agentv_lsp.formats.v4 import grader_parser as graders
+from agentv_lsp.formats.v4.fastglob import glob_files
 from agentv_lsp.formats.v4.jsonparse import JsonParseError, parse_json
 from agentv_lsp.formats.v4.model import (
     RuntimeMessage,
@@ -803,8 +805,6 @@ def _resolve_case_reference(ctx: LoadContext, ref: str, eval_dir: str, cause: Ya
     raw_path = ref[len("file://") :]
     pattern = node_resolve(eval_dir, raw_path)
     if any(c in raw_path for c in "*?{"):
-        from agentv_lsp.formats.v4.fastglob import glob_files
-
         walked = glob_files(ctx.fs, pattern)
         if walked.capped:
             ctx.notice(
@@ -1629,8 +1629,6 @@ def _check_results_config(ctx: LoadContext, raw: Any, path: str) -> None:
 
 
 def _is_filesystem_path(p: str) -> bool:
-    import re
-
     return p.startswith(("/", "~/", "~\\")) or p == "~" or re.match(r"[A-Za-z]:[/\\]", p) is not None
 
 

@@ -23,6 +23,7 @@ from agentv_lsp.engine.files import (
 )
 from agentv_lsp.engine.jsrt import JS_WHITESPACE
 from agentv_lsp.formats.v4.model import RuntimeMessage, Stream, YamlPath
+from agentv_lsp.yamlpos.scalars import js_json_stringify, js_number
 
 
 class MessagePlace(TypedDict, total=False):
@@ -362,8 +363,6 @@ def js_typeof(value: Any) -> str:
 
 def js_string(value: Any) -> str:
     """`String(value)` / template-literal interpolation for JSON-like values."""
-    from agentv_lsp.yamlpos.scalars import js_number
-
     if value is MISSING:
         return "undefined"
     if value is None:
@@ -561,8 +560,6 @@ def _clone(value: Any) -> Any:
 def stringify_template_value(value: Any) -> str:
     """`stringifyTemplateValue`; `JSON.stringify` of a function is `undefined`, which
     `String.replace` prints as "undefined"."""
-    from agentv_lsp.yamlpos.scalars import js_json_stringify
-
     if isinstance(value, str):
         return value
     if isinstance(value, JsFunction):
