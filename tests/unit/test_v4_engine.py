@@ -296,8 +296,8 @@ MERGE_CASES = [
 
 @pytest.mark.parametrize(("text", "expected"), MERGE_CASES)
 def test_merge_keys_as_the_runtime_reads_them(text: str, expected: str | None) -> None:
-    from agentv_lsp.formats.v4.loader import parse_yaml_value
     from agentv_lsp.formats.v4.runtime import LoadFailure
+    from agentv_lsp.formats.v4.yamlmerge import parse_yaml_value
     from agentv_lsp.yamlpos.scalars import js_json_stringify
 
     if expected is None:

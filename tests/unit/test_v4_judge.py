@@ -22,10 +22,10 @@ from agentv_lsp.formats.v4.judge import (
     Conversation,
     build_grader_prompt,
     contains_template_variables,
-    js_text,
     substitute_variables,
 )
 from agentv_lsp.formats.v4.model import RuntimeMessage
+from agentv_lsp.formats.v4.runtime import MISSING, js_string
 
 CASES = Path(__file__).resolve().parents[1] / "oracle_v4" / "cases"
 
@@ -122,5 +122,7 @@ def test_template_helpers_follow_javascript() -> None:
     assert substitute_variables("{{\u3000input\ufeff}}", {"input": "x"}) == "x"
     assert contains_template_variables("see {{ output }}")
     assert not contains_template_variables("see {{ outputs }} and {{constructor}}")
-    assert js_text([1, None, "a", [2.5, True]]) == "1,,a,2.5,true"
-    assert js_text(1e21) == "1e+21"
+    # the grader prompt prints values as a template literal does (`${value}`)
+    assert js_string([1, None, "a", [2.5, True], MISSING]) == "1,,a,2.5,true,"
+    assert js_string(1e21) == "1e+21"
+    assert js_string(MISSING) == "undefined"

@@ -171,6 +171,18 @@ class _Collector:
             self.node_at.setdefault(node, len(self.out))
         self.out.append(diagnostic)
 
+    def report(
+        self,
+        where: YamlPath | None,
+        severity: Severity,
+        code: str,
+        message: str,
+        data: dict[str, Any],
+        related: tuple[Related, ...] = (),
+    ) -> None:
+        """A diagnostic of this file at `where` (the top of the file when None)."""
+        self.add(Diagnostic(self.path, self.span(where), severity, code, message, where or (), data, related))
+
     def index_at(self, where: YamlPath | None, *, validate_only: bool = False) -> int | None:
         if not where:
             return None
@@ -458,18 +470,14 @@ def _duplicate_ids(collector: _Collector, tests: Any, base: YamlPath) -> None:
         if earlier == i:
             continue
         where = (*base, i, "id")
-        collector.add(
-            Diagnostic(
-                collector.path,
-                collector.span(where),
-                "warning",
-                "v4-duplicate-id",
-                f"Test id '{test_id}' is already used by {format_location((*base, earlier))}. AgentV 4.42.4 loads "
-                "both tests and `agentv validate` accepts it, but their results share one id (reports, `--filter` "
-                "and re-runs cannot tell them apart). Give each test its own id.",
-                where,
-                {"id": test_id, "first": list((*base, earlier))},
-            )
+        collector.report(
+            where,
+            "warning",
+            "v4-duplicate-id",
+            f"Test id '{test_id}' is already used by {format_location((*base, earlier))}. AgentV 4.42.4 loads "
+            "both tests and `agentv validate` accepts it, but their results share one id (reports, `--filter` "
+            "and re-runs cannot tell them apart). Give each test its own id.",
+            {"id": test_id, "first": list((*base, earlier))},
         )
 
 
@@ -644,16 +652,12 @@ def _add_runtime_messages(
         in_this_file = message.file in (None, path)
         where = message.yaml_path if in_this_file else _referencing_path(doc, path, message.file)
         if message.stream == "notice":  # ours, not the runtime's: not folded, not called AgentV's
-            collector.add(
-                Diagnostic(
-                    path,
-                    collector.span(where),
-                    "warning",
-                    message.code,
-                    text,
-                    where or (),
-                    dict(message.data),
-                )
+            collector.report(
+                where,
+                "warning",
+                message.code,
+                text,
+                dict(message.data),
             )
             continue
         candidates: list[YamlPath | None] = [where]
@@ -761,17 +765,13 @@ def _add_load_error(collector: _Collector, suite: SuiteLoad, opts: CheckOptions)
         message = f"AgentV cannot load this eval file, because of {_shown(suite.load_error_file, opts)}: "
         message += error_text
         related = (Related(suite.load_error_file, ZERO, suite.load_error.strip()),)
-    collector.add(
-        Diagnostic(
-            path,
-            collector.span(where),
-            "error",
-            suite.load_error_code or "v4-load-error",
-            message,
-            where or (),
-            {"runtime": True},
-            related,
-        )
+    collector.report(
+        where,
+        "error",
+        suite.load_error_code or "v4-load-error",
+        message,
+        {"runtime": True},
+        related,
     )
 
 
@@ -1115,33 +1115,25 @@ def _add_context(
         seen.add((message.code, message.yaml_path))
         body = _runtime_text(message)
         if message.stream == "notice":
-            collector.add(
-                Diagnostic(
-                    path,
-                    collector.span(message.yaml_path),
-                    "warning",
-                    message.code,
-                    f"{body} (loading {_shown(eval_path, opts)})",
-                    message.yaml_path or (),
-                    {**message.data, "eval_file": eval_path},
-                    related,
-                )
+            collector.report(
+                message.yaml_path,
+                "warning",
+                message.code,
+                f"{body} (loading {_shown(eval_path, opts)})",
+                {**message.data, "eval_file": eval_path},
+                related,
             )
             continue
         if collector.fold([message.yaml_path], f"AgentV runtime: {_sentence(body)}"):
             continue
-        collector.add(
-            Diagnostic(
-                path,
-                collector.span(message.yaml_path),
-                "warning",
-                message.code,
-                f"AgentV runtime (loading {_shown(eval_path, opts)}): {_sentence(body)}"
-                f"{_RUNTIME_HINTS.get(message.code, '')}",
-                message.yaml_path or (),
-                {**message.data, "runtime": True, "eval_file": eval_path},
-                related,
-            )
+        collector.report(
+            message.yaml_path,
+            "warning",
+            message.code,
+            f"AgentV runtime (loading {_shown(eval_path, opts)}): {_sentence(body)}"
+            f"{_RUNTIME_HINTS.get(message.code, '')}",
+            {**message.data, "runtime": True, "eval_file": eval_path},
+            related,
         )
     if suite.load_error is not None and suite.load_error_file == path:
         where = suite.load_error_path
@@ -1156,18 +1148,14 @@ def _add_context(
             return suite
         if any(d.severity == "error" for d in collector.out):
             return suite  # a syntax error already says it
-        collector.add(
-            Diagnostic(
-                path,
-                collector.span(where),
-                "error",
-                suite.load_error_code or "v4-load-error",
-                f"AgentV cannot load {_shown(eval_path, opts)} because of this file: "
-                f"{_one_line(suite.load_error.strip())}",
-                where or (),
-                {"runtime": True, "eval_file": eval_path},
-                related,
-            )
+        collector.report(
+            where,
+            "error",
+            suite.load_error_code or "v4-load-error",
+            f"AgentV cannot load {_shown(eval_path, opts)} because of this file: "
+            f"{_one_line(suite.load_error.strip())}",
+            {"runtime": True, "eval_file": eval_path},
+            related,
         )
     return suite
 

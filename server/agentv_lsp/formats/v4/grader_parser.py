@@ -12,13 +12,17 @@ Which failures do what (as in the runtime):
 from __future__ import annotations
 
 import itertools
+import math
 import os
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from agentv_lsp.engine.files import FileReadError
 from agentv_lsp.engine.jsrt import node_resolve
+from agentv_lsp.formats.v4.judge import TEMPLATE_VARIABLES
 from agentv_lsp.formats.v4.model import YamlPath
 from agentv_lsp.formats.v4.runtime import (
     MISSING,
@@ -27,13 +31,12 @@ from agentv_lsp.formats.v4.runtime import (
     TestRejected,
     as_string,
     coalesce,
-    interpolate_env,
     is_number,
     is_object,
     js_string,
     js_trim,
-    may_reference_env,
 )
+from agentv_lsp.formats.v4.yamlmerge import parse_yaml_value
 
 GRADER_KINDS = frozenset(
     (
@@ -64,18 +67,6 @@ GRADER_KINDS = frozenset(
     )
 )
 RUBRIC_OPERATORS = ("correctness", "contradiction")
-TEMPLATE_VARIABLES = (
-    "expected_output",
-    "criteria",
-    "metadata",
-    "metadata_json",
-    "rubrics",
-    "rubrics_json",
-    "input",
-    "output",
-    "file_changes",
-    "tool_calls",
-)
 MAX_INCLUDE_DEPTH = 3
 PROMPT_FILE_PREFIX = "file://"
 _VARIABLE = re.compile(r"\{\{\s*([a-zA-Z0-9_]+)\s*\}\}", re.ASCII)
@@ -84,7 +75,33 @@ _SOURCE_FILE = re.compile(r"\.[cm]?[jt]sx?$|\.py$|\.sh$|\.bash$|\.rb$|\.go$|\.rs
 Where = tuple[str, YamlPath]  # (file, yaml path) of a grader entry
 WarnFn = Callable[..., None]
 CommonFn = Callable[[], dict[str, Any]]
-Handler = Callable[..., "dict[str, Any] | None"]
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    """One grader entry, as every kind's handler reads it."""
+
+    ctx: LoadContext
+    raw: dict[str, Any]
+    name: str
+    type_value: str
+    eval_id: str
+    roots: Sequence[str]
+    where: Where
+    warn: WarnFn  # a warning at the entry (or at a path below it)
+    common: CommonFn  # weight, required, min_score and negate, validated
+    preprocessors: list[dict[str, Any]] | None
+
+    def skip(self, reason: str, sub: YamlPath = ()) -> None:
+        """The warning with which the runtime drops a grader of this kind."""
+        self.warn(
+            f"Skipping {self.type_value} evaluator '{self.name}' in '{self.eval_id}': {reason}",
+            f"v4-grader-{self.type_value}",
+            sub,
+        )
+
+
+Handler = Callable[[_Entry], "dict[str, Any] | None"]
 
 
 class GraderError(Exception):
@@ -94,6 +111,13 @@ class GraderError(Exception):
         super().__init__(message)
         self.message = message
         self.where = where
+
+
+def _warn_at(
+    ctx: LoadContext, where: Where, message: str, code: str, sub: YamlPath = (), details: Sequence[str] = ()
+) -> None:
+    """A warning about the value at `where` (or at `sub` below it)."""
+    ctx.warn(message, code, details=details, file=where[0], yaml_path=(*where[1], *sub) if sub else where[1])
 
 
 def normalize_type(value: str) -> str:
@@ -405,11 +429,9 @@ def _resolve_template(ctx: LoadContext, include: str, roots: Sequence[str]) -> t
 
 
 def _read_yaml(ctx: LoadContext, path: str) -> Any:
-    from agentv_lsp.formats.v4.loader import parse_yaml_value
-
     text = ctx.fs.read_text(path)
     value = parse_yaml_value(text, path)
-    return interpolate_env(value, ctx.env) if may_reference_env(text) else value
+    return ctx.with_env(value, text)
 
 
 def _nested_roots(template_path: str, roots: Sequence[str]) -> list[str]:
@@ -483,11 +505,11 @@ def _expand_entries(
     if value is MISSING:
         return None
     if not isinstance(value, list):
-        ctx.warn(
+        _warn_at(
+            ctx,
+            where,
             f"Skipping evaluators for '{eval_id}': expected array",
             "v4-grader-not-list",
-            file=where[0],
-            yaml_path=where[1],
         )
         return None
     out: list[tuple[Any, Where, Sequence[str]]] = []
@@ -538,11 +560,11 @@ def _group_string_criteria(
         if isinstance(value, str):
             trimmed = js_trim(value)
             if not trimmed:
-                ctx.warn(
+                _warn_at(
+                    ctx,
+                    item[1],
                     f"Skipping empty string criterion in assert array for '{eval_id}'",
                     "v4-grader-empty-criterion",
-                    file=item[1][0],
-                    yaml_path=item[1][1],
                 )
             else:
                 criteria.append(trimmed)
@@ -573,8 +595,7 @@ def _parse_one(
 ) -> dict[str, Any] | None:
     file, path = where
 
-    def warn(message: str, code: str, sub: YamlPath = (), details: Sequence[str] = ()) -> None:
-        ctx.warn(message, code, details=details, file=file, yaml_path=(*path, *sub))
+    warn: WarnFn = partial(_warn_at, ctx, where)
 
     if not is_object(raw):
         warn(f"Skipping invalid evaluator entry for '{eval_id}' (expected object)", "v4-grader-not-object")
@@ -628,32 +649,71 @@ def _parse_one(
         return {"name": name, "type": type_value, **base, **({"config": config} if config else {})}
 
     handler = _HANDLERS.get(type_value)
-    if handler is not None:
-        return handler(ctx, raw, name, eval_id, roots, where, warn, common, preprocessors)
-    return _llm_grader(ctx, raw, name, type_value, eval_id, roots, where, warn, common, preprocessors)
+    entry = _Entry(ctx, raw, name, type_value, eval_id, roots, where, warn, common, preprocessors)
+    return (handler or _llm_grader)(entry)
 
 
 # -- per kind -------------------------------------------------------------------------------------
 
 
-def _code_grader(
-    ctx: LoadContext,
-    raw: dict[str, Any],
-    name: str,
-    eval_id: str,
-    roots: Sequence[str],
-    where: Where,
-    warn: WarnFn,
-    common: CommonFn,
-    preprocessors: list[dict[str, Any]] | None,
-) -> dict[str, Any] | None:
+# a code-grader's own keys; any other key is passed to the script as config
+_CODE_GRADER_KEYS = frozenset(
+    [
+        "name",
+        "type",
+        "command",
+        "script",
+        "cwd",
+        "weight",
+        "target",
+        "config",
+        "preprocessors",
+        "required",
+        "min_score",
+        "negate",
+    ]
+)
+# an llm-grader's own keys; any other key is config
+_LLM_GRADER_KEYS = frozenset(
+    [
+        "name",
+        "type",
+        "prompt",
+        "model",
+        "rubrics",
+        "target",
+        "weight",
+        "config",
+        "required",
+        "min_score",
+        "negate",
+        "max_steps",
+        "maxSteps",
+        "temperature",
+        "preprocessors",
+    ]
+)
+
+
+def _extra_config(raw: dict[str, Any], known: frozenset[str]) -> dict[str, Any]:
+    """The entry's other keys, then its `config` object on top (as the runtime spreads them)."""
+    config = {k: v for k, v in raw.items() if k not in known}
+    top = raw.get("config")
+    config.update(top if is_object(top) else {})
+    return config
+
+
+def _code_grader(e: _Entry) -> dict[str, Any] | None:
+    ctx, raw, name, eval_id, roots = e.ctx, e.raw, e.name, e.eval_id, e.roots
+    where, warn, preprocessors = e.where, e.warn, e.preprocessors
     file, path = where
     if raw.get("script", MISSING) is not MISSING and raw.get("command", MISSING) is MISSING:
-        ctx.warn(
+        _warn_at(
+            ctx,
+            where,
             f"'script' is deprecated in evaluator '{name}' in '{eval_id}'. Use 'command' instead.",
             "v4-grader-deprecated-script",
-            file=file,
-            yaml_path=(*path, "script"),
+            ("script",),
         )
     raw_command = coalesce(raw.get("command", MISSING), raw.get("script", MISSING))
     if isinstance(raw_command, str):
@@ -713,23 +773,7 @@ def _code_grader(
                 ("target",),
             )
     extra = _required_and_min_score(ctx, raw, name, eval_id, where)
-    known = {
-        "name",
-        "type",
-        "command",
-        "script",
-        "cwd",
-        "weight",
-        "target",
-        "config",
-        "preprocessors",
-        "required",
-        "min_score",
-        "negate",
-    }
-    config = {k: v for k, v in raw.items() if k not in known}
-    top = raw.get("config")
-    config.update(top if is_object(top) else {})
+    config = _extra_config(raw, _CODE_GRADER_KEYS)
     out: dict[str, Any] = {"name": name, "type": "code-grader", "command": command}
     if script_path:
         out["resolvedScriptPath"] = script_path
@@ -751,33 +795,20 @@ def _code_grader(
     return out
 
 
-def _composite(
-    ctx: LoadContext,
-    raw: dict[str, Any],
-    name: str,
-    eval_id: str,
-    roots: Sequence[str],
-    where: Where,
-    warn: WarnFn,
-    common: CommonFn,
-    preprocessors: list[dict[str, Any]] | None,
-) -> dict[str, Any] | None:
+def _composite(e: _Entry) -> dict[str, Any] | None:
+    ctx, raw, name, eval_id, roots = e.ctx, e.raw, e.name, e.eval_id, e.roots
+    where, common = e.where, e.common
     file, path = where
     members_key = next(
         (k for k in ("assertions", "assert", "evaluators") if raw.get(k) is not None), "assertions"
     )
     members = raw.get(members_key)
     if not isinstance(members, list):
-        warn(
-            f"Skipping composite evaluator '{name}' in '{eval_id}': missing assertions (or evaluators) array",
-            "v4-grader-composite",
-        )
+        e.skip("missing assertions (or evaluators) array")
         return None
     aggregator = raw.get("aggregator")
     if not is_object(aggregator):
-        warn(
-            f"Skipping composite evaluator '{name}' in '{eval_id}': missing aggregator", "v4-grader-composite"
-        )
+        e.skip("missing aggregator")
         return None
     agg_type = as_string(aggregator.get("type"))
     normalized = (
@@ -786,18 +817,15 @@ def _composite(
         else None
     )
     if normalized is not None and _is_deprecated_judge(normalized):
-        warn(
-            f"Skipping composite evaluator '{name}' in '{eval_id}': aggregator type '{agg_type}' is deprecated. "
+        e.skip(
+            f"aggregator type '{agg_type}' is deprecated. "
             f"Use '{normalized.replace('-judge', '-grader', 1)}' instead",
-            "v4-grader-composite",
             ("aggregator", "type"),
         )
         return None
     if normalized not in ("weighted_average", "code-grader", "llm-grader", "threshold"):
-        warn(
-            f"Skipping composite evaluator '{name}' in '{eval_id}': invalid aggregator type "
-            f"'{js_string(agg_type if agg_type is not None else MISSING)}'",
-            "v4-grader-composite",
+        e.skip(
+            f"invalid aggregator type '{js_string(agg_type if agg_type is not None else MISSING)}'",
             ("aggregator", "type"),
         )
         return None
@@ -807,21 +835,21 @@ def _composite(
     parsed_members: list[dict[str, Any]] = []
     for member, member_where, _r in expanded:
         if not is_object(member):
-            ctx.warn(
+            _warn_at(
+                ctx,
+                member_where,
                 f"Skipping invalid member evaluator in composite '{name}' (expected object)",
                 "v4-grader-composite-member",
-                file=member_where[0],
-                yaml_path=member_where[1],
             )
             continue
         member_name = as_string(member.get("name"))
         member_type = member.get("type")
         if not member_name or member_type not in GRADER_KINDS or not isinstance(member_type, str):
-            ctx.warn(
+            _warn_at(
+                ctx,
+                member_where,
                 f"Skipping member evaluator with invalid name/type in composite '{name}'",
                 "v4-grader-composite-member",
-                file=member_where[0],
-                yaml_path=member_where[1],
             )
             continue
         parsed = _parse_list(
@@ -835,10 +863,7 @@ def _composite(
         if parsed:
             parsed_members.append(parsed[0])
     if not parsed_members:
-        warn(
-            f"Skipping composite evaluator '{name}' in '{eval_id}': no valid member evaluators",
-            "v4-grader-composite",
-        )
+        e.skip("no valid member evaluators")
         return None
     agg: dict[str, Any]
     if normalized == "weighted_average":
@@ -848,21 +873,13 @@ def _composite(
     elif normalized == "code-grader":
         agg_path = as_string(aggregator.get("path"))
         if not agg_path:
-            warn(
-                f"Skipping composite evaluator '{name}' in '{eval_id}': code-grader aggregator missing path",
-                "v4-grader-composite",
-                ("aggregator", "path"),
-            )
+            e.skip("code-grader aggregator missing path", ("aggregator", "path"))
             return None
         agg = {"type": "code-grader", "path": agg_path, "cwd": roots[0]}
     elif normalized == "threshold":
         threshold = aggregator.get("threshold")
         if not is_number(threshold) or threshold < 0 or threshold > 1:
-            warn(
-                f"Skipping composite evaluator '{name}' in '{eval_id}': threshold must be a number between 0.0 and 1.0",
-                "v4-grader-composite",
-                ("aggregator", "threshold"),
-            )
+            e.skip("threshold must be a number between 0.0 and 1.0", ("aggregator", "threshold"))
             return None
         agg = {"type": "threshold", "threshold": threshold}
     else:
@@ -891,23 +908,13 @@ _TRAJECTORY_MODES = ("any_order", "in_order", "exact", "subset", "superset")
 _ARGS_MATCH = ("exact", "superset", "subset", "ignore")
 
 
-def _tool_trajectory(
-    ctx: LoadContext,
-    raw: dict[str, Any],
-    name: str,
-    eval_id: str,
-    roots: Sequence[str],
-    where: Where,
-    warn: WarnFn,
-    common: CommonFn,
-    preprocessors: list[dict[str, Any]] | None,
-) -> dict[str, Any] | None:
+def _tool_trajectory(e: _Entry) -> dict[str, Any] | None:
+    raw, name, eval_id, warn, common = e.raw, e.name, e.eval_id, e.warn, e.common
     mode = as_string(raw.get("mode"))
     if mode not in _TRAJECTORY_MODES:
-        warn(
-            f"Skipping tool-trajectory evaluator '{name}' in '{eval_id}': invalid mode "
+        e.skip(
+            "invalid mode "
             f"'{js_string(mode if mode is not None else MISSING)}' (must be any_order, in_order, exact, subset, or superset)",
-            "v4-grader-tool-trajectory",
             ("mode",),
         )
         return None
@@ -915,11 +922,7 @@ def _tool_trajectory(
     minimums: dict[str, Any] | None = None
     if minimums_raw is not MISSING:
         if not is_object(minimums_raw):
-            warn(
-                f"Skipping tool-trajectory evaluator '{name}' in '{eval_id}': minimums must be an object",
-                "v4-grader-tool-trajectory",
-                ("minimums",),
-            )
+            e.skip("minimums must be an object", ("minimums",))
             return None
         minimums = {k: v for k, v in minimums_raw.items() if is_number(v) and v >= 0}
     args_raw = coalesce(raw.get("args_match", MISSING), raw.get("argsMatch", MISSING))
@@ -942,11 +945,7 @@ def _tool_trajectory(
     expected: list[dict[str, Any]] | None = None
     if expected_raw is not MISSING:
         if not isinstance(expected_raw, list):
-            warn(
-                f"Skipping tool-trajectory evaluator '{name}' in '{eval_id}': expected must be an array",
-                "v4-grader-tool-trajectory",
-                ("expected",),
-            )
+            e.skip("expected must be an array", ("expected",))
             return None
         expected = []
         for i, item in enumerate(expected_raw):
@@ -977,16 +976,10 @@ def _tool_trajectory(
                     )
             expected.append(entry)
     if mode == "any_order" and minimums is None:
-        warn(
-            f"Skipping tool-trajectory evaluator '{name}' in '{eval_id}': any_order mode requires minimums",
-            "v4-grader-tool-trajectory",
-        )
+        e.skip("any_order mode requires minimums")
         return None
     if mode != "any_order" and expected is None:
-        warn(
-            f"Skipping tool-trajectory evaluator '{name}' in '{eval_id}': {mode} mode requires expected",
-            "v4-grader-tool-trajectory",
-        )
+        e.skip(f"{mode} mode requires expected")
         return None
     out: dict[str, Any] = {"name": name, "type": "tool-trajectory", "mode": mode}
     if minimums is not None:
@@ -999,29 +992,14 @@ def _tool_trajectory(
     return out
 
 
-def _field_accuracy(
-    ctx: LoadContext,
-    raw: dict[str, Any],
-    name: str,
-    eval_id: str,
-    roots: Sequence[str],
-    where: Where,
-    warn: WarnFn,
-    common: CommonFn,
-    preprocessors: list[dict[str, Any]] | None,
-) -> dict[str, Any] | None:
+def _field_accuracy(e: _Entry) -> dict[str, Any] | None:
+    raw, name, eval_id, warn, common = e.raw, e.name, e.eval_id, e.warn, e.common
     fields_raw = raw.get("fields")
     if not isinstance(fields_raw, list):
-        warn(
-            f"Skipping field-accuracy evaluator '{name}' in '{eval_id}': missing fields array",
-            "v4-grader-field-accuracy",
-        )
+        e.skip("missing fields array")
         return None
     if not fields_raw:
-        warn(
-            f"Skipping field-accuracy evaluator '{name}' in '{eval_id}': fields array is empty",
-            "v4-grader-field-accuracy",
-        )
+        e.skip("fields array is empty")
         return None
     fields: list[dict[str, Any]] = []
     for i, field_raw in enumerate(fields_raw):
@@ -1062,10 +1040,7 @@ def _field_accuracy(
             entry["formats"] = [f for f in field_raw["formats"] if isinstance(f, str)]
         fields.append(entry)
     if not fields:
-        warn(
-            f"Skipping field-accuracy evaluator '{name}' in '{eval_id}': no valid fields found",
-            "v4-grader-field-accuracy",
-        )
+        e.skip("no valid fields found")
         return None
     aggregation = raw.get("aggregation")
     out: dict[str, Any] = {"name": name, "type": "field-accuracy", "fields": fields}
@@ -1076,20 +1051,11 @@ def _field_accuracy(
 
 
 def _threshold_kind(kind: str, key: str, text: str) -> Handler:
-    def handler(
-        ctx: LoadContext,
-        raw: dict[str, Any],
-        name: str,
-        eval_id: str,
-        roots: Sequence[str],
-        where: Where,
-        warn: WarnFn,
-        common: CommonFn,
-        preprocessors: list[dict[str, Any]] | None,
-    ) -> dict[str, Any] | None:
+    def handler(e: _Entry) -> dict[str, Any] | None:
+        raw, name, common = e.raw, e.name, e.common
         value = raw.get(key)
         if not is_number(value) or value < 0:
-            warn(f"Skipping {kind} evaluator '{name}' in '{eval_id}': {text}", f"v4-grader-{kind}", (key,))
+            e.skip(text, (key,))
             return None
         out: dict[str, Any] = {"name": name, "type": kind, key: value}
         out.update(common())
@@ -1102,36 +1068,37 @@ def _finite(value: Any) -> bool:
     return is_number(value) and value == value and value not in (float("inf"), float("-inf"))
 
 
-def _token_usage(
-    ctx: LoadContext,
-    raw: dict[str, Any],
-    name: str,
-    eval_id: str,
-    roots: Sequence[str],
-    where: Where,
-    warn: WarnFn,
-    common: CommonFn,
-    preprocessors: list[dict[str, Any]] | None,
+def _non_negative_limits(
+    e: _Entry, kind: str, keys: Sequence[tuple[str, str]], *, bad_rejects: bool
 ) -> dict[str, Any] | None:
-    limits: dict[str, Any] = {}
-    for key, alt in (("max_total", "maxTotal"), ("max_input", "maxInput"), ("max_output", "maxOutput")):
-        value = coalesce(raw.get(key, MISSING), raw.get(alt, MISSING))
+    """The limits set under `keys` (snake_case or camelCase), each a finite number >= 0; a bad
+    one is warned about and left out, or (`bad_rejects`) rejects the whole grader (None)."""
+    found: dict[str, Any] = {}
+    for key, alt in keys:
+        value = coalesce(e.raw.get(key, MISSING), e.raw.get(alt, MISSING))
         if value is MISSING:
             continue
         if not _finite(value) or value < 0:
-            warn(
-                f"Skipping token-usage evaluator '{name}' in '{eval_id}': {key} must be a non-negative finite number",
-                "v4-grader-token-usage",
+            e.warn(
+                f"Skipping {kind} evaluator '{e.name}' in '{e.eval_id}': {key} must be a non-negative finite number",
+                f"v4-grader-{kind}",
                 (key,),
             )
+            if bad_rejects:
+                return None
             continue
-        limits[key] = value
+        found[key] = value
+    return found
+
+
+_TOKEN_LIMITS = (("max_total", "maxTotal"), ("max_input", "maxInput"), ("max_output", "maxOutput"))
+
+
+def _token_usage(e: _Entry) -> dict[str, Any] | None:
+    name, common = e.name, e.common
+    limits = _non_negative_limits(e, "token-usage", _TOKEN_LIMITS, bad_rejects=False)
     if not limits:
-        warn(
-            f"Skipping token-usage evaluator '{name}' in '{eval_id}': must set at least one of max_total, max_input, "
-            "max_output",
-            "v4-grader-token-usage",
-        )
+        e.skip("must set at least one of max_total, max_input, max_output")
         return None
     out: dict[str, Any] = {"name": name, "type": "token-usage", **limits}
     out.update(common())
@@ -1149,35 +1116,15 @@ _METRICS = (
 )
 
 
-def _execution_metrics(
-    ctx: LoadContext,
-    raw: dict[str, Any],
-    name: str,
-    eval_id: str,
-    roots: Sequence[str],
-    where: Where,
-    warn: WarnFn,
-    common: CommonFn,
-    preprocessors: list[dict[str, Any]] | None,
-) -> dict[str, Any] | None:
-    valid: dict[str, Any] = {}
-    for key, alt in _METRICS:
-        value = coalesce(raw.get(key, MISSING), raw.get(alt, MISSING))
-        if value is MISSING:
-            continue
-        if not _finite(value) or value < 0:
-            warn(
-                f"Skipping execution-metrics evaluator '{name}' in '{eval_id}': {key} must be a non-negative finite number",
-                "v4-grader-execution-metrics",
-                (key,),
-            )
-            return None
-        valid[key] = value
+def _execution_metrics(e: _Entry) -> dict[str, Any] | None:
+    name, common = e.name, e.common
+    valid = _non_negative_limits(e, "execution-metrics", _METRICS, bad_rejects=True)
+    if valid is None:
+        return None
     if not any(k in valid for k, _ in _METRICS[:-1]):
-        warn(
-            f"Skipping execution-metrics evaluator '{name}' in '{eval_id}': must set at least one threshold "
+        e.skip(
+            "must set at least one threshold "
             "(max_tool_calls, max_llm_calls, max_tokens, max_cost_usd, max_duration_ms, or target_exploration_ratio)",
-            "v4-grader-execution-metrics",
         )
         return None
     out: dict[str, Any] = {"name": name, "type": "execution-metrics", **valid}
@@ -1185,24 +1132,11 @@ def _execution_metrics(
     return out
 
 
-def _skill_trigger(
-    ctx: LoadContext,
-    raw: dict[str, Any],
-    name: str,
-    eval_id: str,
-    roots: Sequence[str],
-    where: Where,
-    warn: WarnFn,
-    common: CommonFn,
-    preprocessors: list[dict[str, Any]] | None,
-) -> dict[str, Any] | None:
+def _skill_trigger(e: _Entry) -> dict[str, Any] | None:
+    raw, name, common = e.raw, e.name, e.common
     skill = as_string(raw.get("skill"))
     if not skill:
-        warn(
-            f"Skipping skill-trigger evaluator '{name}' in '{eval_id}': missing skill",
-            "v4-grader-skill-trigger",
-            ("skill",),
-        )
+        e.skip("missing skill", ("skill",))
         return None
     out: dict[str, Any] = {"name": name, "type": "skill-trigger", "skill": skill}
     if isinstance(raw.get("should_trigger"), bool):
@@ -1212,24 +1146,11 @@ def _skill_trigger(
 
 
 def _string_value(kind: str) -> Handler:
-    def handler(
-        ctx: LoadContext,
-        raw: dict[str, Any],
-        name: str,
-        eval_id: str,
-        roots: Sequence[str],
-        where: Where,
-        warn: WarnFn,
-        common: CommonFn,
-        preprocessors: list[dict[str, Any]] | None,
-    ) -> dict[str, Any] | None:
+    def handler(e: _Entry) -> dict[str, Any] | None:
+        raw, name, common = e.raw, e.name, e.common
         value = as_string(raw.get("value"))
         if not value:
-            warn(
-                f"Skipping {kind} evaluator '{name}' in '{eval_id}': missing value",
-                f"v4-grader-{kind}",
-                ("value",),
-            )
+            e.skip("missing value", ("value",))
             return None
         out: dict[str, Any] = {"name": name, "type": kind, "value": value}
         if kind == "regex" and isinstance(raw.get("flags"), str):
@@ -1241,25 +1162,12 @@ def _string_value(kind: str) -> Handler:
 
 
 def _string_list_value(kind: str) -> Handler:
-    def handler(
-        ctx: LoadContext,
-        raw: dict[str, Any],
-        name: str,
-        eval_id: str,
-        roots: Sequence[str],
-        where: Where,
-        warn: WarnFn,
-        common: CommonFn,
-        preprocessors: list[dict[str, Any]] | None,
-    ) -> dict[str, Any] | None:
+    def handler(e: _Entry) -> dict[str, Any] | None:
+        raw, name, common = e.raw, e.name, e.common
         value = raw.get("value")
         strings = [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
         if not strings:
-            warn(
-                f"Skipping {kind} evaluator '{name}' in '{eval_id}': value must be a non-empty string array",
-                f"v4-grader-{kind}",
-                ("value",),
-            )
+            e.skip("value must be a non-empty string array", ("value",))
             return None
         out: dict[str, Any] = {"name": name, "type": kind, "value": strings}
         out.update(common())
@@ -1268,18 +1176,8 @@ def _string_list_value(kind: str) -> Handler:
     return handler
 
 
-def _is_json(
-    ctx: LoadContext,
-    raw: dict[str, Any],
-    name: str,
-    eval_id: str,
-    roots: Sequence[str],
-    where: Where,
-    warn: WarnFn,
-    common: CommonFn,
-    preprocessors: list[dict[str, Any]] | None,
-) -> dict[str, Any] | None:
-    return {"name": name, "type": "is-json", **common()}
+def _is_json(e: _Entry) -> dict[str, Any] | None:
+    return {"name": e.name, "type": "is-json", **e.common()}
 
 
 _HANDLERS: dict[str, Handler] = {
@@ -1306,19 +1204,10 @@ _HANDLERS: dict[str, Handler] = {
 }
 
 
-def _llm_grader(
-    ctx: LoadContext,
-    raw: dict[str, Any],
-    name: str,
-    type_value: str,
-    eval_id: str,
-    roots: Sequence[str],
-    where: Where,
-    warn: WarnFn,
-    common: CommonFn,
-    preprocessors: list[dict[str, Any]] | None,
-) -> dict[str, Any] | None:
+def _llm_grader(e: _Entry) -> dict[str, Any] | None:
     """llm-grader, rubrics, rubric and inline-assert (the runtime's fall-through branch)."""
+    ctx, raw, name, type_value, eval_id = e.ctx, e.raw, e.name, e.type_value, e.eval_id
+    roots, where, warn, common, preprocessors = e.roots, e.where, e.warn, e.common, e.preprocessors
     file, path = where
     target = raw.get("target", MISSING)
     target_name: str | None = None
@@ -1342,11 +1231,7 @@ def _llm_grader(
     if type_value == "rubrics":
         criteria = raw.get("criteria")
         if not isinstance(criteria, list) or not criteria:
-            warn(
-                f"Skipping rubrics evaluator '{name}' in '{eval_id}': criteria must be a non-empty array",
-                "v4-grader-rubrics",
-                ("criteria",),
-            )
+            e.skip("criteria must be a non-empty array", ("criteria",))
             return None
         normalized = [
             {"id": f"rubric-{i + 1}", "outcome": item, "weight": 1.0, "required": True}
@@ -1356,10 +1241,7 @@ def _llm_grader(
         ]
         items = _rubric_items(ctx, normalized, name, eval_id, (file, (*path, "criteria")))
         if not items:
-            warn(
-                f"Skipping rubrics evaluator '{name}' in '{eval_id}': no valid criteria found",
-                "v4-grader-rubrics",
-            )
+            e.skip("no valid criteria found")
             return None
         out = tail({"name": name, "type": "llm-grader", "rubrics": items})
         if preprocessors:
@@ -1373,11 +1255,12 @@ def _llm_grader(
     script_config: dict[str, Any] | None = None
     if is_object(raw_prompt):
         if raw_prompt.get("script", MISSING) is not MISSING and raw_prompt.get("command", MISSING) is MISSING:
-            ctx.warn(
+            _warn_at(
+                ctx,
+                where,
                 f"'prompt.script' is deprecated in evaluator '{name}' in '{eval_id}'. Use 'prompt.command' instead.",
                 "v4-grader-deprecated-script",
-                file=file,
-                yaml_path=(*path, "prompt", "script"),
+                ("prompt", "script"),
             )
         command = _string_array(
             coalesce(raw_prompt.get("command", MISSING), raw_prompt.get("script", MISSING)),
@@ -1420,42 +1303,14 @@ def _llm_grader(
     )
     if type_value == "rubric":
         if not isinstance(rubrics_raw, list) or rubrics is None:
-            if not isinstance(rubrics_raw, list):
-                warn(
-                    f"Skipping rubric evaluator '{name}' in '{eval_id}': missing rubrics array",
-                    "v4-grader-rubric",
-                )
-            else:
-                warn(
-                    f"Skipping rubric evaluator '{name}' in '{eval_id}': missing rubrics array",
-                    "v4-grader-rubric",
-                )
+            e.skip("missing rubrics array")  # no list, or no valid rubric in it: the same words
             return None
         out = tail({"name": name, "type": "llm-grader", "rubrics": rubrics})
         if preprocessors:
             out["preprocessors"] = preprocessors
         return out
     extra = common()
-    known = {
-        "name",
-        "type",
-        "prompt",
-        "model",
-        "rubrics",
-        "target",
-        "weight",
-        "config",
-        "required",
-        "min_score",
-        "negate",
-        "max_steps",
-        "maxSteps",
-        "temperature",
-        "preprocessors",
-    }
-    config = {k: v for k, v in raw.items() if k not in known}
-    top = raw.get("config")
-    config.update(top if is_object(top) else {})
+    config = _extra_config(raw, _LLM_GRADER_KEYS)
     final_config = script_config if script_config is not None else (config or None)
     max_steps = coalesce(raw.get("max_steps", MISSING), raw.get("maxSteps", MISSING))
     temperature = raw.get("temperature")
@@ -1609,12 +1464,13 @@ def _required_and_min_score(
         if "min_score" not in out:
             out["min_score"] = required
         out = {"required": required, **out}
-        ctx.warn(
+        _warn_at(
+            ctx,
+            where,
             f"Grader '{name}' in '{eval_id}': 'required: {js_string(required)}' is deprecated. "
             f"Use 'required: true' + 'min_score: {js_string(required)}' instead.",
             "v4-grader-deprecated-required",
-            file=where[0],
-            yaml_path=(*where[1], "required"),
+            ("required",),
         )
     return out
 
@@ -1681,12 +1537,13 @@ def _rubric_operator(
         return None
     if isinstance(value, str) and value in RUBRIC_OPERATORS:
         return value
-    ctx.warn(
+    _warn_at(
+        ctx,
+        where,
         f"Ignoring invalid operator for rubric '{rubric_id}' in evaluator '{name}' in '{eval_id}': must be one of "
         f"{', '.join(RUBRIC_OPERATORS)}",
         "v4-grader-rubric-operator",
-        file=where[0],
-        yaml_path=(*where[1], "operator"),
+        ("operator",),
     )
     return None
 
@@ -1698,11 +1555,11 @@ def _rubric_items(
     for index, rubric in enumerate(raw_items):
         item_where = (where[0], (*where[1], index))
         if not is_object(rubric):
-            ctx.warn(
+            _warn_at(
+                ctx,
+                item_where,
                 f"Skipping invalid rubric entry at index {index} in evaluator '{name}' (expected object)",
                 "v4-grader-rubric-entry",
-                file=item_where[0],
-                yaml_path=item_where[1],
             )
             continue
         rubric_id = as_string(rubric.get("id"))  # `?? default`: an empty id stays empty
@@ -1735,12 +1592,13 @@ def _rubric_items(
                 )
             required_min = rms
             min_score = rms / 10
-            ctx.warn(
+            _warn_at(
+                ctx,
+                item_where,
                 f"Rubric '{rubric_id}' in evaluator '{name}' in '{eval_id}': 'required_min_score: {js_string(rms)}' is "
                 f"deprecated. Use 'min_score: {js_string(rms / 10)}' (0-1 scale) instead.",
                 "v4-grader-deprecated-required-min-score",
-                file=item_where[0],
-                yaml_path=(*item_where[1], "required_min_score"),
+                ("required_min_score",),
             )
         required = rubric["required"] if isinstance(rubric.get("required"), bool) else None
         ranges_raw = rubric.get("score_ranges", MISSING)
@@ -1768,11 +1626,11 @@ def _rubric_items(
             items.append(item)
             continue
         if not outcome:
-            ctx.warn(
+            _warn_at(
+                ctx,
+                item_where,
                 f"Skipping rubric '{rubric_id}' in evaluator '{name}' in '{eval_id}': missing outcome",
                 "v4-grader-rubric-outcome",
-                file=item_where[0],
-                yaml_path=item_where[1],
             )
             continue
         item = {"id": rubric_id, "outcome": outcome}
@@ -1789,8 +1647,6 @@ def _rubric_items(
 
 
 def _js_round(value: float) -> int:
-    import math
-
     return math.floor(value + 0.5)
 
 

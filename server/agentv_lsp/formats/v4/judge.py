@@ -35,8 +35,8 @@ from typing import Any
 from agentv_lsp.engine.files import FileReadError, FileSystem
 from agentv_lsp.engine.jsrt import JS_WHITESPACE, crlf_to_lf, is_blank, js_trim
 from agentv_lsp.formats.v4.model import PromptInputs, RuntimeMessage, V4Test
-from agentv_lsp.formats.v4.runtime import OBJECT_PROTOTYPE_MEMBERS
-from agentv_lsp.yamlpos.scalars import js_json_stringify, js_number
+from agentv_lsp.formats.v4.runtime import MISSING, OBJECT_PROTOTYPE_MEMBERS, js_string
+from agentv_lsp.yamlpos.scalars import js_json_stringify
 
 # What a preview shows in place of the candidate's answer (there is none yet); v2 used the same.
 CANDIDATE_PLACEHOLDER = "CANDIDATE_ANSWER"
@@ -110,19 +110,19 @@ OPERATOR_GUIDANCE = {
     "contradiction": "Contradiction guard: mark satisfied when the answer does not make a claim that contradicts the outcome. Do not require the answer to mention the outcome; mark unsatisfied only for incompatible claims.",
 }
 
-TEMPLATE_VARIABLES = frozenset(
-    (
-        "expected_output",
-        "criteria",
-        "metadata",
-        "metadata_json",
-        "rubrics",
-        "rubrics_json",
-        "input",
-        "output",
-        "file_changes",
-        "tool_calls",
-    )
+# The variables a grader template may use, in the runtime's order (the grader parser lists
+# them in its "Valid variables" warning)
+TEMPLATE_VARIABLES = (
+    "expected_output",
+    "criteria",
+    "metadata",
+    "metadata_json",
+    "rubrics",
+    "rubrics_json",
+    "input",
+    "output",
+    "file_changes",
+    "tool_calls",
 )
 
 # `{{ name }}` with JavaScript's `\s` (not Python's, which also takes U+001C-U+001F and U+0085)
@@ -139,15 +139,6 @@ def prototype_member_text(name: str) -> str | None:
     member = OBJECT_PROTOTYPE_MEMBERS.get(name)
     return None if member is None else member.source
 
-
-class _Absent:
-    """JavaScript's `undefined` (a value that is not there), distinct from JSON null."""
-
-    def __repr__(self) -> str:
-        return "ABSENT"
-
-
-ABSENT: Any = _Absent()
 
 GraderConfig = Mapping[str, Any]
 
@@ -171,32 +162,13 @@ def contains_template_variables(text: str) -> bool:
     return any(m.group(1) in TEMPLATE_VARIABLES for m in _VARIABLE.finditer(text))
 
 
-def js_text(value: Any) -> str:
-    """What a JavaScript template literal prints for a JSON-like value (`${value}`)."""
-    if value is ABSENT:
-        return "undefined"
-    if value is None:
-        return "null"
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    if isinstance(value, int | float):
-        return js_number(value)
-    if isinstance(value, str):
-        return value
-    if isinstance(value, list | tuple):
-        return ",".join("" if item is None or item is ABSENT else js_text(item) for item in value)
-    return "[object Object]"
-
-
 def _json_or_empty(value: Any, indent: int | None) -> str:
     """`stringifyPretty`/`stringifyCompact` of metadata: None stands for a test without any."""
-    return "" if value is ABSENT or value is None else js_json_stringify(value, indent)
+    return "" if value is MISSING or value is None else js_json_stringify(value, indent)
 
 
 def _is_truthy(value: Any) -> bool:
-    if value is ABSENT or value is None or value is False:
+    if value is MISSING or value is None or value is False:
         return False
     if isinstance(value, int | float):
         return value != 0 and not (isinstance(value, float) and math.isnan(value))
@@ -232,8 +204,8 @@ class _Grading:
             "criteria": js_trim(self.criteria),
             "metadata": _json_or_empty(self.metadata, 2),
             "metadata_json": _json_or_empty(self.metadata, None),
-            "rubrics": "" if rubrics is ABSENT else js_json_stringify(rubrics, 2),
-            "rubrics_json": "" if rubrics is ABSENT else js_json_stringify(rubrics),
+            "rubrics": "" if rubrics is MISSING else js_json_stringify(rubrics, 2),
+            "rubrics_json": "" if rubrics is MISSING else js_json_stringify(rubrics),
             "file_changes": "",
             "tool_calls": "",
         }
@@ -268,21 +240,21 @@ def _operator_guidance(rubrics: Sequence[Mapping[str, Any]]) -> list[str]:
 def _guidance_of(operator: Any) -> Any:
     """`OPERATOR_GUIDANCE[operator]` on the runtime's plain object: the text, a member every
     object has (`toString`: a function; `__proto__`: Object.prototype), else undefined."""
-    key = operator if isinstance(operator, str) else js_text(operator)
+    key = operator if isinstance(operator, str) else js_string(operator)
     if key in OPERATOR_GUIDANCE:
         return OPERATOR_GUIDANCE[key]
     printed = prototype_member_text(key)
-    return ABSENT if printed is None else printed
+    return MISSING if printed is None else printed
 
 
 def _joined(value: Any) -> str:
     """An element of `parts.join("\n")`: undefined and null print as nothing."""
-    return "" if value is ABSENT or value is None else js_text(value)
+    return "" if value is MISSING or value is None else js_string(value)
 
 
 def _weight_label(rubric: Mapping[str, Any]) -> str:
-    weight = rubric.get("weight", ABSENT)
-    return "" if weight == 1 and not isinstance(weight, bool) else f" (weight: {js_text(weight)})"
+    weight = rubric.get("weight", MISSING)
+    return "" if weight == 1 and not isinstance(weight, bool) else f" (weight: {js_string(weight)})"
 
 
 def _checklist_prompt(grading: _Grading, rubrics: Sequence[Mapping[str, Any]]) -> str:
@@ -292,14 +264,14 @@ def _checklist_prompt(grading: _Grading, rubrics: Sequence[Mapping[str, Any]]) -
     parts.append("[[ ## rubrics ## ]]")
     guidance = _operator_guidance(rubrics)
     if guidance:
-        parts += ["", "Operator guidance:", *(f"- {js_text(g)}" for g in guidance), ""]
+        parts += ["", "Operator guidance:", *(f"- {js_string(g)}" for g in guidance), ""]
     for rubric in rubrics:
         required = " (REQUIRED)" if _is_truthy(rubric.get("required")) else ""
         operator = rubric.get("operator")
-        operator_label = f" (operator: {js_text(operator)})" if _is_truthy(operator) else ""
+        operator_label = f" (operator: {js_string(operator)})" if _is_truthy(operator) else ""
         parts.append(
-            f"- [{js_text(rubric.get('id', ABSENT))}]{required}{_weight_label(rubric)}{operator_label}: "
-            f"{js_text(rubric.get('outcome', ABSENT))}"
+            f"- [{js_string(rubric.get('id', MISSING))}]{required}{_weight_label(rubric)}{operator_label}: "
+            f"{js_string(rubric.get('outcome', MISSING))}"
         )
     parts += ["", "For each rubric, determine if it is satisfied and provide brief reasoning."]
     return "\n".join(parts)
@@ -314,19 +286,22 @@ def _score_range_prompt(grading: _Grading, rubrics: Sequence[Mapping[str, Any]])
     )
     parts.append("[[ ## scoring_criteria ## ]]")
     for rubric in rubrics:
-        min_score = rubric.get("min_score", ABSENT)
-        required_min = rubric.get("required_min_score", ABSENT)
-        if min_score is not ABSENT:
-            min_label = f" [REQUIRED: min score {js_text(min_score)}]"
-        elif required_min is not ABSENT:
-            min_label = f" [REQUIRED: min score {js_text(required_min)}]"
+        min_score = rubric.get("min_score", MISSING)
+        required_min = rubric.get("required_min_score", MISSING)
+        if min_score is not MISSING:
+            min_label = f" [REQUIRED: min score {js_string(min_score)}]"
+        elif required_min is not MISSING:
+            min_label = f" [REQUIRED: min score {js_string(required_min)}]"
         else:
             min_label = ""
-        parts += ["", f"### Criterion: {js_text(rubric.get('id', ABSENT))}{_weight_label(rubric)}{min_label}"]
+        parts += [
+            "",
+            f"### Criterion: {js_string(rubric.get('id', MISSING))}{_weight_label(rubric)}{min_label}",
+        ]
         if _is_truthy(rubric.get("operator")):
-            parts.append(f"Operator: {js_text(rubric['operator'])}")
+            parts.append(f"Operator: {js_string(rubric['operator'])}")
         if _is_truthy(rubric.get("outcome")):
-            parts.append(f"Description: {js_text(rubric['outcome'])}")
+            parts.append(f"Description: {js_string(rubric['outcome'])}")
         ranges = rubric.get("score_ranges")
         if isinstance(ranges, list | str) and ranges:
             parts.append("Score ranges:")
@@ -336,10 +311,12 @@ def _score_range_prompt(grading: _Grading, rubrics: Sequence[Mapping[str, Any]])
                 if not isinstance(entry, Mapping) or not isinstance(span, list | str):
                     raise _GraderThrows
                 items: list[Any] = list(span)
-                low = items[0] if len(items) > 0 else ABSENT
-                high = items[1] if len(items) > 1 else ABSENT
-                label = js_text(low) if _js_strict_equal(low, high) else f"{js_text(low)}-{js_text(high)}"
-                parts.append(f"  - Score {label}: {js_text(entry.get('outcome', ABSENT))}")
+                low = items[0] if len(items) > 0 else MISSING
+                high = items[1] if len(items) > 1 else MISSING
+                label = (
+                    js_string(low) if _js_strict_equal(low, high) else f"{js_string(low)}-{js_string(high)}"
+                )
+                parts.append(f"  - Score {label}: {js_string(entry.get('outcome', MISSING))}")
     guidance = _operator_guidance(rubrics)
     if guidance:
         parts += ["", *map(_joined, guidance)]
@@ -357,7 +334,7 @@ def _js_strict_equal(a: Any, b: Any) -> bool:
         return a == b
     if isinstance(a, str) and isinstance(b, str):
         return a == b
-    return (a is None and b is None) or (a is ABSENT and b is ABSENT)
+    return (a is None and b is None) or (a is MISSING and b is MISSING)
 
 
 def _has_length(value: Any) -> bool:
@@ -425,7 +402,7 @@ def _llm_grader_request(
                 grading.metadata,
                 grading.candidate,
             )
-    raw_rubrics = config.get("rubrics", ABSENT)
+    raw_rubrics = config.get("rubrics", MISSING)
     rubrics = _rubric_items(raw_rubrics)
     variables = grading.variables(raw_rubrics)
     if rubrics:
@@ -459,7 +436,7 @@ def _first_request(
     False when no grader sends one."""
     if not assertions:
         return {
-            "question": substitute_variables(DEFAULT_GRADER_TEMPLATE, grading.variables(ABSENT)),
+            "question": substitute_variables(DEFAULT_GRADER_TEMPLATE, grading.variables(MISSING)),
             "systemPrompt": FREEFORM_SYSTEM_PROMPT,
         }
     for config in assertions:
@@ -484,7 +461,7 @@ def build_grader_prompt(
     reference_answer: str,
     assertions: Sequence[GraderConfig] | None,
     fs: FileSystem,
-    metadata: Any = ABSENT,
+    metadata: Any = MISSING,
     candidate: str = CANDIDATE_PLACEHOLDER,
     messages: list[RuntimeMessage] | None = None,
     conversation: Conversation | None = None,
@@ -494,7 +471,7 @@ def build_grader_prompt(
 
     `formatted_question` is `buildPromptInputs(test, mode).question` for the mode the candidate
     ran in; `test_question` the test's own `question` (used when the formatted one is blank);
-    `metadata` the test's merged metadata (ABSENT or None when it has none); `messages`
+    `metadata` the test's merged metadata (MISSING or None when it has none); `messages`
     collects what the runtime would print (an unreadable prompt file). A test in conversation
     mode passes its `conversation` (then the formatted question plays no part).
     """
@@ -534,7 +511,7 @@ def _content_text(content: Any) -> str:
     """`typeof c === 'string' ? c : JSON.stringify(c)`, then as a template literal prints it."""
     if isinstance(content, str):
         return content
-    if content is ABSENT:
+    if content is MISSING:
         return "undefined"
     try:
         return js_json_stringify(content)
@@ -583,16 +560,16 @@ def _conversation_request(
     history and is graded on the (windowed) transcript; then the top-level graders grade the
     whole transcript. The first of those requests."""
     history = [
-        (str(m.get("role")), _content_text(m.get("content", ABSENT)))
+        (str(m.get("role")), _content_text(m.get("content", MISSING)))
         for m in conversation.input
         if isinstance(m, Mapping)
     ]
     for raw_turn in conversation.turns:
         turn = raw_turn if isinstance(raw_turn, Mapping) else {}
-        history.append(("user", _content_text(turn.get("input", ABSENT))))
+        history.append(("user", _content_text(turn.get("input", MISSING))))
         history.append(("assistant", candidate))
         graders = _turn_graders(turn)
-        if not graders and not _is_truthy(turn.get("expected_output", ABSENT)):
+        if not graders and not _is_truthy(turn.get("expected_output", MISSING)):
             continue  # scored 1.0 without a grader
         context = _transcript(_window(history, conversation.window_size))
         grading = _Grading(context, context, criteria, reference_answer, metadata, candidate)
@@ -623,7 +600,7 @@ def grader_prompt_for_test(
         reference_answer=test.reference_answer,
         assertions=test.assertions,
         fs=fs,
-        metadata=getattr(test, "metadata", ABSENT),
+        metadata=getattr(test, "metadata", MISSING),
         candidate=candidate,
         messages=messages,
         conversation=conversation_of(test),

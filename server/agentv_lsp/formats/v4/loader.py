@@ -42,6 +42,7 @@ from __future__ import annotations
 import base64
 import gc
 import os
+import re
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import Any
@@ -49,6 +50,7 @@ from typing import Any
 from agentv_lsp.engine.files import (
     FileReadError,
     FileSystem,
+    Resolution,
     build_directory_chain,
     build_search_roots,
 )
@@ -70,28 +72,24 @@ from agentv_lsp.formats.v4.runtime import (
     as_string,
     coalesce,
     get,
-    interpolate_env,
     interpolate_template_vars,
     is_object,
     js_sort_key,
     js_string,
     js_trim,
     js_typeof,
-    may_reference_env,
     node_extname,
     nullish,
-    quick_contains,
     read_bytes,
     stat_kind,
     truthy,
 )
 from agentv_lsp.formats.v4.yamlbom import BOM, parse_yaml_v4
-from agentv_lsp.formats.v4.yamlerrors import runtime_error_text
-from agentv_lsp.formats.v4.yamlmerge import allow_repeated_merge_keys, apply_merge_keys
+from agentv_lsp.formats.v4.yamlmerge import document_value, parse_yaml_value
 from agentv_lsp.yamlpos import YamlDocument
 from agentv_lsp.yamlpos.scalars import js_json_stringify
 
-__all__ = ["RuntimeMessage", "SkippedTest", "SuiteLoad", "V4Test", "load_suite", "parse_yaml_value"]
+__all__ = ["RuntimeMessage", "SkippedTest", "SuiteLoad", "V4Test", "load_suite"]
 
 ROLES = ("system", "user", "assistant", "tool")  # `x in ROLES` compares: safe for any value
 IMAGE_MEDIA_TYPES = {
@@ -197,31 +195,6 @@ def _load_suite(
     return suite
 
 
-def parse_yaml_value(text: str, file: str) -> Any:
-    """`parseYamlValue` (eemeli/yaml with merge keys); raises LoadFailure like the runtime."""
-    doc = parse_yaml_v4(text)
-    return _document_value(doc, file)
-
-
-def _document_value(doc: YamlDocument, file: str) -> Any:
-    has_merge_keys = quick_contains(doc.text, "<<")
-    if doc.error is not None and doc.error.kind == "duplicate-key" and has_merge_keys:
-        doc = allow_repeated_merge_keys(doc)
-        has_merge_keys = quick_contains(doc.text, "<<")  # the text that parsed now
-    if doc.error is not None:
-        raise LoadFailure(
-            runtime_error_text(doc) or doc.error.describe(),
-            "v4-yaml-syntax",
-            error_type="YAMLParseError",
-            file=file,
-            yaml_path=None,
-        )
-    value = doc.value
-    if has_merge_keys:
-        value = apply_merge_keys(doc, value, file)
-    return value
-
-
 def _read_text(ctx: LoadContext, path: str) -> str:
     try:
         return ctx.fs.read_document(path)
@@ -229,8 +202,45 @@ def _read_text(ctx: LoadContext, path: str) -> str:
         raise LoadFailure(str(exc), "v4-file-unreadable", file=path) from exc
 
 
-def _env(ctx: LoadContext, value: Any, text: str) -> Any:
-    return interpolate_env(value, ctx.env) if may_reference_env(text) else value
+def _type_error(message: str, file: str, yaml_path: YamlPath) -> LoadFailure:
+    """The TypeError the runtime's own code throws on a value of the wrong shape."""
+    return LoadFailure(
+        message, "v4-runtime-type-error", error_type="TypeError", file=file, yaml_path=yaml_path
+    )
+
+
+def _skip_test(
+    ctx: LoadContext,
+    suite: SuiteLoad,
+    skipped: SkippedTest,
+    message: str,
+    data: dict[str, Any],
+    *,
+    at: YamlPath | None = None,
+) -> None:
+    """`Error: message` (at `at`, else at the test) and the test dropped."""
+    ctx.error(message, skipped.code, file=skipped.source_file, yaml_path=at or skipped.yaml_path, data=data)
+    suite.skipped.append(skipped)
+
+
+def _with_inline_rubrics(
+    ctx: LoadContext, assertions: list[dict[str, Any]] | None, rubrics: Any, file: str, base: YamlPath
+) -> list[dict[str, Any]] | None:
+    """A test's `rubrics` list, as one grader before its assertions."""
+    if not isinstance(rubrics, list):
+        return assertions
+    rubric_grader = graders.parse_inline_rubrics(ctx, rubrics, file, (*base, "rubrics"))
+    return assertions if rubric_grader is None else [rubric_grader, *(assertions or [])]
+
+
+def _warn_expected_outcome(ctx: LoadContext, test_id: str | None, file: str, yaml_path: YamlPath) -> None:
+    ctx.warn(
+        f"Test '{test_id if test_id is not None else 'unknown'}': 'expected_outcome' is deprecated. "
+        "Use 'criteria' instead.",
+        "v4-deprecated-key",
+        file=file,
+        yaml_path=(*yaml_path, "expected_outcome"),
+    )
 
 
 # -- YAML suites ----------------------------------------------------------------------------
@@ -244,9 +254,9 @@ def _load_yaml_suite(ctx: LoadContext, suite: SuiteLoad, text: str | None, doc: 
         doc = parse_yaml_v4(text)
     elif BOM in doc.text:  # a caller's libyaml parse skipped BOMs the runtime does not
         doc = parse_yaml_v4(doc.text)
-    raw_parsed = _document_value(doc, path)
+    raw_parsed = document_value(doc, path)
     suite.config_path = _load_config(ctx, path, suite.repo_root)
-    parsed = _env(ctx, raw_parsed, doc.text)
+    parsed = ctx.with_env(raw_parsed, doc.text)
     if not is_object(parsed):
         raise LoadFailure(f"Invalid test file format: {path}", "v4-not-object", file=path, yaml_path=())
 
@@ -382,13 +392,7 @@ def _load_yaml_test(
     if not outcome and "expected_outcome" in case:
         outcome = as_string(case["expected_outcome"])
         if outcome:
-            ctx.warn(
-                f"Test '{test_id if test_id is not None else 'unknown'}': 'expected_outcome' is deprecated. "
-                "Use 'criteria' instead.",
-                "v4-deprecated-key",
-                file=src,
-                yaml_path=(*base, "expected_outcome"),
-            )
+            _warn_expected_outcome(ctx, test_id, src, base)
     execution = read("execution")
     skip_defaults = isinstance(execution, dict) and execution.get("skip_defaults") is True
 
@@ -413,15 +417,12 @@ def _load_yaml_test(
         missing = _missing_fields(
             test_id, has_spec, input_messages, "criteria, expected_output, assertions or turns"
         )
-        ctx.error(
+        _skip_test(
+            ctx,
+            suite,
+            SkippedTest(index, test_id, _incomplete_reason(missing), src, base, "v4-skipped-test"),
             f"Skipping incomplete test: {shown}. {INCOMPLETE}",
-            "v4-skipped-test",
-            file=src,
-            yaml_path=base,
-            data={"id": test_id, "missing": missing},
-        )
-        suite.skipped.append(
-            SkippedTest(index, test_id, _incomplete_reason(missing), src, base, "v4-skipped-test")
+            {"id": test_id, "missing": missing},
         )
         return
 
@@ -471,22 +472,16 @@ def _load_yaml_test(
     try:
         assertions = shared.suite_graders.parse_test(ctx, case, test_id, src, base, skip_defaults)
     except TestRejected as rejected:
-        ctx.error(
+        _skip_test(
+            ctx,
+            suite,
+            SkippedTest(index, test_id, rejected.message, src, base, "v4-skipped-test-graders"),
             f"Skipping test '{test_id}': {rejected.message}",
-            "v4-skipped-test-graders",
-            file=src,
-            yaml_path=rejected.yaml_path or base,
-            data={"id": test_id, "cause": rejected.code},
-        )
-        suite.skipped.append(
-            SkippedTest(index, test_id, rejected.message, src, base, "v4-skipped-test-graders")
+            {"id": test_id, "cause": rejected.code},
+            at=rejected.yaml_path,
         )
         return
-    rubrics = read("rubrics")
-    if isinstance(rubrics, list):
-        rubric_grader = graders.parse_inline_rubrics(ctx, rubrics, src, (*base, "rubrics"))
-        if rubric_grader is not None:
-            assertions = [rubric_grader, *(assertions or [])]
+    assertions = _with_inline_rubrics(ctx, assertions, read("rubrics"), src, base)
     workspace = read("workspace")
     if isinstance(workspace, str | dict):  # anything else means nothing to the runtime
         _resolve_workspace(ctx, workspace, os.path.dirname(suite.eval_path), src, (*base, "workspace"))
@@ -640,13 +635,7 @@ def _check_turns(turns: Any, file: str, base: YamlPath) -> None:
         return
     for i, turn in enumerate(turns):
         if turn is None:
-            raise LoadFailure(
-                "Cannot read properties of null (reading 'input')",
-                "v4-runtime-type-error",
-                error_type="TypeError",
-                file=file,
-                yaml_path=(*base, "turns", i),
-            )
+            raise _type_error("Cannot read properties of null (reading 'input')", file, (*base, "turns", i))
 
 
 # -- external tests: file, directory, file:// ----------------------------------------------------
@@ -680,7 +669,7 @@ def _load_cases_from_file(ctx: LoadContext, path: str, cause: YamlPath) -> list[
         )
         return []
     if ext in (".yaml", ".yml"):
-        parsed = _env(ctx, parse_yaml_value(content, path), content)
+        parsed = ctx.with_env(parse_yaml_value(content, path), content)
         if not isinstance(parsed, list):
             raise LoadFailure(
                 f"External test file must contain a YAML array, got {js_typeof(parsed)}: {path}",
@@ -727,7 +716,7 @@ def _parse_jsonl(
             value = parse_json(line)
         except JsonParseError as exc:
             raise LoadFailure(describe(i + 1, str(exc)), "v4-jsonl-parse", file=path, yaml_path=(i,)) from exc
-        value = _env(ctx, value, line)
+        value = ctx.with_env(value, line)
         if not is_object(value):
             raise LoadFailure(
                 describe(i + 1, "Expected JSON object"), "v4-jsonl-parse", file=path, yaml_path=(i,)
@@ -780,7 +769,7 @@ def _load_cases_from_directory(ctx: LoadContext, directory: str) -> list[TestEnt
             raise LoadFailure(
                 f"Cannot read case file: {case_file}\n  {exc}", "v4-cases-file", file=case_file
             ) from exc
-        parsed = _env(ctx, parse_yaml_value(content, case_file), content)
+        parsed = ctx.with_env(parse_yaml_value(content, case_file), content)
         if not is_object(parsed):
             raise LoadFailure(
                 f"Case file must contain a YAML object, got {js_typeof(parsed)}: {case_file}",
@@ -815,6 +804,7 @@ def _resolve_case_reference(ctx: LoadContext, ref: str, eval_dir: str, cause: Ya
     raw_path = ref[len("file://") :]
     pattern = node_resolve(eval_dir, raw_path)
     if any(c in raw_path for c in "*?{"):
+        # imported here: the glob matcher takes ~15 ms to import and only a glob reference needs it
         from agentv_lsp.formats.v4.fastglob import glob_files
 
         walked = glob_files(ctx.fs, pattern)
@@ -862,13 +852,7 @@ def _load_jsonl_suite(ctx: LoadContext, suite: SuiteLoad, text: str | None) -> N
         if not outcome and get(case, "expected_outcome") is not MISSING:
             outcome = as_string(case["expected_outcome"])
             if outcome:
-                ctx.warn(
-                    f"Test '{test_id if test_id is not None else 'unknown'}': 'expected_outcome' is deprecated. "
-                    "Use 'criteria' instead.",
-                    "v4-deprecated-key",
-                    file=path,
-                    yaml_path=(*yaml_path, "expected_outcome"),
-                )
+                _warn_expected_outcome(ctx, test_id, path, yaml_path)
         input_messages = resolve_input_messages(case, MISSING)
         expected_messages = expand_expected_output(get(case, "expected_output")) or []
         has_spec = bool(outcome) or len(expected_messages) > 0 or get(case, "assert") is not MISSING
@@ -877,15 +861,12 @@ def _load_jsonl_suite(ctx: LoadContext, suite: SuiteLoad, text: str | None) -> N
             missing = _missing_fields(
                 test_id, has_spec, input_messages, "criteria, expected_output or assert"
             )
-            ctx.error(
+            _skip_test(
+                ctx,
+                suite,
+                SkippedTest(index, test_id, _incomplete_reason(missing), path, yaml_path, "v4-skipped-test"),
                 f"Skipping incomplete test at line {line}: {shown}. {INCOMPLETE_JSONL}",
-                "v4-skipped-test",
-                file=path,
-                yaml_path=yaml_path,
-                data={"id": test_id, "line": line, "missing": missing},
-            )
-            suite.skipped.append(
-                SkippedTest(index, test_id, _incomplete_reason(missing), path, yaml_path, "v4-skipped-test")
+                {"id": test_id, "line": line, "missing": missing},
             )
             continue
         text_parts: list[str] = []
@@ -915,22 +896,16 @@ def _load_jsonl_suite(ctx: LoadContext, suite: SuiteLoad, text: str | None) -> N
                 ctx, case, merged_execution, ctx.search_roots, test_id, None, path, yaml_path
             )
         except TestRejected as rejected:
-            ctx.error(
+            _skip_test(
+                ctx,
+                suite,
+                SkippedTest(index, test_id, rejected.message, path, yaml_path, "v4-skipped-test-graders"),
                 f"Skipping test '{test_id}' at line {line}: {rejected.message}",
-                "v4-skipped-test-graders",
-                file=path,
-                yaml_path=rejected.yaml_path or yaml_path,
-                data={"id": test_id, "line": line},
-            )
-            suite.skipped.append(
-                SkippedTest(index, test_id, rejected.message, path, yaml_path, "v4-skipped-test-graders")
+                {"id": test_id, "line": line},
+                at=rejected.yaml_path,
             )
             continue
-        rubrics = get(case, "rubrics")
-        if isinstance(rubrics, list):
-            rubric_grader = graders.parse_inline_rubrics(ctx, rubrics, path, (*yaml_path, "rubrics"))
-            if rubric_grader is not None:
-                assertions = [rubric_grader, *(assertions or [])]
+        assertions = _with_inline_rubrics(ctx, assertions, get(case, "rubrics"), path, yaml_path)
         suite.tests.append(
             V4Test(
                 index=index,
@@ -960,7 +935,7 @@ def _load_sidecar(ctx: LoadContext, jsonl_path: str) -> dict[str, Any]:
         return {}
     try:
         content = ctx.fs.read_text(sidecar)
-        parsed = _env(ctx, parse_yaml_value(content, sidecar), content)
+        parsed = ctx.with_env(parse_yaml_value(content, sidecar), content)
     except (FileReadError, LoadFailure) as exc:
         ctx.warn(
             f"Could not read sidecar metadata from {sidecar}: {exc}", "v4-sidecar-unreadable", file=sidecar
@@ -1008,40 +983,25 @@ def _load_agent_skills(ctx: LoadContext, suite: SuiteLoad, text: str | None) -> 
     for index, case in enumerate(evals):
         where: YamlPath = ("evals", index)
         if case is None:
-            raise LoadFailure(
-                "Cannot read properties of null (reading 'id')",
-                "v4-runtime-type-error",
-                error_type="TypeError",
-                file=path,
-                yaml_path=where,
-            )
+            raise _type_error("Cannot read properties of null (reading 'id')", path, where)
         fields = case if is_object(case) else {}
         raw_id = fields.get("id", MISSING)
         prompt = fields.get("prompt", MISSING)
         if not isinstance(prompt, str) or js_trim(prompt) == "":
             ref = f"id={js_string(raw_id)}" if raw_id is not MISSING else "unknown"
-            ctx.error(
+            _skip_test(
+                ctx,
+                suite,
+                SkippedTest(index, None, "missing or empty 'prompt'", path, where, "v4-skipped-test"),
                 f"Skipping eval case {ref} in '{path}': missing or empty 'prompt'",
-                "v4-skipped-test",
-                file=path,
-                yaml_path=where,
-                data={"id": raw_id if isinstance(raw_id, str) else None},
-            )
-            suite.skipped.append(
-                SkippedTest(index, None, "missing or empty 'prompt'", path, where, "v4-skipped-test")
+                {"id": raw_id if isinstance(raw_id, str) else None},
             )
             continue
         assertions_raw = fields.get("assertions", MISSING)
         assertions: list[dict[str, Any]] | None = None
         if truthy(assertions_raw) and _js_length(assertions_raw) > 0:
             if not isinstance(assertions_raw, list):
-                raise LoadFailure(
-                    "evalCase.assertions.map is not a function",
-                    "v4-runtime-type-error",
-                    error_type="TypeError",
-                    file=path,
-                    yaml_path=(*where, "assertions"),
-                )
+                raise _type_error("evalCase.assertions.map is not a function", path, (*where, "assertions"))
             assertions = [
                 {"name": f"assertion-{i + 1}", "type": "llm-grader", "prompt": text_}
                 for i, text_ in enumerate(assertions_raw)
@@ -1056,12 +1016,8 @@ def _load_agent_skills(ctx: LoadContext, suite: SuiteLoad, text: str | None) -> 
             metadata["agent_skills_base_dir"] = base_dir
             for item in files if isinstance(files, list | str) else []:
                 if not isinstance(item, str):
-                    raise LoadFailure(
-                        'The "paths[1]" argument must be of type string.',
-                        "v4-runtime-type-error",
-                        error_type="TypeError",
-                        file=path,
-                        yaml_path=(*where, "files"),
+                    raise _type_error(
+                        'The "paths[1]" argument must be of type string.', path, (*where, "files")
                     )
                 file_paths.append(node_resolve(base_dir, item))
         expected = fields.get("expected_output", MISSING)
@@ -1358,6 +1314,44 @@ def _not_found_details(attempted: Sequence[str]) -> list[str]:
     return ["  Tried:", *(f"    {a}" for a in attempted)] if attempted else []
 
 
+def _segment_warning(
+    ctx: LoadContext,
+    segment_at: _SegmentAt,
+    message: str,
+    code: str,
+    *,
+    details: Sequence[str] = (),
+    data: dict[str, Any] | None = None,
+) -> None:
+    """A warning about a message segment, located only now that it is printed."""
+    file, yaml_path = _locate(segment_at)
+    ctx.warn(message, code, details=details, file=file, yaml_path=yaml_path, data=data)
+
+
+def _segment_not_found(
+    ctx: LoadContext,
+    res: Resolution,
+    value: str,
+    message_type: str,
+    segment_at: _SegmentAt,
+    what: str,
+    code: str,
+) -> None:
+    context = "" if message_type == "input" else " in expected_output"
+    _segment_warning(
+        ctx,
+        segment_at,
+        f"{what} not found{context}: {res.display_path}",
+        code,
+        details=_not_found_details(res.attempted),
+        data={"attempted": list(res.attempted), "raw": value, "display": res.display_path},
+    )
+
+
+def _unreadable_context(message_type: str) -> str:
+    return "" if message_type == "input" else " expected output"
+
+
 def _file_segment(
     ctx: LoadContext,
     value: str,
@@ -1367,27 +1361,16 @@ def _file_segment(
 ) -> dict[str, Any] | None:
     res = ctx.resolve(value)
     if res.resolved_path is None:
-        where_file, where_path = _locate(segment_at)
-        context = "" if message_type == "input" else " in expected_output"
-        ctx.warn(
-            f"File not found{context}: {res.display_path}",
-            "v4-file-not-found",
-            details=_not_found_details(res.attempted),
-            file=where_file,
-            yaml_path=where_path,
-            data={"attempted": list(res.attempted), "raw": value, "display": res.display_path},
-        )
+        _segment_not_found(ctx, res, value, message_type, segment_at, "File", "v4-file-not-found")
         return None
     try:
         read = ctx.fs.read(res.resolved_path)
     except FileReadError as exc:
-        where_file, where_path = _locate(segment_at)
-        context = "" if message_type == "input" else " expected output"
-        ctx.warn(
-            f"Could not read{context} file {res.resolved_path}: {exc}",
+        _segment_warning(
+            ctx,
+            segment_at,
+            f"Could not read{_unreadable_context(message_type)} file {res.resolved_path}: {exc}",
             "v4-file-unreadable",
-            file=where_file,
-            yaml_path=where_path,
             data={"resolved": res.resolved_path},
         )
         return None
@@ -1404,37 +1387,25 @@ def _image_segment(
 ) -> dict[str, Any] | None:
     res = ctx.resolve(value)
     if res.resolved_path is None:
-        where_file, where_path = _locate(segment_at)
-        context = "" if message_type == "input" else " in expected_output"
-        ctx.warn(
-            f"Image file not found{context}: {res.display_path}",
-            "v4-image-not-found",
-            details=_not_found_details(res.attempted),
-            file=where_file,
-            yaml_path=where_path,
-            data={"attempted": list(res.attempted), "raw": value, "display": res.display_path},
-        )
+        _segment_not_found(ctx, res, value, message_type, segment_at, "Image file", "v4-image-not-found")
         return None
     media_type = IMAGE_MEDIA_TYPES.get(node_extname(res.resolved_path).lower())
     if media_type is None:
-        where_file, where_path = _locate(segment_at)
-        ctx.warn(
+        _segment_warning(
+            ctx,
+            segment_at,
             f"Unsupported image extension for {res.display_path}. Supported: {', '.join(IMAGE_MEDIA_TYPES)}",
             "v4-image-extension",
-            file=where_file,
-            yaml_path=where_path,
         )
         return None
     try:
         data = read_bytes(ctx.fs, res.resolved_path)
     except FileReadError as exc:
-        where_file, where_path = _locate(segment_at)
-        context = "" if message_type == "input" else " expected output"
-        ctx.warn(
-            f"Could not read{context} image {res.resolved_path}: {exc}",
+        _segment_warning(
+            ctx,
+            segment_at,
+            f"Could not read{_unreadable_context(message_type)} image {res.resolved_path}: {exc}",
             "v4-image-unreadable",
-            file=where_file,
-            yaml_path=where_path,
         )
         return None
     encoded = base64.b64encode(data).decode("ascii")
@@ -1550,7 +1521,7 @@ def _read_config(ctx: LoadContext, path: str) -> bool:
 
     try:
         content = ctx.fs.read_text(path)
-        parsed = _env(ctx, parse_yaml_value(content, path), content)
+        parsed = ctx.with_env(parse_yaml_value(content, path), content)
     except (FileReadError, LoadFailure) as exc:
         ctx.warn(f"Could not read config.yaml at {path}: {exc}", "v4-config-unreadable", file=path)
         return False
@@ -1660,8 +1631,6 @@ def _check_results_config(ctx: LoadContext, raw: Any, path: str) -> None:
 
 
 def _is_filesystem_path(p: str) -> bool:
-    import re
-
     return p.startswith(("/", "~/", "~\\")) or p == "~" or re.match(r"[A-Za-z]:[/\\]", p) is not None
 
 
@@ -1695,7 +1664,7 @@ def _resolve_workspace(ctx: LoadContext, raw: Any, eval_dir: str, file: str, whe
                 file=file,
                 yaml_path=where,
             ) from exc
-        parsed = _env(ctx, parse_yaml_value(content, workspace_file), content)
+        parsed = ctx.with_env(parse_yaml_value(content, workspace_file), content)
         if not is_object(parsed):
             raise LoadFailure(
                 f"Invalid workspace file format: {workspace_file} (expected a YAML object)",
@@ -1716,18 +1685,30 @@ def _resolve_workspace(ctx: LoadContext, raw: Any, eval_dir: str, file: str, whe
     _parse_workspace(ctx, raw, file, where)
 
 
+# Keys the runtime rejects (in this order) with the text saying what replaced them
+_REMOVED_WORKSPACE_KEYS = {
+    "static_path": "workspace.static_path has been removed. Use workspace.path with workspace.mode=static.",
+    "pool": "workspace.pool has been removed. Use workspace.mode='pooled' or 'temp'.",
+    "static": "workspace.static has been removed. Use workspace.mode='static'.",
+}
+_REMOVED_REPO_KEYS = {
+    "source": "workspace.repos[].source has been removed. Use workspace.repos[].repo.",
+    "checkout": "workspace.repos[].checkout has been removed. Use top-level commit, base_commit, and ancestor.",
+    "clone": "workspace.repos[].clone has been removed. Use top-level sparse if needed.",
+}
+
+
+def _reject_removed_keys(raw: dict[str, Any], removed: Mapping[str, str], file: str, where: YamlPath) -> None:
+    for key, message in removed.items():
+        if key in raw:
+            raise LoadFailure(message, "v4-workspace", file=file, yaml_path=(*where, key))
+
+
 def _parse_workspace(ctx: LoadContext, raw: Any, file: str, where: YamlPath) -> bool:
     """`parseWorkspaceConfig`: its errors and deprecation warnings; whether it yields a config."""
     if not is_object(raw):
         return False
-    removed = {
-        "static_path": "workspace.static_path has been removed. Use workspace.path with workspace.mode=static.",
-        "pool": "workspace.pool has been removed. Use workspace.mode='pooled' or 'temp'.",
-        "static": "workspace.static has been removed. Use workspace.mode='static'.",
-    }
-    for key, message in removed.items():
-        if key in raw:
-            raise LoadFailure(message, "v4-workspace", file=file, yaml_path=(*where, key))
+    _reject_removed_keys(raw, _REMOVED_WORKSPACE_KEYS, file, where)
     produced = isinstance(raw.get("template"), str) and raw["template"] != ""
     produced |= raw.get("isolation") in ("shared", "per_test")
     repos = raw.get("repos")
@@ -1772,14 +1753,7 @@ def _parse_workspace(ctx: LoadContext, raw: Any, file: str, where: YamlPath) -> 
 def _check_repo(raw: Any, file: str, where: YamlPath) -> None:
     if not is_object(raw):
         return
-    removed = {
-        "source": "workspace.repos[].source has been removed. Use workspace.repos[].repo.",
-        "checkout": "workspace.repos[].checkout has been removed. Use top-level commit, base_commit, and ancestor.",
-        "clone": "workspace.repos[].clone has been removed. Use top-level sparse if needed.",
-    }
-    for key, message in removed.items():
-        if key in raw:
-            raise LoadFailure(message, "v4-workspace", file=file, yaml_path=(*where, key))
+    _reject_removed_keys(raw, _REMOVED_REPO_KEYS, file, where)
 
     def read(key: str) -> str | None:
         value = raw.get(key)

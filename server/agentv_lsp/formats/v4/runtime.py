@@ -11,7 +11,7 @@ import os
 import re
 import stat
 from collections.abc import Mapping, Sequence
-from typing import Any, TypeGuard
+from typing import Any, TypedDict, TypeGuard, Unpack
 
 from agentv_lsp.engine.files import (
     FileReadError,
@@ -23,6 +23,15 @@ from agentv_lsp.engine.files import (
 )
 from agentv_lsp.engine.jsrt import JS_WHITESPACE
 from agentv_lsp.formats.v4.model import RuntimeMessage, Stream, YamlPath
+from agentv_lsp.yamlpos.scalars import js_json_stringify, js_number
+
+
+class MessagePlace(TypedDict, total=False):
+    """Where a console message points (`file`, `yaml_path`) and the facts it carries (`data`)."""
+
+    file: str | None
+    yaml_path: YamlPath | None
+    data: dict[str, Any] | None
 
 
 class _Missing:
@@ -354,8 +363,6 @@ def js_typeof(value: Any) -> str:
 
 def js_string(value: Any) -> str:
     """`String(value)` / template-literal interpolation for JSON-like values."""
-    from agentv_lsp.yamlpos.scalars import js_number
-
     if value is MISSING:
         return "undefined"
     if value is None:
@@ -553,8 +560,6 @@ def _clone(value: Any) -> Any:
 def stringify_template_value(value: Any) -> str:
     """`stringifyTemplateValue`; `JSON.stringify` of a function is `undefined`, which
     `String.replace` prints as "undefined"."""
-    from agentv_lsp.yamlpos.scalars import js_json_stringify
-
     if isinstance(value, str):
         return value
     if isinstance(value, JsFunction):
@@ -657,6 +662,10 @@ class LoadContext:
         # Suite-level parts that every test of the load repeats (see `memo_get`)
         self._memo: dict[tuple[Any, ...], tuple[Any, Any]] = {}
 
+    def with_env(self, value: Any, text: str) -> Any:
+        """`interpolateEnv` on a value parsed from `text` (skipped when the text names no variable)."""
+        return interpolate_env(value, self.env) if may_reference_env(text) else value
+
     def memo_get(self, key: tuple[Any, ...], source: Any) -> Any:
         """What `memo_put(key, source, result)` stored for this very `source` object (the
         identity is checked, so an `id()` in the key is never taken for another), else MISSING."""
@@ -678,33 +687,21 @@ class LoadContext:
             found = self._resolutions[key] = resolve_reference(raw, key_roots, self.fs)
         return found
 
-    def emit(
-        self,
-        stream: Stream,
-        text: str,
-        code: str,
-        *,
-        file: str | None = None,
-        yaml_path: YamlPath | None = None,
-        data: dict[str, Any] | None = None,
-    ) -> None:
-        self.messages.append(RuntimeMessage(stream, text, code, file, yaml_path, data or {}))
+    def emit(self, stream: Stream, text: str, code: str, **place: Unpack[MessagePlace]) -> None:
+        self.messages.append(
+            RuntimeMessage(
+                stream, text, code, place.get("file"), place.get("yaml_path"), place.get("data") or {}
+            )
+        )
 
-    def notice(
-        self,
-        text: str,
-        code: str,
-        *,
-        file: str | None = None,
-        yaml_path: YamlPath | None = None,
-        data: dict[str, Any] | None = None,
-    ) -> None:
+    def notice(self, text: str, code: str, **place: Unpack[MessagePlace]) -> None:
         """One of our own notices (stream "notice"), once per code and place: the runtime would
         print nothing here (it reads whole files, walks whole trees)."""
+        at = (code, place.get("file"), place.get("yaml_path"))
         for m in self.messages:
-            if m.stream == "notice" and (m.code, m.file, m.yaml_path) == (code, file, yaml_path):
+            if m.stream == "notice" and (m.code, m.file, m.yaml_path) == at:
                 return
-        self.emit("notice", text, code, file=file, yaml_path=yaml_path, data=data)
+        self.emit("notice", text, code, **place)
 
     def note_truncated(self, read: FileText, path: str, file: str | None, yaml_path: YamlPath | None) -> None:
         """`file-truncated`, as the v2 engine says it, when `read` stopped at the size cap."""
@@ -718,27 +715,12 @@ class LoadContext:
             )
 
     def warn(
-        self,
-        message: str,
-        code: str,
-        *,
-        details: Sequence[str] = (),
-        file: str | None = None,
-        yaml_path: YamlPath | None = None,
-        data: dict[str, Any] | None = None,
+        self, message: str, code: str, *, details: Sequence[str] = (), **place: Unpack[MessagePlace]
     ) -> None:
         """`logWarning`: "Warning: message" plus detail lines."""
         text = "\n".join((f"Warning: {message}", *details))
-        self.emit("warn", text, code, file=file, yaml_path=yaml_path, data=data)
+        self.emit("warn", text, code, **place)
 
-    def error(
-        self,
-        message: str,
-        code: str,
-        *,
-        file: str | None = None,
-        yaml_path: YamlPath | None = None,
-        data: dict[str, Any] | None = None,
-    ) -> None:
+    def error(self, message: str, code: str, **place: Unpack[MessagePlace]) -> None:
         """`logError`: "Error: message" on stderr."""
-        self.emit("error", f"Error: {message}", code, file=file, yaml_path=yaml_path, data=data)
+        self.emit("error", f"Error: {message}", code, **place)

@@ -5,6 +5,10 @@ plain key); this pass rewrites the parsed value as eemeli/yaml does with merging
 a plain `<<` key's map (or each map of a sequence, earlier ones winning) fills in the keys
 the mapping does not set itself; explicit keys always win; anything else as a merge source
 is an error ("Merge sources must be maps or map aliases").
+
+`parse_yaml_value` is the runtime's `parseYamlValue` on top of it: parse, allow repeated
+`<<`, raise the runtime's YAML error, merge. The loader and the grader parser (templates)
+both read YAML through it.
 """
 
 from __future__ import annotations
@@ -14,8 +18,9 @@ from typing import Any
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from agentv_lsp.formats.v4.runtime import LoadFailure
+from agentv_lsp.formats.v4.runtime import LoadFailure, quick_contains
 from agentv_lsp.formats.v4.yamlbom import parse_yaml_v4
+from agentv_lsp.formats.v4.yamlerrors import runtime_error_text
 from agentv_lsp.yamlpos import YamlDocument
 from agentv_lsp.yamlpos.document import _key_string  # the converter's own key rule
 
@@ -25,6 +30,32 @@ from agentv_lsp.yamlpos.document import _key_string  # the converter's own key r
 _STAND_IN = "\ue000"
 MAX_REPEATS = 64
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def parse_yaml_value(text: str, file: str) -> Any:
+    """`parseYamlValue` (eemeli/yaml with merge keys); raises LoadFailure like the runtime."""
+    doc = parse_yaml_v4(text)
+    return document_value(doc, file)
+
+
+def document_value(doc: YamlDocument, file: str) -> Any:
+    """The value of an already parsed document, as `parse_yaml_value` gives it."""
+    has_merge_keys = quick_contains(doc.text, "<<")
+    if doc.error is not None and doc.error.kind == "duplicate-key" and has_merge_keys:
+        doc = allow_repeated_merge_keys(doc)
+        has_merge_keys = quick_contains(doc.text, "<<")  # the text that parsed now
+    if doc.error is not None:
+        raise LoadFailure(
+            runtime_error_text(doc) or doc.error.describe(),
+            "v4-yaml-syntax",
+            error_type="YAMLParseError",
+            file=file,
+            yaml_path=None,
+        )
+    value = doc.value
+    if has_merge_keys:
+        value = apply_merge_keys(doc, value, file)
+    return value
 
 
 def _is_merge_key(node: Node) -> bool:
