@@ -366,6 +366,11 @@ cases = st.lists(
     max_examples=150 * SCALE, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(cases, st.booleans())
+# found by this test in CI: PyYAML writes a key of '' as an explicit one (`? ''`) and the value's
+# further lines at the `:` column + 2, which eemeli/yaml reads; we once asked for the key's column + 1
+@example(
+    [{"id": "", "outcome": None, "input_messages": None, "expected_messages": "x", "note": {"": "\n"}}], False
+)
 def test_engine_and_checker_never_raise_on_eval_shaped_documents(
     tmp_path: Path, raw_cases: list[object], untrusted: bool
 ) -> None:

@@ -535,9 +535,10 @@ def _blank_tab_line(text: str, exc: yaml.MarkedYAMLError) -> str | None:
     return text[:start] + line.replace("\t", " ") + text[start + len(line) :]
 
 
-# A multi-line quoted scalar or flow collection in block context, and the indentation its
-# further lines need (one more than the column of its key or its sequence's `-`).
-_Suspect = tuple[ScalarNode | CollectionNode, int]
+# A multi-line quoted scalar or flow collection in block context, and the block collection
+# whose entry it is: its further lines need one more space than that collection's entries
+# (`_entry_column`).
+_Suspect = tuple[ScalarNode | CollectionNode, Node]
 
 
 def _unindented_continuation(root: Node, text: str) -> YamlError | None:
@@ -561,33 +562,27 @@ def _unindented_continuation(root: Node, text: str) -> YamlError | None:
         if node.flow_style or id(node) in seen:
             continue
         seen.add(id(node))
-        if node.__class__ is SequenceNode:
-            for child in node.value:
-                if child.__class__ is ScalarNode:
-                    if child.style in _QUOTED and child.start_mark.line != child.end_mark.line:
-                        suspects.append((child, node.start_mark.column + 1))
-                elif child.flow_style:
-                    if child.start_mark.line != child.end_mark.line:
-                        suspects.append((child, node.start_mark.column + 1))
-                else:
-                    blocks.append(child)
-        elif node.__class__ is MappingNode:
-            for key, child in node.value:
-                if child.__class__ is ScalarNode:
-                    if child.style in _QUOTED and child.start_mark.line != child.end_mark.line:
-                        suspects.append((child, key.start_mark.column + 1))
-                elif child.flow_style:
-                    if child.start_mark.line != child.end_mark.line:
-                        suspects.append((child, key.start_mark.column + 1))
-                else:
-                    blocks.append(child)
+        # a mapping's keys too: a quoted key over several lines is an explicit one (`? "...`)
+        children = (
+            node.value if node.__class__ is SequenceNode else [n for entry in node.value for n in entry]
+        )
+        for child in children:
+            if child.__class__ is ScalarNode:
+                if child.style in _QUOTED and child.start_mark.line != child.end_mark.line:
+                    suspects.append((child, node))
+            elif child.flow_style:
+                if child.start_mark.line != child.end_mark.line:
+                    suspects.append((child, node))
+            else:
+                blocks.append(child)
     return _first_unindented(suspects, text) if suspects else None
 
 
 def _first_unindented(suspects: list[_Suspect], text: str) -> YamlError | None:
     """The first (in the text) suspect with a line indented too little."""
     lines = _LINE_BREAK.split(text)
-    for suspect, need in sorted(suspects, key=lambda s: (s[0].start_mark.line, s[0].start_mark.column)):
+    for suspect, block in sorted(suspects, key=lambda s: (s[0].start_mark.line, s[0].start_mark.column)):
+        need = _entry_column(block, lines) + 1
         if isinstance(suspect, ScalarNode):
             error = _check_scalar_lines(suspect, need, lines)
         else:
@@ -598,6 +593,27 @@ def _first_unindented(suspects: list[_Suspect], text: str) -> YamlError | None:
 
 
 _QUOTED = frozenset(('"', "'"))
+_SPACES = re.compile(r"[ \t]*")
+_PROPERTY = re.compile(r"[&!][^ \t]*")
+
+
+def _entry_column(block: Node, lines: list[str]) -> int:
+    """The column where a block collection's entries start: the first key (`?` for an explicit
+    one) or `-`. eemeli/yaml ends a quoted string or a flow collection at a line indented no
+    more than that. libyaml's start of the collection is that column, unless an anchor or a tag
+    on a line of their own stand before it (`key: &a` then the entries): then the entries start
+    at the first token of the next line that holds more than properties and a comment.
+    Properties on the first entry's own line belong to its key (`&a key: v`)."""
+    line, column = block.start_mark.line, block.start_mark.column
+    for number in range(line, len(lines)):
+        text = lines[number]
+        first = _SPACES.match(text, column if number == line else 0).end()  # type: ignore[union-attr]
+        at = first
+        while at < len(text) and text[at] in "&!":
+            at = _SPACES.match(text, _PROPERTY.match(text, at).end()).end()  # type: ignore[union-attr]
+        if at < len(text) and text[at] != "#":
+            return first
+    return column
 
 
 def _short_of(line: str, need: int) -> int | None:
@@ -702,12 +718,11 @@ def _convert_without_aliases(root: Node, suspects: list[_Suspect]) -> Any:
         block = not node.flow_style  # type: ignore[attr-defined]  # a collection here (no cast: hot path)
         if type(node) is SequenceNode:
             if block:
-                need = node.start_mark.column + 1
                 for c in node.value:
                     if (c.flow_style if type(c) is not ScalarNode else c.style in _QUOTED) and (
                         c.start_mark.line != c.end_mark.line
                     ):
-                        suspects.append((c, need))
+                        suspects.append((c, node))
             return [plain(c) if type(c) is ScalarNode else convert(c, depth + 1) for c in node.value]
         mapping: dict[str, Any] = {}
         numeric_keys = False
@@ -715,6 +730,8 @@ def _convert_without_aliases(root: Node, suspects: list[_Suspect]) -> Any:
         identities: set[tuple[str, Any]] | None = None
         for k_node, v_node in node.value:
             if type(k_node) is ScalarNode:
+                if block and k_node.style in _QUOTED and k_node.start_mark.line != k_node.end_mark.line:
+                    suspects.append((k_node, node))  # an explicit key (`? "...`) over several lines
                 raw_key = plain(k_node)
                 # interned: a few keys repeat thousands of times, and every `.get("role")`
                 # then finds its key by identity instead of comparing the text
@@ -732,11 +749,11 @@ def _convert_without_aliases(root: Node, suspects: list[_Suspect]) -> Any:
                     numeric_keys = True
             if type(v_node) is ScalarNode:
                 if block and v_node.style in _QUOTED and v_node.start_mark.line != v_node.end_mark.line:
-                    suspects.append((v_node, k_node.start_mark.column + 1))
+                    suspects.append((v_node, node))
                 mapping[key] = plain(v_node)
             else:
                 if block and v_node.flow_style and v_node.start_mark.line != v_node.end_mark.line:
-                    suspects.append((v_node, k_node.start_mark.column + 1))
+                    suspects.append((v_node, node))
                 mapping[key] = convert(v_node, depth + 1)
         if numeric_keys:
             _order_like_js_object(mapping)
