@@ -15,14 +15,14 @@ from yaml.nodes import MappingNode
 
 from agentv_lsp.engine.files import FileSystem
 from agentv_lsp.formats.v2.document import CheckOptions, check_document
-from agentv_lsp.lsp import filemodel
 from agentv_lsp.lsp.convert import to_diagnostic
 from agentv_lsp.lsp.document import Edit
 from agentv_lsp.lsp.features import symbols
 from agentv_lsp.lsp.features.codelens import resolve
 from agentv_lsp.lsp.features.symbols import document_symbols
-from agentv_lsp.lsp.filemodel import FileModel, UnitCache, cut
 from agentv_lsp.lsp.server import create_server
+from agentv_lsp.lsp.v2 import filemodel
+from agentv_lsp.lsp.v2.filemodel import FileModel, UnitCache, cut
 from agentv_lsp.lsp.yamlnav import path_at
 from agentv_lsp.yamlpos import parse_yaml
 from tests.evalgen import generate, key, mutate

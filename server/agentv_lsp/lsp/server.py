@@ -45,11 +45,11 @@ from agentv_lsp.lsp.convert import (
     uri_to_path,
 )
 from agentv_lsp.lsp.document import Edit, EditedDocument, lsp_lines
-from agentv_lsp.lsp.filemodel import CHUNK_BASE, TAIL_BASE, FileModel, Unit, UnitCache
 from agentv_lsp.lsp.lifecycle import Lifecycle
 from agentv_lsp.lsp.protocol import AgentVProtocol
 from agentv_lsp.lsp.publication import Blocks, LocalKeys, Placed, Source, all_items
 from agentv_lsp.lsp.settings import Settings, hidden_allow_list, parse_settings
+from agentv_lsp.lsp.v2.filemodel import CHUNK_BASE, TAIL_BASE, FileModel, Unit, UnitCache
 from agentv_lsp.lsp.v4.incremental import follow_edits
 from agentv_lsp.lsp.v4.model import V4Model
 from agentv_lsp.lsp.v4.model import forget_path as forget_v4_path

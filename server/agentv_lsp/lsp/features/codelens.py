@@ -18,9 +18,9 @@ from agentv_lsp.formats.v2.prompt import needs_role_markers, segments_by_message
 from agentv_lsp.lsp import listing
 from agentv_lsp.lsp.features import prompt_diff
 from agentv_lsp.lsp.features.commands import PREVIEW_CASE
-from agentv_lsp.lsp.filemodel import FileModel
 from agentv_lsp.lsp.protocol import RawJson
 from agentv_lsp.lsp.server import AgentVLanguageServer, guard
+from agentv_lsp.lsp.v2.filemodel import FileModel
 from agentv_lsp.lsp.v4 import navigation as v4_navigation
 from agentv_lsp.lsp.v4.model import V4Model
 

@@ -16,8 +16,8 @@ from agentv_lsp.engine.targets_file import find_targets_file
 from agentv_lsp.formats.v2.model import Notice
 from agentv_lsp.formats.v2.preview import preview_case, preview_file
 from agentv_lsp.lsp.convert import from_client_col, path_to_uri
-from agentv_lsp.lsp.filemodel import FileModel
 from agentv_lsp.lsp.server import AgentVLanguageServer, guard
+from agentv_lsp.lsp.v2.filemodel import FileModel
 from agentv_lsp.lsp.v4 import commands as v4_commands
 from agentv_lsp.lsp.v4.model import V4Model
 from agentv_lsp.tokens import case_tokens

@@ -16,8 +16,7 @@ from lsprotocol import types as lsp
 
 from agentv_lsp.engine.targets_file import find_targets_file
 from agentv_lsp.formats.v2.targets import read_targets
-from agentv_lsp.lsp.convert import from_client_col, uri_to_path
-from agentv_lsp.lsp.filemodel import is_agentv_path
+from agentv_lsp.lsp.convert import from_client_col, is_agentv_path, uri_to_path
 from agentv_lsp.lsp.schema_nav import keys_for_path, schema_for_path
 from agentv_lsp.lsp.server import AgentVLanguageServer, guard
 from agentv_lsp.lsp.v4 import completion as v4_completion

@@ -19,8 +19,7 @@ import time
 
 from lsprotocol import types as lsp
 
-from agentv_lsp.lsp.convert import uri_to_path
-from agentv_lsp.lsp.filemodel import is_agentv_path
+from agentv_lsp.lsp.convert import is_agentv_path, uri_to_path
 from agentv_lsp.lsp.publication import Placed
 from agentv_lsp.lsp.server import AgentVLanguageServer, guard
 from agentv_lsp.lsp.v4 import diagnostics as v4_diagnostics

@@ -25,10 +25,10 @@ from agentv_lsp.formats.v2.model import YamlPath
 from agentv_lsp.formats.v2.targets import read_targets
 from agentv_lsp.lsp.convert import from_client_col
 from agentv_lsp.lsp.features.commands import case_preview
-from agentv_lsp.lsp.filemodel import FileModel
 from agentv_lsp.lsp.markdown import fence, file_head
 from agentv_lsp.lsp.schema_nav import schema_for_path
 from agentv_lsp.lsp.server import AgentVLanguageServer, guard
+from agentv_lsp.lsp.v2.filemodel import FileModel
 from agentv_lsp.lsp.v4 import hover as v4_hover
 from agentv_lsp.lsp.v4.model import V4Model
 from agentv_lsp.lsp.yamlnav import path_at, value_at

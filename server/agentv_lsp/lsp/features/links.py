@@ -15,8 +15,8 @@ from agentv_lsp.formats.v2.loader import EvalFile
 from agentv_lsp.formats.v2.model import YamlPath
 from agentv_lsp.formats.v2.targets import read_targets, selected_target
 from agentv_lsp.lsp.convert import from_client_col, lines_of, path_to_uri, to_range
-from agentv_lsp.lsp.filemodel import FileModel, Located
 from agentv_lsp.lsp.server import AgentVLanguageServer, guard
+from agentv_lsp.lsp.v2.filemodel import FileModel, Located
 from agentv_lsp.lsp.v4 import navigation as v4_navigation
 from agentv_lsp.lsp.v4.model import V4Model
 from agentv_lsp.lsp.yamlnav import path_at

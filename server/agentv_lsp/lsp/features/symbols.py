@@ -22,9 +22,9 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from agentv_lsp.checks.runner import walk_yaml
 from agentv_lsp.lsp import listing
 from agentv_lsp.lsp.convert import JsonDict, LineOf, path_to_uri, range_json, shifted_symbol, uri_to_path
-from agentv_lsp.lsp.filemodel import FileModel
 from agentv_lsp.lsp.protocol import RawJson
 from agentv_lsp.lsp.server import AgentVLanguageServer, guard
+from agentv_lsp.lsp.v2.filemodel import FileModel
 from agentv_lsp.lsp.v4 import navigation as v4_navigation
 from agentv_lsp.lsp.v4 import symbols as v4_symbols
 from agentv_lsp.lsp.v4.model import V4Model
