@@ -1,0 +1,21 @@
+"""The one place the language-server layer tells the formats apart: each `lsp/features/X.py`
+registers its LSP feature with pygls, then hands the request to the function of the same name
+in `lsp/v2/X.py` or `lsp/v4/X.py`, chosen here by the document's model (which
+`AgentVLanguageServer.build_model` built as `formats.runtime` chose: a v2 `FileModel` or a 4.x
+`V4Model`). The two functions take the same arguments, so a feature has no `if v4:` of its own."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+from agentv_lsp.lsp.v2.filemodel import FileModel
+from agentv_lsp.lsp.v4.model import V4Model
+
+Model = FileModel | V4Model
+Answer = TypeVar("Answer")
+
+
+def by_format(model: Model, *, v2: Callable[..., Answer], v4: Callable[..., Answer]) -> Callable[..., Answer]:
+    """`v4` for a 4.x document's model, `v2` for a v2 one's."""
+    return v4 if isinstance(model, V4Model) else v2
