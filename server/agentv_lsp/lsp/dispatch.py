@@ -7,10 +7,13 @@ in `lsp/v2/X.py` or `lsp/v4/X.py`, chosen here by the document's model (which
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from agentv_lsp.lsp.v2.filemodel import FileModel
 from agentv_lsp.lsp.v4.model import V4Model
+
+if TYPE_CHECKING:
+    from agentv_lsp.lsp.server import AgentVLanguageServer
 
 Model = FileModel | V4Model
 Answer = TypeVar("Answer")
@@ -19,3 +22,11 @@ Answer = TypeVar("Answer")
 def by_format(model: Model, *, v2: Callable[..., Answer], v4: Callable[..., Answer]) -> Callable[..., Answer]:
     """`v4` for a 4.x document's model, `v2` for a v2 one's."""
     return v4 if isinstance(model, V4Model) else v2
+
+
+def by_runtime(
+    ls: AgentVLanguageServer, uri: str, *, v2: Callable[..., Answer], v4: Callable[..., Answer]
+) -> Callable[..., Answer]:
+    """The same choice without a model, from the runtime choice for the open document `uri`
+    (`judged_by_v4`), for the requests that must not wait for one (completion, code actions)."""
+    return v4 if ls.judged_by_v4(uri) else v2
