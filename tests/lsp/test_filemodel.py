@@ -18,11 +18,11 @@ from agentv_lsp.formats.v2.document import CheckOptions, check_document
 from agentv_lsp.lsp.convert import to_diagnostic
 from agentv_lsp.lsp.document import Edit
 from agentv_lsp.lsp.features import symbols
-from agentv_lsp.lsp.features.codelens import resolve
 from agentv_lsp.lsp.features.symbols import document_symbols
 from agentv_lsp.lsp.server import create_server
 from agentv_lsp.lsp.v2 import filemodel
 from agentv_lsp.lsp.v2.filemodel import FileModel, UnitCache, cut
+from agentv_lsp.lsp.v2.navigation import resolve_lens
 from agentv_lsp.lsp.yamlnav import path_at
 from agentv_lsp.yamlpos import parse_yaml
 from tests.evalgen import generate, key, mutate
@@ -286,8 +286,8 @@ def test_symbols_and_lenses_are_the_same_in_both_modes(
     assert followed is not None and followed.split
     assert document_symbols(server, followed) == document_symbols(server, FileModel(path, edited, opts, None))
     for index in range(whole.case_count()):
-        assert resolve(split, "u", index, "summary") == resolve(whole, "u", index, "summary")
-        assert resolve(split, "u", index, "preview") == resolve(whole, "u", index, "preview")
+        assert resolve_lens(split, "u", index, "summary") == resolve_lens(whole, "u", index, "summary")
+        assert resolve_lens(split, "u", index, "preview") == resolve_lens(whole, "u", index, "preview")
 
 
 def test_a_cleared_cache_frees_its_units_without_the_cycle_collector(
