@@ -19,8 +19,8 @@ from agentv_lsp.lsp.completion_items import (
     target_items,
 )
 from agentv_lsp.lsp.convert import is_agentv_path
-from agentv_lsp.lsp.schema_nav import keys_for_path, schema_for_path
 from agentv_lsp.lsp.server import AgentVLanguageServer
+from agentv_lsp.lsp.v2.schema_nav import keys_for_path, schema_for_path
 
 NEW_CASE = (
     "- id: ${1:case-id}\n  outcome: ${2:What a good answer achieves}\n  input_messages:\n"

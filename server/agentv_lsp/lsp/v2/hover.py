@@ -22,9 +22,9 @@ from agentv_lsp.formats.v2.model import YamlPath
 from agentv_lsp.formats.v2.targets import read_targets
 from agentv_lsp.lsp.convert import from_client_col
 from agentv_lsp.lsp.markdown import fence, file_head
-from agentv_lsp.lsp.schema_nav import schema_for_path
 from agentv_lsp.lsp.v2.commands import case_preview
 from agentv_lsp.lsp.v2.filemodel import FileModel
+from agentv_lsp.lsp.v2.schema_nav import schema_for_path
 from agentv_lsp.lsp.yamlnav import path_at, value_at
 from agentv_lsp.tokens import case_tokens, describe
 
