@@ -19,6 +19,7 @@ from agentv_lsp.lsp.convert import to_diagnostic
 from agentv_lsp.lsp.document import Edit
 from agentv_lsp.lsp.server import create_server
 from agentv_lsp.lsp.v2 import filemodel, symbols
+from agentv_lsp.lsp.v2.diagnostics import diagnostics_json
 from agentv_lsp.lsp.v2.filemodel import FileModel, UnitCache, cut
 from agentv_lsp.lsp.v2.navigation import resolve_lens
 from agentv_lsp.lsp.v2.symbols import document_symbols
@@ -250,7 +251,7 @@ def test_published_json_equals_the_typed_conversion(
     text = generate(20, 5).replace("role: user", "role: usr", 3)
     model = FileModel(path, text, opts, UnitCache())
     for step in range(25):
-        got = sorted(json.dumps(d, sort_keys=True) for d in server.diagnostics_json(model))
+        got = sorted(json.dumps(d, sort_keys=True) for d in diagnostics_json(server, model))
         want = sorted(
             json.dumps(converter.unstructure(to_diagnostic(d, model.line, encoding)), sort_keys=True)
             for d in (model.diagnostics() if model.agentv else [])
