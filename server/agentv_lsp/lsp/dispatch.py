@@ -1,8 +1,11 @@
 """The one place the language-server layer tells the formats apart: each `lsp/features/X.py`
 registers its LSP feature with pygls, then hands the request to the function of the same name
-in `lsp/v2/X.py` or `lsp/v4/X.py`, chosen here by the document's model (which
+in the format's module (`lsp/v2/X.py` or `lsp/v4/X.py`; links and lenses are in
+`navigation.py`, `agentv/status` in `commands.py`), chosen here by the document's model (which
 `AgentVLanguageServer.build_model` built as `formats.runtime` chose: a v2 `FileModel` or a 4.x
-`V4Model`). The two functions take the same arguments, so a feature has no `if v4:` of its own."""
+`V4Model`). The two functions take the same arguments, so a feature has no `if v4:` of its own.
+(`Callable[...]`: the two functions' model parameters differ, so mypy checks what they answer,
+not the arguments a feature passes.)"""
 
 from __future__ import annotations
 
