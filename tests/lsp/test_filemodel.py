@@ -15,14 +15,14 @@ from yaml.nodes import MappingNode
 
 from agentv_lsp.engine.files import FileSystem
 from agentv_lsp.formats.v2.document import CheckOptions, check_document
-from agentv_lsp.lsp import filemodel
 from agentv_lsp.lsp.convert import to_diagnostic
 from agentv_lsp.lsp.document import Edit
-from agentv_lsp.lsp.features import symbols
-from agentv_lsp.lsp.features.codelens import resolve
-from agentv_lsp.lsp.features.symbols import document_symbols
-from agentv_lsp.lsp.filemodel import FileModel, UnitCache, cut
 from agentv_lsp.lsp.server import create_server
+from agentv_lsp.lsp.v2 import filemodel, symbols
+from agentv_lsp.lsp.v2.diagnostics import diagnostics_json
+from agentv_lsp.lsp.v2.filemodel import FileModel, UnitCache, cut
+from agentv_lsp.lsp.v2.navigation import resolve_lens
+from agentv_lsp.lsp.v2.symbols import document_symbols
 from agentv_lsp.lsp.yamlnav import path_at
 from agentv_lsp.yamlpos import parse_yaml
 from tests.evalgen import generate, key, mutate
@@ -251,7 +251,7 @@ def test_published_json_equals_the_typed_conversion(
     text = generate(20, 5).replace("role: user", "role: usr", 3)
     model = FileModel(path, text, opts, UnitCache())
     for step in range(25):
-        got = sorted(json.dumps(d, sort_keys=True) for d in server.diagnostics_json(model))
+        got = sorted(json.dumps(d, sort_keys=True) for d in diagnostics_json(server, model))
         want = sorted(
             json.dumps(converter.unstructure(to_diagnostic(d, model.line, encoding)), sort_keys=True)
             for d in (model.diagnostics() if model.agentv else [])
@@ -277,17 +277,19 @@ def test_symbols_and_lenses_are_the_same_in_both_modes(
     split = FileModel(path, text, opts, UnitCache())
     whole = FileModel(path, text, opts, None)
     assert split.split and not whole.split
-    assert document_symbols(server, split) == document_symbols(server, whole)
+    assert document_symbols(split, server.encoding) == document_symbols(whole, server.encoding)
     edit = Edit(
         text.index("  - id:", 2000), text.index("  - id:", 2000), "  - id: inserted\n    outcome: x\n", 0
     )
     edited = text[: edit.start] + edit.text + text[edit.end :]
     followed = FileModel.after_edits(split, edited, [edit], opts)
     assert followed is not None and followed.split
-    assert document_symbols(server, followed) == document_symbols(server, FileModel(path, edited, opts, None))
+    assert document_symbols(followed, server.encoding) == document_symbols(
+        FileModel(path, edited, opts, None), server.encoding
+    )
     for index in range(whole.case_count()):
-        assert resolve(split, "u", index, "summary") == resolve(whole, "u", index, "summary")
-        assert resolve(split, "u", index, "preview") == resolve(whole, "u", index, "preview")
+        assert resolve_lens(split, "u", index, "summary") == resolve_lens(whole, "u", index, "summary")
+        assert resolve_lens(split, "u", index, "preview") == resolve_lens(whole, "u", index, "preview")
 
 
 def test_a_cleared_cache_frees_its_units_without_the_cycle_collector(

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from agentv_lsp.checks.model import Diagnostic
 from agentv_lsp.engine.files import FileSystem
 from agentv_lsp.formats.v2.document import CheckOptions, check_document
-from agentv_lsp.lsp import filemodel
-from agentv_lsp.lsp.filemodel import FileModel, UnitCache
+from agentv_lsp.lsp.v2 import filemodel
+from agentv_lsp.lsp.v2.filemodel import FileModel, UnitCache
 from tests.lsp.test_filemodel import random_edit
 
 GOLDEN_V2 = (

@@ -1,6 +1,8 @@
 """The package layout the developers' guide asks for, read from the imports of the sources:
 the engines have no LSP types, the two formats are sibling packages over a shared core
-(`engine/`, `checks/`), and neither format nor the core reaches into the other format.
+(`engine/`, `checks/`), and neither format nor the core reaches into the other format. The
+language server mirrors that: `lsp/v2/` and `lsp/v4/` are its two formats' sides, and
+`lsp/features/` (one module per LSP feature) reaches a format only through them.
 
 Imports are read with `ast`, lazy ones inside functions included; those under
 `if TYPE_CHECKING:` are annotations only and are listed apart."""
@@ -74,10 +76,6 @@ def test_a_format_does_not_import_its_sibling(package: str, sibling: str) -> Non
     assert _offenders(sources(f"formats/{package}"), forbidden, annotations=True) == []
 
 
-def test_the_lsp_side_of_4x_does_not_import_v2() -> None:
-    assert _offenders(sources("lsp/v4"), ("agentv_lsp.formats.v2",), annotations=True) == []
-
-
 def test_the_shared_engine_imports_no_format_and_no_layer_above_it() -> None:
     above = ("formats", "checks", "lsp", "cli", "migrate", "diff")
     forbidden = tuple(f"agentv_lsp.{name}" for name in above)
@@ -93,6 +91,63 @@ def test_the_shared_checks_import_no_format_but_the_runner() -> None:
     assert _offenders(shared, formats) == []
     annotated = {line.split(": ")[0] for line in _offenders(shared, formats, annotations=True)}
     assert annotated <= {"checks/options.py"}
+
+
+@pytest.mark.parametrize(("package", "sibling"), [("v2", "v4"), ("v4", "v2")])
+def test_the_lsp_side_of_a_format_imports_neither_the_other_side_nor_the_other_format(
+    package: str, sibling: str
+) -> None:
+    forbidden = (f"agentv_lsp.lsp.{sibling}", f"agentv_lsp.formats.{sibling}")
+    assert _offenders(sources(f"lsp/{package}"), forbidden, annotations=True) == []
+
+
+def test_the_lsp_side_of_a_format_does_not_reach_back_into_the_features() -> None:
+    """`lsp/features/X.py` calls `lsp/<format>/X.py`, never the other way round."""
+    assert _offenders(sources("lsp/v2", "lsp/v4"), ("agentv_lsp.lsp.features",), annotations=True) == []
+
+
+def test_the_features_reach_a_format_only_through_its_lsp_side() -> None:
+    """Nothing format-specific is left in `lsp/features/`: no format package imported there
+    (`formats.runtime`, the choice between them, is fine), no format's model type named (the
+    choice by model is `lsp/dispatch.py`'s)."""
+    forbidden = (
+        "agentv_lsp.formats.v2",
+        "agentv_lsp.formats.v4",
+        "agentv_lsp.lsp.v2.filemodel",
+        "agentv_lsp.lsp.v4.model",
+    )
+    assert _offenders(sources("lsp/features"), forbidden, annotations=True) == []
+
+
+# The shared lsp modules (neither features/ nor a format's side) that import a format, and why:
+# - completion_items.py: v2's targets.yaml reader, which lists the target names a 4.x eval
+#   file's `target:` is offered as well;
+# - follow.py: v2's `evalcases:` pattern, which makes a region of either format's text be cut
+#   again whole (`follow` is shared by v2's file model and 4.x's incremental check);
+# - server.py: 4.x's cache of a project's eval file patterns, forgotten with the other caches
+#   when the files a check reads change (the server builds each document's model of either
+#   format, as `formats.runtime` chooses).
+SHARED_LSP_FORMAT_IMPORTS = {
+    "lsp/completion_items.py": ("agentv_lsp.formats.v2.targets",),
+    "lsp/follow.py": ("agentv_lsp.formats.v2.layout",),
+    "lsp/server.py": ("agentv_lsp.formats.v4.discovery",),
+}
+
+
+def test_the_shared_lsp_modules_import_a_format_only_where_listed() -> None:
+    shared = [path for path in sources("lsp") if path.parent == PACKAGE / "lsp"]
+    found: dict[str, list[str]] = {}
+    for line in _offenders(shared, ("agentv_lsp.formats.v2", "agentv_lsp.formats.v4"), annotations=True):
+        where, name = line.split(": ")
+        found.setdefault(where, []).append(name)
+    unlisted = [
+        f"{where}: {name}"
+        for where, names in found.items()
+        for name in names
+        if not _is_under(name, SHARED_LSP_FORMAT_IMPORTS.get(where, ()))
+    ]
+    assert unlisted == []
+    assert set(found) == set(SHARED_LSP_FORMAT_IMPORTS)  # (an exception no longer needed goes)
 
 
 # where v2 lived before it became `formats/v2/` (engine/ + checks/): no module, no shim, left there

@@ -214,3 +214,10 @@ def cap_json(items: list[JsonDict], limit: int, path: str, how_to_raise: str) ->
     hidden = Counter(k[0] for k in keys) - Counter(keys[i][0] for i in chosen)
     summary = too_many_diagnostics(path, hidden, limit, how_to_raise)
     return [items[i] for i in chosen] + [diagnostic_json(summary, no_lines)]
+
+
+def is_agentv_path(path: str) -> bool:
+    return os.path.basename(os.path.dirname(path)) == ".agentv" and os.path.basename(path) in (
+        "config.yaml",
+        "targets.yaml",
+    )

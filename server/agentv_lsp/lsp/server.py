@@ -4,8 +4,9 @@ Every LSP method is served by a module under `features/` (each says which); this
 holds what they share, on the server object:
 - settings (`settings.Settings`) and the `FileSystem` they configure (size cap, folder
   restriction for untrusted workspaces), reset when settings or watched files change;
-- one `FileModel` per open document version (`model()`), built off the event loop and
-  shared by all requests for that version; its units survive across versions (`UnitCache`);
+- one model per open document version (`model()`: a v2 `v2.filemodel.FileModel` or a 4.x
+  `v4.model.V4Model`, as `formats.runtime` chooses), built off the event loop and shared by
+  all requests for that version; a v2 model's units survive across versions (`UnitCache`);
 - which documents have diagnostics showing, and the pending debounced checks.
 """
 
@@ -45,11 +46,11 @@ from agentv_lsp.lsp.convert import (
     uri_to_path,
 )
 from agentv_lsp.lsp.document import Edit, EditedDocument, lsp_lines
-from agentv_lsp.lsp.filemodel import CHUNK_BASE, TAIL_BASE, FileModel, Unit, UnitCache
 from agentv_lsp.lsp.lifecycle import Lifecycle
 from agentv_lsp.lsp.protocol import AgentVProtocol
-from agentv_lsp.lsp.publication import Blocks, LocalKeys, Placed, Source, all_items
+from agentv_lsp.lsp.publication import Blocks, Placed, all_items
 from agentv_lsp.lsp.settings import Settings, hidden_allow_list, parse_settings
+from agentv_lsp.lsp.v2.filemodel import FileModel, UnitCache
 from agentv_lsp.lsp.v4.incremental import follow_edits
 from agentv_lsp.lsp.v4.model import V4Model
 from agentv_lsp.lsp.v4.model import forget_path as forget_v4_path
@@ -96,7 +97,7 @@ class AgentVLanguageServer(LanguageServer):
         self._runtimes: dict[str, tuple[tuple[str, int, str], str, bool, RuntimeChoice]] = {}
         self._marker_free: dict[str, str] = {}  # per document: its last text known to hold no v2 marker
         self.v4_history: dict[str, Any] = {}  # per 4.x document: the base of fast diagnostics
-        self._blocks: dict[str, Blocks] = {}  # per v2 document: its last published diagnostics
+        self._blocks: dict[str, Blocks] = {}  # per v2 document: its last published diagnostics (`blocks_of`)
         self._lock = threading.Lock()
         # called with the paths of files that changed on disk (features drop their caches)
         self._shown_problems: set[str] = set()
@@ -408,59 +409,16 @@ class AgentVLanguageServer(LanguageServer):
         self.stop_check(uri)
         collect_frozen()  # the closed document's cyclic garbage, frozen after its checks
 
-    def diagnostics_json(self, model: FileModel) -> list[JsonDict]:
-        """A model's diagnostics as the JSON the client receives."""
-        return all_items(self.diagnostic_parts(model))
-
-    def diagnostic_parts(self, model: FileModel, uri: str | None = None) -> list[Placed]:
-        """A model's diagnostics in parts placed in the file (`publication`). Each case's are
-        converted once (in its unit's lines, cached on the unit) and only moved afterwards, and
-        only those shown; the cases are grouped in blocks kept from the document's (`uri`) last
-        version."""
-        if not model.agentv:
-            return []
-        encoding = self.encoding
-        assembled = model.assembled()
-        layout = model.layout
-        if assembled is None or layout is None:  # the whole text's, in one piece
-            return [
-                Placed.of_items([diagnostic_json(d, model.line, encoding) for d in piece.diagnostics])
-                for piece in model.pieces()
-            ]
-        refs, units = assembled.refs, model.units
-        members: list[Any] = list(units)
-        for k, diagnostics in assembled.replaced.items():  # cases whose id is a duplicate
-            found = units[k].cache.get("replaced")
-            if (
-                not isinstance(found, _Fixed)
-                or (found.start, found.encoding) != (layout.lines[k], encoding)
-                or found.diagnostics != diagnostics
-            ):
-                items = [diagnostic_json(d, model.line, encoding) for d in diagnostics]
-                found = units[k].cache["replaced"] = _Fixed(diagnostics, items, layout.lines[k], encoding)
-            members[k] = found
-
-        def source_of(member: Any) -> Source:
-            if isinstance(member, _Fixed):
-                return member
-            source = member.cache.get(("source", refs))
-            diagnostics = member.results[refs].local
-            if not isinstance(source, _CaseSource) or source.diagnostics is not diagnostics:
-                source = member.cache[("source", refs)] = _CaseSource(member, diagnostics)
-            return source
-
+    def blocks_of(self, uri: str | None) -> Blocks:
+        """Where the diagnostics of the v2 document `uri` were placed last (a fresh one for no
+        document), kept until it closes (`lsp/v2/diagnostics.py`)."""
         with self._lock:
             blocks = self._blocks.get(uri) if uri is not None else None
             if blocks is None:
                 blocks = Blocks()
                 if uri is not None:
                     self._blocks[uri] = blocks
-        # (files read changed: the units' results were cleared and the generation moved on)
-        identity = (refs, encoding, self.generation)
-        out = blocks.placed(encoding, members, layout.lines, layout.tail_line, identity, source_of)
-        if assembled.header:
-            out.append(Placed.of_items([diagnostic_json(d, model.line, encoding) for d in assembled.header]))
-        return out
+        return blocks
 
     # -- checks in worker threads: stopped when stale or over budget (`engine.budget`) ------
     def stop_check(self, uri: str) -> None:
@@ -544,123 +502,6 @@ class Shown:
 
     encoded: list[str]
     total: int
-
-
-Template = tuple[JsonDict, str | None]
-
-
-def _template(d: Diagnostic, unit: Unit, encoding: str) -> Template:
-    """A case's diagnostic as JSON in its unit's lines (see filemodel.UnitResult)."""
-    context = unit.context
-
-    def line_of(n: int) -> str:
-        if n >= TAIL_BASE:
-            k = n - TAIL_BASE
-            return context.tail_split[k] if k < len(context.tail_split) else ""
-        if n >= CHUNK_BASE:
-            k = n - CHUNK_BASE
-            return unit.lines[k] if k < len(unit.lines) else ""
-        return context.head_split[n] if 0 <= n < len(context.head_split) else ""
-
-    path = d.path
-    suffix = path[len("evalcases[0]") :] if path.startswith("evalcases[0]") else None
-    return diagnostic_json(d, line_of, encoding), suffix
-
-
-def _line(n: int, start: int, tail: int) -> int:
-    if n >= TAIL_BASE:
-        return n - TAIL_BASE + tail
-    if n >= CHUNK_BASE:
-        return n - CHUNK_BASE + start
-    return n
-
-
-def _range(r: JsonDict, start: int, tail: int) -> JsonDict:
-    s, e = r["start"], r["end"]
-    return {
-        "start": {"line": _line(s["line"], start, tail), "character": s["character"]},
-        "end": {"line": _line(e["line"], start, tail), "character": e["character"]},
-    }
-
-
-class _CaseSource:
-    """A case's diagnostics (its unit's, for one file-reference pass), placed by `Blocks`."""
-
-    __slots__ = ("_keys", "_templates", "diagnostics", "movable", "unit")
-
-    def __init__(self, unit: Unit, diagnostics: list[Diagnostic]) -> None:
-        self.unit = unit
-        self.diagnostics = diagnostics
-        # all on the case's own lines: they move with it (else on the head's or the tail's)
-        self.movable = all(CHUNK_BASE <= d.span.start_line < TAIL_BASE for d in diagnostics)
-        self._templates: dict[str, list[Template]] = {}
-        self._keys: dict[str, LocalKeys] = {}
-
-    def templates(self, encoding: str) -> list[Template]:
-        found = self._templates.get(encoding)
-        if found is None:
-            found = self._templates[encoding] = [_template(d, self.unit, encoding) for d in self.diagnostics]
-        return found
-
-    def sort_keys(self, encoding: str, start: int, extra: Any) -> LocalKeys:
-        if not self.movable:
-            return LocalKeys.of(
-                (t for t, _ in self.templates(encoding)), start, lambda n: _line(n, start, extra)
-            )
-        found = self._keys.get(encoding)
-        if found is None:
-            found = self._keys[encoding] = LocalKeys.of((t for t, _ in self.templates(encoding)), CHUNK_BASE)
-        return found
-
-    def make(self, encoding: str, item: int, start: int, index: int, extra: Any) -> JsonDict:
-        return _moved(self.templates(encoding)[item], index, start, extra)
-
-
-class _Fixed:
-    """A case's diagnostics already in file lines at its place (kept while it stays there)."""
-
-    __slots__ = ("_keys", "diagnostics", "encoding", "items", "start")
-    movable = True  # (a new one at another place)
-
-    def __init__(
-        self, diagnostics: list[Diagnostic], items: list[JsonDict], start: int, encoding: str
-    ) -> None:
-        self.diagnostics = diagnostics
-        self.items = items
-        self.start = start
-        self.encoding = encoding
-        self._keys = LocalKeys.of(items, start)
-
-    def sort_keys(self, encoding: str, start: int, extra: Any) -> LocalKeys:
-        return self._keys
-
-    def make(self, encoding: str, item: int, start: int, index: int, extra: Any) -> JsonDict:
-        return self.items[item]
-
-
-def _moved(template: Template, index: int, start: int, tail: int) -> JsonDict:
-    t, suffix = template
-    out = dict(t)
-    out["range"] = _range(t["range"], start, tail)
-    if suffix is not None:
-        out["data"] = {**t["data"], "path": f"evalcases[{index}]{suffix}"}
-    if index and "evalcases[0]" in out["message"]:
-        out["message"] = out["message"].replace("evalcases[0]", f"evalcases[{index}]")
-    related = t.get("relatedInformation")
-    if related:
-        out["relatedInformation"] = [
-            {
-                **r,
-                "location": {
-                    "uri": r["location"]["uri"],
-                    "range": _range(r["location"]["range"], start, tail),
-                },
-            }
-            if r["location"]["range"]["start"]["line"] >= CHUNK_BASE
-            else r
-            for r in related
-        ]
-    return out
 
 
 def guard(fallback: Any = None) -> Callable[[F], F]:

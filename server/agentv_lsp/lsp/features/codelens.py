@@ -13,59 +13,15 @@ from typing import Any
 
 from lsprotocol import types as lsp
 
-from agentv_lsp.formats.v2.model import EvalCase
-from agentv_lsp.formats.v2.prompt import needs_role_markers, segments_by_message
 from agentv_lsp.lsp import listing
+from agentv_lsp.lsp.dispatch import Model, by_format
 from agentv_lsp.lsp.features import prompt_diff
-from agentv_lsp.lsp.features.commands import PREVIEW_CASE
-from agentv_lsp.lsp.filemodel import FileModel
 from agentv_lsp.lsp.protocol import RawJson
 from agentv_lsp.lsp.server import AgentVLanguageServer, guard
+from agentv_lsp.lsp.v2 import navigation as v2_navigation
 from agentv_lsp.lsp.v4 import navigation as v4_navigation
-from agentv_lsp.lsp.v4.model import V4Model
 
-PREVIEW, SUMMARY = "preview", "summary"
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
-def summary(case: EvalCase) -> str:
-    files = sum(1 for r in case.file_refs if not r.in_expected and r.guideline_pattern is None)
-    markers = needs_role_markers(case.input_messages, segments_by_message(case))
-    return " · ".join(
-        (
-            _plural(len(case.input_messages), "turn"),
-            _plural(files, "file"),
-            _plural(len(case.guideline_paths), "guideline"),
-            "role markers" if markers else "flat",
-        )
-    )
-
-
-def resolve(model: FileModel, uri: str, index: int, kind: str) -> lsp.Command:
-    loaded = model.case_outcome(index)
-    if loaded is None:
-        return lsp.Command(title="AgentV cannot load this file", command="")
-    outcome = loaded[1]
-    if outcome.case is None:
-        reason = "; ".join(n.message for n in outcome.notices) or "skipped"
-        return lsp.Command(title=f"⚠ {reason}", command="")
-    if kind == PREVIEW:
-        return lsp.Command(
-            title="▶ Preview", command=PREVIEW_CASE, arguments=[{"uri": uri, "caseId": outcome.case.id}]
-        )
-    return lsp.Command(title=summary(outcome.case), command="")
-
-
-def lens_lines(model: FileModel | V4Model | None) -> list[int] | None:
-    """The first line of each test that gets lenses (None: the document gets none)."""
-    if isinstance(model, V4Model) and model.kind in ("eval", "cases"):  # 4.x: cases files too
-        return v4_navigation.lens_lines(model)
-    if isinstance(model, FileModel) and model.kind == "eval":
-        return model.case_lines()
-    return None
+PREVIEW = "preview"  # a lens's kind (`lsp/v2/navigation.py`, `lsp/v4/navigation.py`)
 
 
 def register(server: AgentVLanguageServer) -> None:
@@ -79,7 +35,10 @@ def register(server: AgentVLanguageServer) -> None:
 
     server.close_listeners.append(forget)
 
-    def lens_json(model: FileModel | V4Model, doc: int) -> RawJson | None:
+    def lens_json(model: Model, doc: int) -> RawJson | None:
+        lens_lines = by_format(
+            model, v2=v2_navigation.document_lens_lines, v4=v4_navigation.document_lens_lines
+        )
         lines = lens_lines(model)
         return None if lines is None else lists.json(doc, lines)
 
@@ -115,9 +74,6 @@ def register(server: AgentVLanguageServer) -> None:
         return lens
 
 
-async def resolve_command(model: FileModel | V4Model, uri: str, index: int, kind: str) -> lsp.Command:
-    if isinstance(model, V4Model) and model.kind in ("eval", "cases"):
-        return await asyncio.to_thread(v4_navigation.resolve_lens, model, uri, index, kind)
-    if isinstance(model, FileModel) and model.kind == "eval":
-        return await asyncio.to_thread(resolve, model, uri, index, kind)
-    return lsp.Command(title="", command="")
+async def resolve_command(model: Model, uri: str, index: int, kind: str) -> lsp.Command:
+    resolve = by_format(model, v2=v2_navigation.resolve_document_lens, v4=v4_navigation.resolve_document_lens)
+    return await asyncio.to_thread(resolve, model, uri, index, kind)

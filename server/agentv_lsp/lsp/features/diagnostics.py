@@ -10,6 +10,7 @@ server does; otherwise after `preview.debounceMs` (default 150 ms) without edits
 whole-text check (about 1 s at 10,000 tests) is not started for every keystroke. Pushed with
 `textDocument/publishDiagnostics` unless the client pulls. Only AgentV files are ours (an
 AgentV `$schema`, or `.agentv/config.yaml|targets.yaml`): other YAML gets nothing at all.
+Each format checks and publishes in its `lsp/<format>/diagnostics.py` (`pull`, `publish`).
 """
 
 from __future__ import annotations
@@ -19,12 +20,11 @@ import time
 
 from lsprotocol import types as lsp
 
-from agentv_lsp.lsp.convert import uri_to_path
-from agentv_lsp.lsp.filemodel import is_agentv_path
-from agentv_lsp.lsp.publication import Placed
+from agentv_lsp.lsp.convert import is_agentv_path, uri_to_path
+from agentv_lsp.lsp.dispatch import by_format
 from agentv_lsp.lsp.server import AgentVLanguageServer, guard
+from agentv_lsp.lsp.v2 import diagnostics as v2_diagnostics
 from agentv_lsp.lsp.v4 import diagnostics as v4_diagnostics
-from agentv_lsp.lsp.v4.model import V4Model
 
 # A check that cost at most this (the last one of the document) is started without debounce.
 # `bench_lsp.py` measures 5-30 ms for an edit inside one test of 2,000 or 10,000 (more on a
@@ -92,15 +92,8 @@ def register(server: AgentVLanguageServer) -> None:
         model = await ls.model(uri)
         if model is None:
             return lsp.RelatedFullDocumentDiagnosticReport(items=[])
-        if isinstance(model, V4Model):
-            return await v4_diagnostics.pull(ls, params, model)
-        document = ls.workspace.text_documents.get(uri)
-        result_id = f"{document.version if document else 0}@{ls.generation}"
-        if params.previous_result_id == result_id:
-            return lsp.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
-        items = await asyncio.to_thread(ls.diagnostics_json, model)
-        # JSON items: the typed report would rebuild thousands of objects for a large file
-        return {"kind": "full", "resultId": result_id, "items": ls.capped(uri, items)}  # type: ignore[return-value]
+        pull = by_format(model, v2=v2_diagnostics.pull, v4=v4_diagnostics.pull)
+        return await pull(ls, params, model)
 
 
 def _is_targets(path: str) -> bool:
@@ -144,34 +137,9 @@ async def _publish_later(ls: AgentVLanguageServer, uri: str, delay: float) -> No
         model = await ls.model(uri)
         if model is None:
             return
-        if isinstance(model, V4Model):
-            if await v4_diagnostics.publish(ls, uri, version, model):
-                _last_cost[uri] = (time.perf_counter() - start) * 1000
-            return
-        shown = await ls.run_check(
-            uri,
-            version,
-            lambda stop: ls.shown(uri, [Placed.of_items(ls.incomplete_json(model.path, stop))]),
-            lambda: ls.shown(uri, ls.diagnostic_parts(model, uri)),
-        )
-        if shown is None:
-            return  # stopped: a newer version is checked instead
-        current = ls.workspace.text_documents.get(uri)
-        if current is None or current.version != version:
-            return  # a newer edit arrived: its own task publishes
-        if not model.agentv and uri not in ls.published:
-            return  # not ours, nothing to clear: other YAML files get nothing at all
-        ls.publish(uri, version, shown)
-        if shown.total:
-            ls.published.add(uri)
-        else:
-            ls.published.discard(uri)
-        elapsed = _last_cost[uri] = (time.perf_counter() - start) * 1000
-        stats = model.stats
-        ls.log(
-            f"agentv-lsp: {uri} v{version}: {shown.total} diagnostics in {elapsed:.0f} ms "
-            f"({'whole text' if not model.split else str(stats['checked']) + ' of ' + str(stats['units']) + ' cases checked'})"
-        )
+        publish = by_format(model, v2=v2_diagnostics.publish, v4=v4_diagnostics.publish)
+        if await publish(ls, uri, version, model):
+            _last_cost[uri] = (time.perf_counter() - start) * 1000
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # never let one document take the server down

@@ -1,157 +1,17 @@
-"""`textDocument/hover`.
-
-- On a case header (its `- ` line, `id`, `outcome`, `conversation_id`, `note`): the exact
-  question AgentV sends in LM mode, in a fenced block, the chatPrompt turns when there are
-  several, and the guidelines line.
-- On a file reference (`value` of a `type: file` segment), an evaluator `prompt` or a code
-  evaluator `cwd`: where it resolves, whether it becomes a guideline (and by which
-  pattern), and the first lines of the file.
-- On `execution.target`: the entry of the targets file.
-- On a key: its description from our JSON schema.
-"""
+"""`textDocument/hover`: the format's answer (`lsp/v2/hover.py`, `lsp/v4/hover.py`) as
+Markdown. On a test or case header: the prompt AgentV sends; on a file reference, a grader
+or evaluator prompt or a target: where it resolves; on a key: its schema description."""
 
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 from lsprotocol import types as lsp
 
-from agentv_lsp.engine.jsrt import node_relative
-from agentv_lsp.engine.targets_file import find_targets_file
-from agentv_lsp.formats.v2.config import matching_pattern
-from agentv_lsp.formats.v2.loader import EvalFile
-from agentv_lsp.formats.v2.model import YamlPath
-from agentv_lsp.formats.v2.targets import read_targets
-from agentv_lsp.lsp.convert import from_client_col
-from agentv_lsp.lsp.features.commands import case_preview
-from agentv_lsp.lsp.filemodel import FileModel
-from agentv_lsp.lsp.markdown import fence, file_head
-from agentv_lsp.lsp.schema_nav import schema_for_path
+from agentv_lsp.lsp.dispatch import by_format
 from agentv_lsp.lsp.server import AgentVLanguageServer, guard
+from agentv_lsp.lsp.v2 import hover as v2_hover
 from agentv_lsp.lsp.v4 import hover as v4_hover
-from agentv_lsp.lsp.v4.model import V4Model
-from agentv_lsp.lsp.yamlnav import path_at, value_at
-from agentv_lsp.tokens import case_tokens, describe
-
-CASE_HEADER_KEYS = ("id", "outcome", "conversation_id", "note")
-
-
-def case_markdown(preview: dict[str, Any]) -> str:
-    if "error" in preview:
-        return f"**{preview.get('id') or 'This case'}**: {preview['error']}"
-    lm = preview["lm"]
-    parts = [
-        f"**Question** for `{preview['id']}` (LM mode, exactly as AgentV sends it)",
-        fence(lm["question"]),
-    ]
-    turns = lm["chatPrompt"]
-    if turns:
-        parts.append(f"**chatPrompt**: {len(turns)} turns")
-        for turn in turns:
-            parts.append(f"*{turn['role']}*")
-            parts.append(fence(turn["content"]))
-    else:
-        parts.append("*One visible turn: the question is sent flat (no chatPrompt).*")
-    parts.append(f"*{describe(case_tokens(preview))}*")
-    guidelines = preview["guideline_paths"]
-    parts.append("**Guidelines:** " + (", ".join(f"`{g}`" for g in guidelines) if guidelines else "none"))
-    if preview.get("warnings"):
-        parts.append("**AgentV warns:**\n" + "\n".join(f"- {w.splitlines()[0]}" for w in preview["warnings"]))
-    return "\n\n".join(parts)
-
-
-def reference_markdown(ef: EvalFile, raw: str, guideline_candidate: bool) -> str:
-    res = ef.resolve(raw)
-    if res.resolved_path is None:
-        tried = "\n".join(f"- `{a}`" for a in res.attempted)
-        return f"**File not found:** `{res.display_path}`\n\nTried:\n{tried}"
-    relative = node_relative(ef.repo_root, res.resolved_path)
-    lines = [f"**{relative}** → `{res.resolved_path}`"]
-    if guideline_candidate:
-        pattern = matching_pattern(relative, ef.config.guideline_patterns)
-        if pattern is not None:
-            config = node_relative(ef.repo_root, ef.config.path) if ef.config.path else "config"
-            lines.append(
-                f"Guideline: **yes**, by pattern `{pattern}` ({config}): its content goes to the guidelines block."
-            )
-        else:
-            lines.append("Guideline: **no**: inlined as `<file path=…>` in LM mode, listed in agent mode.")
-    head = file_head(ef.fs, res.resolved_path)
-    if head is not None:
-        lines.append(head)
-    return "\n\n".join(lines)
-
-
-def target_markdown(ls: AgentVLanguageServer, ef: EvalFile, name: str) -> str | None:
-    targets_path = find_targets_file(ef.path, ef.repo_root, ef.cwd, ef.fs)
-    if targets_path is None:
-        return f"**Target `{name}`**: no targets.yaml found (looked from this folder up to the repo root)."
-    targets = read_targets(targets_path, ef.fs)
-    if targets is None:
-        return None
-    relative = node_relative(ef.repo_root, targets_path)
-    if name not in targets.names:
-        return f"**Target `{name}`** is not defined in `{relative}` (available: {', '.join(targets.names) or 'none'})."
-    provider = targets.providers.get(name, "?")
-    return f"**Target `{name}`**: provider `{provider}` ({relative}, entry {targets.names[name] + 1})"
-
-
-def hover_markdown(ls: AgentVLanguageServer, model: FileModel, line: int, character: int) -> str | None:
-    text = model.line(line)
-    col = from_client_col(text, character, ls.encoding)
-    located = model.locate(line)
-    doc = located.doc
-    if doc.root is None:
-        return None
-    doc_path, on_key = path_at(doc.root, located.line, col)
-    path = located.file_path(doc_path)
-    if model.kind == "eval":
-        case = model.case_at(line)
-        lines = model.case_lines()
-        dash = case is not None and lines[case] == line and text[:col].strip() in ("", "-")
-        if case is not None and (
-            dash
-            or path == ("evalcases", case)
-            or (len(path) == 3 and path[2] in CASE_HEADER_KEYS and path[1] == case)
-        ):
-            preview = case_preview(model, case)
-            return case_markdown(preview) if preview is not None else None
-        ef = located.ef
-        if ef is not None and not on_key:
-            found = _reference(ls, ef, doc.value, doc_path, path)
-            if found is not None:
-                return found
-    if on_key and model.kind is not None:
-        schema = schema_for_path(model.kind, path)
-        if schema is not None:
-            description = schema.get("markdownDescription") or schema.get("description")
-            if description:
-                extra = ""
-                values = schema.get("enum")
-                if isinstance(values, list) and values:
-                    extra = "\n\nOne of: " + ", ".join(f"`{v}`" for v in values[:20])
-                return f"**{path[-1]}**\n\n{description}{extra}"
-    return None
-
-
-def _reference(
-    ls: AgentVLanguageServer, ef: EvalFile, value: Any, doc_path: YamlPath, path: YamlPath
-) -> str | None:
-    if not doc_path:
-        return None
-    leaf = value_at(value, doc_path)
-    if not isinstance(leaf, str) or not leaf:
-        return None
-    parent = value_at(value, doc_path[:-1])
-    key = doc_path[-1]
-    if key == "value" and isinstance(parent, dict) and parent.get("type") == "file" and "content" in path:
-        return reference_markdown(ef, leaf, guideline_candidate=len(path) > 2 and path[2] == "input_messages")
-    if key in ("prompt", "cwd") and "evaluators" in path and isinstance(parent, dict):
-        return reference_markdown(ef, leaf, guideline_candidate=False)
-    if path in (("execution", "target"), ("target",)):
-        return target_markdown(ls, ef, leaf.strip())
-    return None
 
 
 def register(server: AgentVLanguageServer) -> None:
@@ -162,11 +22,10 @@ def register(server: AgentVLanguageServer) -> None:
         if model is None or not model.agentv:
             return None
         position = params.position
-        if isinstance(model, V4Model):
-            args: tuple[Any, ...] = (model, position.line, position.character, ls.encoding)
-            markdown = await asyncio.to_thread(v4_hover.hover_markdown, *args)
-        else:
-            markdown = await asyncio.to_thread(hover_markdown, ls, model, position.line, position.character)
+        hover_markdown = by_format(model, v2=v2_hover.hover_markdown, v4=v4_hover.hover_markdown)
+        markdown = await asyncio.to_thread(
+            hover_markdown, model, position.line, position.character, ls.encoding
+        )
         if markdown is None:
             return None
         return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=markdown))

@@ -20,18 +20,23 @@ attention are named in the title and listed as the action's diagnostics.
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
 
 from agentv_lsp.checks.model import SOURCE
 from agentv_lsp.engine.files import FileSystem
-from agentv_lsp.lsp.convert import from_client_col, path_to_uri, range_text, to_client_col, uri_to_path
+from agentv_lsp.lsp.convert import path_to_uri, to_client_col, uri_to_path
+from agentv_lsp.lsp.quick_fixes import EditSupport, quick_fix, suggestion_action
 from agentv_lsp.migrate import Migration, migrate_text
+
+if TYPE_CHECKING:
+    from agentv_lsp.lsp.server import AgentVLanguageServer
 
 MIGRATE_TITLE = "Migrate this file to AgentV 4"
 # The diagnostics 4.x reports on a v2 eval file, which the migration settles.
@@ -47,24 +52,6 @@ LinesOf = Callable[[str], list[str] | None]
 
 
 # -- quick fixes from data["fix"] ------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class EditSupport:
-    """What the client can apply: document changes (versioned edits) and file renames."""
-
-    document_changes: bool = False
-    rename: bool = False
-
-    @staticmethod
-    def of(capabilities: lsp.ClientCapabilities | None) -> EditSupport:
-        workspace = capabilities.workspace if capabilities is not None else None
-        edit = workspace.workspace_edit if workspace is not None else None
-        if edit is None:
-            return EditSupport()
-        operations = edit.resource_operations or ()
-        changes = bool(edit.document_changes)
-        return EditSupport(changes, changes and lsp.ResourceOperationKind.Rename in operations)
 
 
 def _position(lines: list[str], line: int, col: int, encoding: str) -> lsp.Position:
@@ -111,59 +98,13 @@ def fix_actions(
                 return []
             empty = rng.start == rng.end
             edit = lsp.WorkspaceEdit(changes={target_uri: [lsp.TextEdit(range=rng, new_text=fix["text"])]})
-            return [_quick_fix(_title_for_replace(code, fix["text"], empty), diagnostic, edit)]
+            return [quick_fix(_title_for_replace(code, fix["text"], empty), diagnostic, edit)]
         if kind == "rename-file" and isinstance(fix.get("to"), str):
             return _rename_action(target, fix["to"], diagnostic, support)
         return []
     lines = lines_of(target) if target == here else None
     found = suggestion_action(uri, diagnostic, lines, encoding) if lines is not None else None
     return [found] if found is not None else []
-
-
-# Diagnostics whose `data["suggestion"]` is the nearest known name ("Did you mean"), both formats.
-SUGGESTION_CODES = frozenset(
-    (
-        "v4-invalid-role",
-        "v4-unknown-field",
-        "v4-assertion-type-unknown",
-        "v4-loss-segment-type",
-        "v4-schema-unknown-key",
-        "v4-schema-enum",
-        "validate-role",
-        "target-unknown",
-        "schema-unknown-key",
-        "schema-enum",
-        "schema-const",
-        "config-pattern-dotdir",
-    )
-)
-
-
-def suggestion_action(
-    uri: str, diagnostic: lsp.Diagnostic, lines: list[str], encoding: str
-) -> lsp.CodeAction | None:
-    """ "Change to 'criteria'": the "Did you mean" of a misspelt key, enum value or role
-    (`data["suggestion"]`), replacing the text under the diagnostic (without its quotes),
-    offered while that text is still the misspelling it names."""
-    data: dict[str, Any] = diagnostic.data if isinstance(diagnostic.data, dict) else {}
-    suggestion = data.get("suggestion")
-    if not isinstance(suggestion, str) or not suggestion or any(c in suggestion for c in "\n\r"):
-        return None
-    rng = _value_range(diagnostic.range, lines, encoding)
-    current = range_text(lines, rng, encoding)
-    if not current or current == suggestion:
-        return None
-    named = [
-        str(data[k])
-        for k in ("field", "key", "value", "role", "type", "pattern", "target")
-        if data.get(k) is not None
-    ]
-    if named and current.strip() not in named:
-        return None  # the text changed since the check
-    if str(diagnostic.code) not in SUGGESTION_CODES and not named:
-        return None  # another diagnostic's suggestion: only for the value it names
-    edit = lsp.WorkspaceEdit(changes={uri: [lsp.TextEdit(range=rng, new_text=suggestion)]})
-    return _quick_fix(f"Change to '{suggestion}'", diagnostic, edit)
 
 
 def _fixed_file(diagnostic: lsp.Diagnostic, data: dict[str, Any], here: str) -> str:
@@ -182,22 +123,6 @@ def _fixed_file(diagnostic: lsp.Diagnostic, data: dict[str, Any], here: str) -> 
     return here
 
 
-def _value_range(rng: lsp.Range, lines: list[str], encoding: str) -> lsp.Range:
-    """A one-line scalar's range without its quotes (the quotes stay)."""
-    if rng.start.line != rng.end.line or not 0 <= rng.start.line < len(lines):
-        return rng
-    line = lines[rng.start.line]
-    start = from_client_col(line, rng.start.character, encoding)
-    end = from_client_col(line, rng.end.character, encoding)
-    value = line[start:end]
-    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-        return lsp.Range(
-            start=lsp.Position(line=rng.start.line, character=to_client_col(line, start + 1, encoding)),
-            end=lsp.Position(line=rng.end.line, character=to_client_col(line, end - 1, encoding)),
-        )
-    return rng
-
-
 def _rename_action(
     path: str, to: str, diagnostic: lsp.Diagnostic, support: EditSupport
 ) -> list[lsp.CodeAction]:
@@ -209,13 +134,27 @@ def _rename_action(
     edit = lsp.WorkspaceEdit(
         document_changes=[lsp.RenameFile(old_uri=path_to_uri(path), new_uri=path_to_uri(new_path))]
     )
-    return [_quick_fix(f"Rename the file to '{to}'", diagnostic, edit)]
+    return [quick_fix(f"Rename the file to '{to}'", diagnostic, edit)]
 
 
-def _quick_fix(title: str, diagnostic: lsp.Diagnostic, edit: lsp.WorkspaceEdit) -> lsp.CodeAction:
-    return lsp.CodeAction(
-        title=title, kind=lsp.CodeActionKind.QuickFix, diagnostics=[diagnostic], edit=edit, is_preferred=True
-    )
+def code_actions(
+    ls: AgentVLanguageServer, uri: str, lines: list[str], diagnostic: lsp.Diagnostic, support: EditSupport
+) -> list[lsp.CodeAction]:
+    """The quick fixes of a diagnostic of the 4.x document `uri` (`fix_actions`; a fix may edit
+    another file, read open or from disk)."""
+    del lines  # (read again through `lines_of`: a fix may be in another file)
+    return fix_actions(uri, diagnostic, functools.partial(_lines_of, ls), ls.encoding, support)
+
+
+def _lines_of(ls: AgentVLanguageServer, path: str) -> list[str] | None:
+    """The lines of an open document, else of the file on disk (None: unreadable)."""
+    lines = ls.document_lines(path_to_uri(path))
+    if lines is not None:
+        return lines
+    try:
+        return ls.fs.read(path).text.split("\n")
+    except Exception:  # unreadable, blocked, too large: no fix there
+        return None
 
 
 # -- "Migrate this file to AgentV 4" --------------------------------------------------------------
@@ -447,6 +386,7 @@ __all__ = [
     "EditSupport",
     "MigrationRequest",
     "applied_here",
+    "code_actions",
     "fix_actions",
     "forget",
     "is_v2_file_diagnostic",
@@ -454,6 +394,5 @@ __all__ = [
     "migration_actions",
     "migration_edit",
     "migration_of",
-    "suggestion_action",
     "wanted",
 ]

@@ -12,8 +12,8 @@ import asyncio
 from typing import Any
 
 from agentv_lsp.engine.targets_file import find_targets_file
-from agentv_lsp.formats.runtime import RuntimeChoice
 from agentv_lsp.lsp.server import AgentVLanguageServer
+from agentv_lsp.lsp.status import runtime_json, status_json
 from agentv_lsp.lsp.v4.cases import cases_context
 from agentv_lsp.lsp.v4.model import V4Model
 from agentv_lsp.lsp.v4.preview import file_preview, preview_at, preview_by_id
@@ -63,15 +63,6 @@ def preview_file(model: V4Model) -> dict[str, Any] | None:
     return file_preview(model)
 
 
-def runtime_json(choice: RuntimeChoice) -> dict[str, Any]:
-    return {
-        "major": choice.major,
-        "version": choice.version,
-        "reason": choice.reason,
-        "description": choice.describe(),
-    }
-
-
 def status_of(ls: AgentVLanguageServer, model: V4Model) -> dict[str, Any]:
     if not model.agentv:
         return {
@@ -81,8 +72,6 @@ def status_of(ls: AgentVLanguageServer, model: V4Model) -> dict[str, Any]:
             "targets": None,
             "runtime": runtime_json(model.choice),
         }
-    from agentv_lsp.lsp.features.commands import status_json
-
     config = targets = None
     suite = model.suite
     if suite is not None:
@@ -93,3 +82,21 @@ def status_of(ls: AgentVLanguageServer, model: V4Model) -> dict[str, Any]:
         **status_json(model.kind, model.path, model.doc.value, config, targets, cases),
         "runtime": runtime_json(model.choice),
     }
+
+
+async def preview_case_command(ls: AgentVLanguageServer, target: dict[str, Any]) -> dict[str, Any] | None:
+    """`agentv.previewCase`: one test of the open eval (or cases) file `target` names."""
+    model = await eval_model(ls, target)
+    return None if model is None else await asyncio.to_thread(preview_case, model, target)
+
+
+async def preview_file_command(ls: AgentVLanguageServer, target: dict[str, Any]) -> dict[str, Any] | None:
+    """`agentv.previewFile`: every test of the open eval (or cases) file `target` names."""
+    model = await eval_model(ls, target)
+    return None if model is None else await asyncio.to_thread(preview_file, model)
+
+
+async def status(ls: AgentVLanguageServer, uri: str, model: V4Model) -> dict[str, Any]:
+    """`agentv/status` (see the module's docstring)."""
+    del uri  # (the model knows its runtime choice)
+    return await asyncio.to_thread(status_of, ls, model)

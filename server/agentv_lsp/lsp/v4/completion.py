@@ -3,7 +3,7 @@ cursor's YAML path (suite keys, test keys, message keys, assertion keys, ...), v
 its enums (roles, segment types `text`/`file`/`image`, assertion types, ...), file paths
 for `type: file|image` values, `input_files` items, `tests:` and grader `prompt: file://`,
 target names for `target`, and a snippet for a new test. Half-typed lines work: the path
-comes from the indentation of the lines above (`features.completion.yaml_path_above`).
+comes from the indentation of the lines above (`completion_items.yaml_path_above`).
 Deprecated keys and the snake_case spellings of assertion types are not offered."""
 
 from __future__ import annotations
@@ -12,6 +12,14 @@ import re
 
 from lsprotocol import types as lsp
 
+from agentv_lsp.lsp.completion_items import (
+    cursor_at,
+    file_items,
+    key_item,
+    present_keys,
+    snippet_item,
+    target_items,
+)
 from agentv_lsp.lsp.server import AgentVLanguageServer
 from agentv_lsp.lsp.v4.model import v4_kind_from_path
 from agentv_lsp.lsp.v4.schema_nav import keys_for_path, schema_for_path, values_for
@@ -32,15 +40,6 @@ def is_eval(path: str, text_head: str) -> bool:
 def completions(
     ls: AgentVLanguageServer, path: str, lines: list[str], line: int, character: int
 ) -> list[lsp.CompletionItem]:
-    from agentv_lsp.lsp.features.completion import (
-        cursor_at,
-        file_items,
-        key_item,
-        present_keys,
-        snippet_item,
-        target_items,
-    )
-
     if not is_eval(path, "\n".join(lines[:20])):
         return []
     cursor = cursor_at(lines, line, character, ls.encoding)

@@ -4,7 +4,7 @@ tests, and the result equals the whole-text check exactly.
 A version's diagnostics are kept in parts (`Checked`): the head's (everything before the
 first test) in file lines, the tail's (top-level keys after the tests) from the tail's first
 line, and each test's in its own lines, as if it were `tests[0]`. After an edit that stays
-inside the tests (the layout is followed through the edits, `filemodel.follow`), every test
+inside the tests (the layout is followed through the edits, `lsp/follow.py`), every test
 whose text did not change keeps its part, and each changed test is checked as the small eval
 file `head + its chunk + tail` (the same `check_v4_document` the CLI runs); its part is
 placed at its line and index. What the parts cannot say alone is decided across them:
@@ -547,7 +547,7 @@ def refused_region(region: str) -> bool:
 def follow_edits(previous: V4Model, model: V4Model, edits: list[Any]) -> None:
     """Give `model` the layout of `previous` followed through `edits` (only the tests around
     them re-scanned), and which earlier test each of its tests is (-1: changed)."""
-    from agentv_lsp.lsp.filemodel import follow
+    from agentv_lsp.lsp.follow import follow
 
     old = previous.memo.get("layout")
     if not isinstance(old, Layout) or model.kind != "eval" or len(model.text) < SPLIT_MIN_BYTES or not edits:

@@ -19,7 +19,14 @@ from typing import Any
 from lsprotocol import types as lsp
 
 from agentv_lsp.checks.layout import Layout
-from agentv_lsp.lsp.convert import JsonDict, path_to_uri, range_json, shifted_symbol, to_range
+from agentv_lsp.lsp.convert import (
+    JsonDict,
+    from_client_col,
+    path_to_uri,
+    range_json,
+    shifted_symbol,
+    to_range,
+)
 from agentv_lsp.lsp.v4.cases import cases_context
 from agentv_lsp.lsp.v4.model import Entry, V4Model
 from agentv_lsp.lsp.v4.preview import preview_of_test
@@ -255,6 +262,18 @@ def lens_lines(model: V4Model) -> list[int]:
     return layout.lines if layout is not None else [e.start_line for e in model.entries()]
 
 
+def document_lens_lines(model: V4Model) -> list[int] | None:
+    """`lens_lines` of a document that gets lenses: eval files and (unlike v2) cases files
+    (None: the others)."""
+    return lens_lines(model) if model.kind in ("eval", "cases") else None
+
+
+def resolve_document_lens(model: V4Model, uri: str, index: int, kind: str) -> lsp.Command:
+    if model.kind not in ("eval", "cases"):
+        return lsp.Command(title="", command="")
+    return resolve_lens(model, uri, index, kind)
+
+
 def resolve_lens(model: V4Model, uri: str, index: int, kind: str) -> lsp.Command:
     if model.kind == "cases":
         return _resolve_cases_lens(model, uri, index, kind)
@@ -336,9 +355,10 @@ def document_links(model: V4Model, encoding: str) -> list[lsp.DocumentLink]:
     ]
 
 
-def definition(model: V4Model, line: int, col: int) -> list[lsp.Location] | None:
+def definition(model: V4Model, line: int, character: int, encoding: str) -> list[lsp.Location] | None:
     from agentv_lsp.lsp.v4.references import reference_at
 
+    col = from_client_col(model.line(line), character, encoding)
     ref = reference_at(model, line, col)
     if ref is None or ref.target is None:
         return None

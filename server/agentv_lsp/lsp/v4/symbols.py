@@ -16,7 +16,11 @@ from typing import NamedTuple
 
 from agentv_lsp.checks.options import CheckOptions
 from agentv_lsp.formats.v4.model import YamlPath
-from agentv_lsp.lsp.v4.model import v4_kind_from_path
+from agentv_lsp.lsp import listing
+from agentv_lsp.lsp.protocol import RawJson
+from agentv_lsp.lsp.v4.model import V4Model, v4_kind_from_path
+from agentv_lsp.lsp.v4.navigation import document_symbols
+from agentv_lsp.lsp.v4.units import layout_of
 from agentv_lsp.yamlpos import YamlDocument, parse_yaml
 
 MAX_REMEMBERED = 64
@@ -114,3 +118,10 @@ def open_document_tests(path: str, text: str, opts: CheckOptions, generation: in
 
 
 __all__ = ["SourceLines", "WorkspaceTest", "is_v4_eval", "open_document_tests", "workspace_tests"]
+
+
+def outline_json(model: V4Model, table: listing.OutlineTable, encoding: str) -> RawJson:
+    """The outline of an eval document as JSON text (see `listing.outline_json`)."""
+    return listing.outline_json(
+        table, layout_of(model), "tests", encoding, lambda: document_symbols(model, encoding)
+    )
