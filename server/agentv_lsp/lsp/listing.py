@@ -29,10 +29,11 @@ from typing import Any
 
 from agentv_lsp.checks.layout import Layout
 from agentv_lsp.lsp.convert import JsonDict, to_client_col
+from agentv_lsp.lsp.names import LENS_COMPARE, LENS_KINDS, LENS_PREVIEW, LENS_SUMMARY
 from agentv_lsp.lsp.protocol import RawJson
 
-LENS_KINDS = ("preview", "summary", "compare")
-PREVIEW, SUMMARY, COMPARE = range(3)
+# indices of LENS_KINDS, as lens data carry them
+PREVIEW, SUMMARY, COMPARE = (LENS_KINDS.index(k) for k in (LENS_PREVIEW, LENS_SUMMARY, LENS_COMPARE))
 MAX_DOCUMENTS = 4096  # URIs numbered for lens data at most (the least recently used forgotten)
 MAX_TABLES = 8  # documents whose per-test pieces are kept (besides being dropped at close)
 MAX_OUTLINE_SYMBOLS = 5000

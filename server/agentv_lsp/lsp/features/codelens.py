@@ -16,12 +16,11 @@ from lsprotocol import types as lsp
 from agentv_lsp.lsp import listing
 from agentv_lsp.lsp.dispatch import Model, by_format
 from agentv_lsp.lsp.features import prompt_diff
+from agentv_lsp.lsp.names import LENS_COMPARE, LENS_PREVIEW
 from agentv_lsp.lsp.protocol import RawJson
 from agentv_lsp.lsp.server import AgentVLanguageServer, guard
 from agentv_lsp.lsp.v2 import navigation as v2_navigation
 from agentv_lsp.lsp.v4 import navigation as v4_navigation
-
-PREVIEW = "preview"  # a lens's kind (`lsp/v2/navigation.py`, `lsp/v4/navigation.py`)
 
 
 def register(server: AgentVLanguageServer) -> None:
@@ -67,8 +66,8 @@ def register(server: AgentVLanguageServer) -> None:
             lens.command = lsp.Command(title="", command="")
             return lens
         index, kind = data[1], data[2]
-        if kind == prompt_diff.COMPARE:  # "Compare prompt with HEAD": the preview lens, retitled
-            lens.command = await resolve_command(model, uri, index, PREVIEW)
+        if kind == LENS_COMPARE:  # "Compare prompt with HEAD": the preview lens, retitled
+            lens.command = await resolve_command(model, uri, index, LENS_PREVIEW)
             return prompt_diff.compare_lens(lens)
         lens.command = await resolve_command(model, uri, index, kind)
         return lens

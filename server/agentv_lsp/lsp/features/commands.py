@@ -9,16 +9,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from lsprotocol import types as lsp
-
 from agentv_lsp.lsp.dispatch import Model, by_format
+from agentv_lsp.lsp.names import PREVIEW_CASE, PREVIEW_FILE, STATUS
 from agentv_lsp.lsp.server import AgentVLanguageServer, guard
 from agentv_lsp.lsp.v2 import commands as v2_commands
 from agentv_lsp.lsp.v4 import commands as v4_commands
-
-PREVIEW_CASE = "agentv.previewCase"
-PREVIEW_FILE = "agentv.previewFile"
-STATUS = "agentv/status"
 
 
 def _target(args: tuple[Any, ...]) -> dict[str, Any]:
@@ -69,6 +64,3 @@ async def _named_model(ls: AgentVLanguageServer, target: dict[str, Any]) -> Mode
     """The model of the open document a command names by `uri` (None: not one open)."""
     uri = target.get("uri")
     return await ls.model(uri) if isinstance(uri, str) else None
-
-
-__all__ = ["PREVIEW_CASE", "PREVIEW_FILE", "STATUS", "lsp"]

@@ -21,7 +21,6 @@ RENDERED_PROMPT = "agentv/renderedPrompt"
 # runs this client command with the preview lens's arguments (`[{"uri", "caseId"}]`); the VS
 # Code extension registers it.
 COMPARE_COMMAND = "agentv.comparePromptWithHead"
-COMPARE = "compare"
 
 
 def compare_lens(resolved: lsp.CodeLens) -> lsp.CodeLens:

@@ -17,11 +17,9 @@ from agentv_lsp.formats.v2.model import EvalCase, YamlPath
 from agentv_lsp.formats.v2.prompt import needs_role_markers, segments_by_message
 from agentv_lsp.formats.v2.targets import read_targets, selected_target
 from agentv_lsp.lsp.convert import from_client_col, lines_of, path_to_uri, to_range
+from agentv_lsp.lsp.names import LENS_PREVIEW, PREVIEW_CASE
 from agentv_lsp.lsp.v2.filemodel import FileModel, Located
 from agentv_lsp.lsp.yamlnav import path_at
-
-PREVIEW_CASE = "agentv.previewCase"  # (`features/commands.py`)
-PREVIEW, SUMMARY = "preview", "summary"  # what a lens shows (`features/codelens.py`)
 
 Reference = tuple[YamlPath, str]  # (path of the value in its document, absolute target)
 
@@ -194,7 +192,7 @@ def resolve_lens(model: FileModel, uri: str, index: int, kind: str) -> lsp.Comma
     if outcome.case is None:
         reason = "; ".join(n.message for n in outcome.notices) or "skipped"
         return lsp.Command(title=f"⚠ {reason}", command="")
-    if kind == PREVIEW:
+    if kind == LENS_PREVIEW:
         return lsp.Command(
             title="▶ Preview", command=PREVIEW_CASE, arguments=[{"uri": uri, "caseId": outcome.case.id}]
         )

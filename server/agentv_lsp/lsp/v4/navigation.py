@@ -27,15 +27,13 @@ from agentv_lsp.lsp.convert import (
     shifted_symbol,
     to_range,
 )
+from agentv_lsp.lsp.names import LENS_PREVIEW, PREVIEW_CASE
 from agentv_lsp.lsp.v4.cases import cases_context
 from agentv_lsp.lsp.v4.model import Entry, V4Model
 from agentv_lsp.lsp.v4.preview import preview_of_test
 from agentv_lsp.lsp.v4.references import references
 from agentv_lsp.lsp.v4.units import layout_of, unit_model
 from agentv_lsp.yamlpos import Span
-
-PREVIEW_CASE = "agentv.previewCase"
-PREVIEW, SUMMARY = "preview", "summary"
 
 
 def _plural(n: int, word: str) -> str:
@@ -297,7 +295,7 @@ def _entry_lens(model: V4Model, uri: str, entry: Any, kind: str, where: str = ""
     if not entry.tests:
         return _skipped_lens(entry, kind)
     test = entry.tests[0]
-    if kind == PREVIEW:
+    if kind == LENS_PREVIEW:
         return lsp.Command(
             title="▶ Preview", command=PREVIEW_CASE, arguments=[{"uri": uri, "caseId": test.id}]
         )
@@ -307,7 +305,7 @@ def _entry_lens(model: V4Model, uri: str, entry: Any, kind: str, where: str = ""
 def _skipped_lens(entry: Any, kind: str) -> lsp.Command:
     """A test the runtime skips: one lens saying why (the preview lens stays empty: there is
     no prompt to preview)."""
-    if kind == PREVIEW:
+    if kind == LENS_PREVIEW:
         return lsp.Command(title="", command="")
     reason = entry.skipped.reason if entry.skipped is not None else "not loaded"
     return lsp.Command(title=f"⚠ AgentV skips this test: {_one_line(reason, 80)}", command="")
