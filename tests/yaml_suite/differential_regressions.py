@@ -112,6 +112,16 @@ _GROUPS: dict[str, tuple[str, ...]] = {
         "[a\n b : 1]\n",
         "['a\n b' : 1]\n",
     ),
+    # NaN === NaN is false in JavaScript: `.nan` keys are never duplicates (other numbers are)
+    "nan-keys": (
+        ".nan: {}\n.nan: {}\n",
+        ".nan: 1\n.NaN: 2\n",
+        "{.nan: 1, .nan: 2}\n",
+        "- .nan: 1\n  .NAN: 2\n",
+        ".inf: 1\n.inf: 2\n",
+        "1: a\n1.0: b\n",
+        "0x1: a\n1: b\n",
+    ),
     # Left (see the report of the fuzzer's first runs): formats/v4/yamlmerge.py merges over the
     # merge-off reading of yamlpos, and these corners are out of its reach today. The tests mark
     # them as expected failures (strict: fixing one tells).
@@ -126,6 +136,9 @@ _GROUPS: dict[str, tuple[str, ...]] = {
     # a one-line key of a flow sequence pair whose `:` is on the next line: eemeli/yaml reads it
     # (only the key must be on one line); the exact reader wants key and `:` on one line
     "left-flow-pair-colon-on-next-line": ("[{a: 1}\n : 1]\n",),
+    # a block scalar with an indentation indicator ending in lines of spaces only: eemeli/yaml
+    # takes them for empty lines (chomped), the exact reader keeps the spaces past the indentation
+    "left-indicated-block-scalar-space-lines": (">2\n   \n", "|2-\n   \n", "- |1\n    \n- x\n"),
 }
 
 

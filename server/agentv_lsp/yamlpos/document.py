@@ -772,6 +772,8 @@ def _key_identity(value: Any) -> tuple[str, Any]:
     """What eemeli/yaml compares to find duplicate keys (`a.value === b.value`). JavaScript has
     one number type, so `1`, `1.0` and `0x1` are the same key, while `1` and `"1"` are not."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if value != value:  # NaN === NaN is false: `.nan` keys are never duplicates
+            return ("nan", object())
         try:
             return ("number", float(value))
         except OverflowError:  # an integer beyond a double: Number() gives +/-Infinity
