@@ -50,7 +50,13 @@ from agentv_lsp.gcpause import collector_paused
 from agentv_lsp.yamlpos import eemeli
 from agentv_lsp.yamlpos.keytext import collection_key_text
 from agentv_lsp.yamlpos.prescan import needs_eemeli_rules
-from agentv_lsp.yamlpos.scalars import js_json_stringify, resolve_plain, resolve_plain_11, resolve_tagged
+from agentv_lsp.yamlpos.scalars import (
+    TagResolveError,
+    js_json_stringify,
+    resolve_plain,
+    resolve_plain_11,
+    resolve_tagged,
+)
 
 # The runtime (eemeli/yaml on V8) dies with "Maximum call stack size exceeded" at about
 # 1,500 levels; we stop a little earlier with a clear message.
@@ -766,6 +772,8 @@ def _key_identity(value: Any) -> tuple[str, Any]:
     """What eemeli/yaml compares to find duplicate keys (`a.value === b.value`). JavaScript has
     one number type, so `1`, `1.0` and `0x1` are the same key, while `1` and `"1"` are not."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if value != value:  # NaN === NaN is false: `.nan` keys are never duplicates
+            return ("nan", object())
         try:
             return ("number", float(value))
         except OverflowError:  # an integer beyond a double: Number() gives +/-Infinity
@@ -1108,7 +1116,10 @@ def _scalar_value(node: ScalarNode) -> Any:
         return resolve_plain_11(text)
     # An explicit tag: a core tag applies when the text fits it, `!!binary` and `!!timestamp`
     # give their values, and unknown tags (`!custom`) keep the string, as in eemeli/yaml.
-    return resolve_tagged(tag, text)
+    try:
+        return resolve_tagged(tag, text)
+    except TagResolveError as exc:
+        raise _LoadError(YamlError("syntax", str(exc), Span.of(node))) from None
 
 
 def _js_key(value: Any) -> str:

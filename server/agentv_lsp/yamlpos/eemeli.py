@@ -105,6 +105,10 @@ class _Scanner(Scanner):
                     raise EemeliError("Tabs are not allowed as indentation", tab_mark)
                 if after_indicator:
                     self.tab_after_indicator = tab_mark
+                    if before in "-?" and self.peek() in "&!":
+                        # resolve-props: after `-` or `?` the node's anchor or tag counts as
+                        # at a line start, and a tab before it as indentation (`-\t&a x`)
+                        raise EemeliError("Tabs are not allowed as indentation", tab_mark)
             if content and at_line_start and self.flow_level and self.column <= self.indent:
                 self._flow_line_indented_too_little()
             if self.peek() == "#":
@@ -143,9 +147,13 @@ class _Scanner(Scanner):
                     raise EemeliError(_NO_VALUE, key.mark)
                 if level > 0 and key.line != self.line:
                     self.stale_flow_key = key  # a `:` next in this flow sequence is an error
+                    self.stale_flow_level = level
                 del self.possible_simple_keys[level]
 
     stale_flow_key: SimpleKey | None = None
+    # the flow level of that key: a `:` of a flow mapping nested in the sequence (`[{? 'a
+    # ...' : 1}]`, the mapping itself the stale key) is not that sequence's pair
+    stale_flow_level = 0
 
     def remove_possible_simple_key(self) -> None:
         key = self.possible_simple_keys.get(self.flow_level)
@@ -266,7 +274,12 @@ class _Scanner(Scanner):
 
     def fetch_value(self) -> None:
         level = self.flow_level
-        if level and level not in self.possible_simple_keys and self.stale_flow_key is not None:
+        if (
+            level
+            and level not in self.possible_simple_keys
+            and self.stale_flow_key is not None
+            and self.stale_flow_level == level
+        ):
             raise EemeliError(
                 "Implicit keys of flow sequence pairs need to be on a single line", self.stale_flow_key.mark
             )

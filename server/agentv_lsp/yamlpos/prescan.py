@@ -22,8 +22,9 @@ _TRIGGERS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("!", re.compile(r"!(?<![^ \t\r\n\[{,]!)")),
     # `?x` at a token start is a plain scalar for eemeli/yaml; libyaml reads `{ ?x: y }` as the key `x`
     ("?", re.compile(r"\?(?<![^ \t\r\n\[{,]\?)[^ \t\r\n]")),
-    # a comment glued to a quote, a bracket, a comma or a block scalar header (eemeli/yaml refuses)
-    ("#", re.compile(r"#(?:(?<=[\"'\]},|>]#)|(?<=[|>][-+0-9]#)|(?<=[|>][-+0-9]{2}#))")),
+    # a comment glued to a quote, a bracket (opening or closing), a comma or a block scalar
+    # header (eemeli/yaml refuses)
+    ("#", re.compile(r"#(?:(?<=[\"'\[\]{},|>]#)|(?<=[|>][-+0-9]#)|(?<=[|>][-+0-9]{2}#))")),
     # `-` alone as an item of a flow collection (eemeli/yaml: a block sequence there, refused)
     ("-", re.compile(r"-(?=[,\]}])(?<=[\[{, \t]-)")),
     # an anchor or alias name with a `:` in it (`&a:b`, `*a:`), which libyaml cuts at the `:`

@@ -396,5 +396,14 @@ def resolve_tagged(tag: str, text: str) -> object:
         return {"type": "Buffer", "data": list(data)}
     if tag == "tag:yaml.org,2002:timestamp":
         match = _TIMESTAMP.fullmatch(text)
-        return _timestamp_11(match) if match else text
+        if match is None:  # eemeli/yaml's timestamp tag throws: the document fails to load
+            raise TagResolveError(TIMESTAMP_EXPECTS_A_DATE)
+        return _timestamp_11(match)
     return text
+
+
+TIMESTAMP_EXPECTS_A_DATE = "!!timestamp expects a date, starting with yyyy-mm-dd"
+
+
+class TagResolveError(ValueError):
+    """A scalar its explicit tag cannot resolve (eemeli/yaml's TAG_RESOLVE_FAILED)."""
