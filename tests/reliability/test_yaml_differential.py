@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from tests.reliability.yaml_differential import live_unavailable, run
+from tests.reliability.yaml_differential import run
+from tests.yaml_suite.eemeli_live import live_unavailable
 
 SEED = 20261126
 TEXTS = 500

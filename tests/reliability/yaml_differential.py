@@ -20,16 +20,15 @@ import argparse
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
-from hypothesis import HealthCheck, given, seed, settings
+from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
+from tests.yaml_suite.eemeli_live import live_unavailable
 
 # -- the texts ---------------------------------------------------------------------------------
 
@@ -402,7 +401,7 @@ def generate(count: int, at_seed: int) -> list[str]:
         max_examples=count,
         database=None,
         deadline=None,
-        phases=[__import__("hypothesis").Phase.generate],
+        phases=[Phase.generate],
         suppress_health_check=list(HealthCheck),
     )
     @given(_document())
@@ -433,15 +432,6 @@ rl.on('line', (line) => {
   process.stdout.write(JSON.stringify(outs) + '\n');
 });
 """
-
-
-def live_unavailable() -> str | None:
-    modules = os.environ.get("AGENTV4_MODULES")
-    if not modules or not (Path(modules) / "yaml" / "dist" / "index.js").is_file():
-        return "AGENTV4_MODULES (with the yaml package AgentV 4.42.4 installs) is not set"
-    if shutil.which("node") is None:
-        return "node is not on PATH"
-    return None
 
 
 class Runtime:

@@ -11,12 +11,9 @@ calls it (`parse(text, {merge: true})`), recorded from the npm package:
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
+
+from tests.yaml_suite.eemeli_live import print_recording
 
 HERE = Path(__file__).resolve().parent
 RECORDING = HERE / "block-indentation-eemeli-2.9.1.jsonl"
@@ -67,41 +64,5 @@ def texts() -> list[tuple[str, str]]:
     return out
 
 
-_NODE = """
-const path = require('node:path');
-const { parse } = require(path.join(process.argv[1], 'yaml', 'dist', 'index.js'));
-const cases = JSON.parse(require('node:fs').readFileSync(0, 'utf8'));
-for (const [name, text] of cases) {
-  let out;
-  try { const v = parse(text, { merge: true }); out = { name, ok: true, json: JSON.stringify(v === undefined ? null : v) ?? null }; }
-  catch (e) { out = { name, ok: false, error: String(e.message).split('\\n')[0] }; }
-  console.log(JSON.stringify(out));
-}
-"""
-
-
-def live_unavailable() -> str | None:
-    modules = os.environ.get("AGENTV4_MODULES")
-    if not modules or not (Path(modules) / "yaml" / "dist" / "index.js").is_file():
-        return "AGENTV4_MODULES (with the yaml package AgentV 4.42.4 installs) is not set"
-    if shutil.which("node") is None:
-        return "node is not on PATH"
-    return None
-
-
-def run_live() -> list[dict[str, object]]:
-    """What eemeli/yaml gives each text, from the installed package (one node process)."""
-    done = subprocess.run(
-        ["node", "-e", _NODE, os.environ["AGENTV4_MODULES"]],
-        input=json.dumps(texts()),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    return [json.loads(line) for line in done.stdout.splitlines()]
-
-
 if __name__ == "__main__":
-    for record in run_live():
-        sys.stdout.write(json.dumps(record) + "\n")
+    print_recording(texts())

@@ -10,13 +10,9 @@ calls it (`parse(text, {merge: true})`), recorded from the npm package:
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-from tests.yaml_suite.block_indentation import _NODE, live_unavailable
+from tests.yaml_suite.eemeli_live import print_recording
 
 HERE = Path(__file__).resolve().parent
 RECORDING = HERE / "differential-eemeli-2.9.1.jsonl"
@@ -149,21 +145,5 @@ def texts() -> list[tuple[str, str]]:
     ]
 
 
-def run_live() -> list[dict[str, object]]:
-    """What eemeli/yaml gives each text, from the installed package (one node process)."""
-    done = subprocess.run(
-        ["node", "-e", _NODE, os.environ["AGENTV4_MODULES"]],
-        input=json.dumps(texts()),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    return [json.loads(line) for line in done.stdout.splitlines()]
-
-
-__all__ = ["RECORDING", "live_unavailable", "run_live", "texts"]
-
 if __name__ == "__main__":
-    for record in run_live():
-        sys.stdout.write(json.dumps(record) + "\n")
+    print_recording(texts())

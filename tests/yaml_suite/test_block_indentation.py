@@ -7,7 +7,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from tests.yaml_suite.block_indentation import RECORDING, live_unavailable, run_live, texts
+from tests.yaml_suite.block_indentation import RECORDING, texts
+from tests.yaml_suite.eemeli_live import live_unavailable, read_live
 
 RECORDED = {r["name"]: r for r in map(json.loads, RECORDING.read_text().splitlines())}
 CASES = texts()
@@ -39,5 +40,5 @@ def test_the_recording_is_what_the_runtime_gives() -> None:
     why = live_unavailable()
     if why:
         pytest.skip(why)
-    live = {r["name"]: r for r in run_live()}
+    live = {r["name"]: r for r in read_live(CASES)}
     assert live == RECORDED

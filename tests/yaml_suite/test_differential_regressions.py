@@ -8,7 +8,8 @@ import json
 
 import pytest
 from tests.reliability.yaml_differential import ours
-from tests.yaml_suite.differential_regressions import RECORDING, live_unavailable, run_live, texts
+from tests.yaml_suite.differential_regressions import RECORDING, texts
+from tests.yaml_suite.eemeli_live import live_unavailable, read_live
 
 RECORDED = {r["name"]: r for r in map(json.loads, RECORDING.read_text().splitlines())}
 CASES = texts()
@@ -47,5 +48,5 @@ def test_the_recording_is_what_the_runtime_gives() -> None:
     why = live_unavailable()
     if why:
         pytest.skip(why)
-    live = {r["name"]: r for r in run_live()}
+    live = {r["name"]: r for r in read_live(CASES)}
     assert live == RECORDED
