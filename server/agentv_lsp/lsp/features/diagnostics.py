@@ -10,7 +10,7 @@ server does; otherwise after `preview.debounceMs` (default 150 ms) without edits
 whole-text check (about 1 s at 10,000 tests) is not started for every keystroke. Pushed with
 `textDocument/publishDiagnostics` unless the client pulls. Only AgentV files are ours (an
 AgentV `$schema`, or `.agentv/config.yaml|targets.yaml`): other YAML gets nothing at all.
-Each format checks and publishes in its `lsp/<format>/diagnostics.py` (`pull`, `publish`).
+Each format checks and publishes in its `lsp/<format>/diagnostics.py` (`pull_items`, `publish`).
 """
 
 from __future__ import annotations
@@ -92,8 +92,14 @@ def register(server: AgentVLanguageServer) -> None:
         model = await ls.model(uri)
         if model is None:
             return lsp.RelatedFullDocumentDiagnosticReport(items=[])
-        pull = by_format(model, v2=v2_diagnostics.pull, v4=v4_diagnostics.pull)
-        return await pull(ls, params, model)
+        document = ls.workspace.text_documents.get(uri)
+        result_id = f"{document.version if document else 0}@{ls.generation}"
+        if params.previous_result_id == result_id:
+            return lsp.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
+        items_of = by_format(model, v2=v2_diagnostics.pull_items, v4=v4_diagnostics.pull_items)
+        items = await asyncio.to_thread(items_of, ls, model, uri)
+        # JSON items: the typed report would rebuild thousands of objects for a large file
+        return {"kind": "full", "resultId": result_id, "items": ls.capped(uri, items)}  # type: ignore[return-value]
 
 
 def _is_targets(path: str) -> bool:

@@ -5,11 +5,8 @@ in the file case by case (`diagnostic_parts`: each case's converted once, then o
 
 from __future__ import annotations
 
-import asyncio
 import time
 from typing import Any
-
-from lsprotocol import types as lsp
 
 from agentv_lsp.checks.model import Diagnostic
 from agentv_lsp.lsp.convert import JsonDict, diagnostic_json
@@ -49,17 +46,9 @@ async def publish(ls: AgentVLanguageServer, uri: str, version: int | None, model
     return True
 
 
-async def pull(
-    ls: AgentVLanguageServer, params: lsp.DocumentDiagnosticParams, model: FileModel
-) -> lsp.DocumentDiagnosticReport:
-    uri = params.text_document.uri
-    document = ls.workspace.text_documents.get(uri)
-    result_id = f"{document.version if document else 0}@{ls.generation}"
-    if params.previous_result_id == result_id:
-        return lsp.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
-    items = await asyncio.to_thread(diagnostics_json, ls, model)
-    # JSON items: the typed report would rebuild thousands of objects for a large file
-    return {"kind": "full", "resultId": result_id, "items": ls.capped(uri, items)}  # type: ignore[return-value]
+def pull_items(ls: AgentVLanguageServer, model: FileModel, uri: str) -> list[JsonDict]:
+    """The diagnostics a client pulls (`textDocument/diagnostic`), as JSON."""
+    return diagnostics_json(ls, model)
 
 
 def diagnostics_json(ls: AgentVLanguageServer, model: FileModel) -> list[JsonDict]:

@@ -199,13 +199,6 @@ async def _outline_when_idle(ls: AgentVLanguageServer, uri: str, model: V4Model)
         ls.log(f"agentv-lsp: outline of {uri} failed: {type(exc).__name__}: {exc}", lsp.MessageType.Error)
 
 
-async def pull(
-    ls: AgentVLanguageServer, params: lsp.DocumentDiagnosticParams, model: V4Model
-) -> lsp.DocumentDiagnosticReport:
-    uri = params.text_document.uri
-    document = ls.workspace.text_documents.get(uri)
-    result_id = f"{document.version if document else 0}@{ls.generation}"
-    if params.previous_result_id == result_id:
-        return lsp.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
-    items, _checked = await asyncio.to_thread(quick_json, ls, model, uri)
-    return {"kind": "full", "resultId": result_id, "items": ls.capped(uri, items)}  # type: ignore[return-value]
+def pull_items(ls: AgentVLanguageServer, model: V4Model, uri: str) -> list[JsonDict]:
+    """The diagnostics a client pulls (`textDocument/diagnostic`), as JSON."""
+    return quick_json(ls, model, uri)[0]
