@@ -5,7 +5,9 @@ language server mirrors that: `lsp/v2/` and `lsp/v4/` are its two formats' sides
 `lsp/features/` (one module per LSP feature) reaches a format only through them.
 
 Imports are read with `ast`, lazy ones inside functions included; those under
-`if TYPE_CHECKING:` are annotations only and are listed apart."""
+`if TYPE_CHECKING:` are annotations only and are listed apart. Within a format, the modules
+import one another without a circle: a circle only works while one side imports lazily, and
+breaks as soon as someone moves that import to the top."""
 
 from __future__ import annotations
 
@@ -179,3 +181,62 @@ def test_the_import_reader_sees_lazy_and_annotation_imports(tmp_path: Path) -> N
     assert "lsprotocol.types" in plain
     assert "agentv_lsp.formats.v2.loader" not in plain
     assert "agentv_lsp.formats.v2.loader.EvalFile" in imports_of(source, annotations=True)
+
+
+def import_graph(folder: str) -> dict[str, set[str]]:
+    """module -> the modules of the same package (`folder`) it imports, lazy imports included."""
+    package = "agentv_lsp." + folder.replace("/", ".")
+    modules = {path.stem: path for path in sorted((PACKAGE / folder).glob("*.py"))}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        targets: set[str] = set()
+        for imported in imports_of(path):
+            if imported == package:
+                targets.add("__init__")
+            elif imported.startswith(f"{package}."):
+                first = imported[len(package) + 1 :].split(".")[0]
+                if first in modules:
+                    targets.add(first)
+        targets.discard(name)
+        graph[name] = targets
+    return graph
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One circle of the graph as a path [a, b, ..., a], or None."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        path.append(node)
+        for target in sorted(graph.get(node, ())):
+            if state.get(target) == 1:
+                return [*path[path.index(target) :], target]
+            if target not in state:
+                found = visit(target)
+                if found:
+                    return found
+        path.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state:
+            found = visit(node)
+            if found:
+                return found
+    return None
+
+
+def test_find_cycle_finds_a_circle_and_only_a_circle() -> None:
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": set()}) is None
+
+
+def test_the_4x_modules_import_without_a_circle() -> None:
+    graph = import_graph("formats/v4")
+    assert len(graph) > 10, "the package's modules were not found"
+    assert graph["loader"] >= {"runtime", "grader_parser"}  # the reader does see imports
+    cycle = find_cycle(graph)
+    assert cycle is None, "import circle: " + " -> ".join(cycle or [])
