@@ -413,3 +413,32 @@ async def test_garbage_fix_data_gives_no_action(
     assert [
         a for a in await actions_for(client, uri, [diagnostic]) if a.kind == lsp.CodeActionKind.QuickFix
     ] == []
+
+
+async def test_migration_names_but_never_edits_a_file_outside_the_workspace_folder(
+    client: LanguageClient, workspace: Path
+) -> None:
+    """Issue 33, finding 5: `migrate --write`'s rule. A grader prompt outside the workspace folder
+    and the repo root (named by an absolute path, or through a link) is reported, not edited."""
+    outside = workspace / "shared" / "strict.md"
+    outside.parent.mkdir(exist_ok=True)
+    outside.write_text(V2_FILES["evals/judges/strict.md"])
+    root = workspace / "v2proj"
+    (root / "evals" / "judges" / "linked.md").symlink_to(outside)
+    for name, prompt in (("absolute", str(outside)), ("linked", "judges/linked.md")):
+        path = root / "evals" / f"{name}.eval.yaml"
+        path.write_text(V2_EVAL.replace("judges/strict.md", prompt))
+        uri = open_doc(client, path)
+        action = await migrate(client, uri, [])
+        assert action.edit is not None
+        edited = [
+            c.text_document.uri
+            for c in action.edit.document_changes or []
+            if isinstance(c, lsp.TextDocumentEdit)
+        ]
+        assert edited == [uri], edited  # the eval file alone: the prompt outside is not edited
+        assert "needs attention: would change" in action.title
+        (named,) = [d.message for d in action.diagnostics or [] if "strict.md" in d.message]
+        assert named.startswith(f"would change {outside}") and "outside the repo root" in named
+        assert named.endswith("not written (edit it yourself)")
+    assert outside.read_text() == V2_FILES["evals/judges/strict.md"]

@@ -275,6 +275,9 @@ class WriteScope:
 
     given: tuple[str, ...]
     root: str
+    # the words for `given` and what the user can do (the server's quick fix says it its way)
+    outside_given: str = "outside the paths given"
+    hint: str = "name it among the paths to migrate it, or edit it yourself"
 
     @classmethod
     def of(cls, paths: Sequence[str], cwd: str, repo_root: str) -> WriteScope:
@@ -286,7 +289,7 @@ class WriteScope:
         if not _within(real, self.root):
             return "outside the repo root"
         if not any(_within(real, given) for given in self.given):
-            return "outside the paths given"
+            return self.outside_given
         return None
 
     def screen(self, migration: Migration, cwd: str) -> None:
@@ -302,8 +305,7 @@ class WriteScope:
             via = f" (through the link {_shown(path, cwd)})" if real != os.path.abspath(path) else ""
             migration.findings.append(
                 Finding(
-                    f"would change {_shown(real, cwd)}{via}, {reason}; not written "
-                    "(name it among the paths to migrate it, or edit it yourself)",
+                    f"would change {_shown(real, cwd)}{via}, {reason}; not written ({self.hint})",
                     attention=True,
                 )
             )

@@ -61,10 +61,11 @@ def take_in(ls: AgentVLanguageServer, migration: Migration) -> None:
     from agentv_lsp.lsp.features.diagnostics import recheck_open_documents
 
     changed = {migration.path, migration.new_path}
-    for companion in migration.companions:
+    companions = v4_actions.edited_companions(migration)
+    for companion in companions:
         ls.fs.overlays[companion.path] = companion.new_text
         changed.add(companion.path)
-    _written_overlays.update(c.path for c in migration.companions)
+    _written_overlays.update(c.path for c in companions)
     old_uri = path_to_uri(migration.path)
     if migration.new_path != migration.path and not ls.is_open(old_uri):
         ls.forget(old_uri)  # renamed away
@@ -106,7 +107,9 @@ def summary(migration: Migration, cwd: str) -> dict[str, Any]:
         "uri": path_to_uri(migration.new_path),
         "renamedFrom": shown(migration.path) if migration.new_path != migration.path else None,
         "oldUri": path_to_uri(migration.path),
-        "otherFiles": [{"file": shown(c.path), "reason": c.reason} for c in migration.companions],
+        "otherFiles": [
+            {"file": shown(c.path), "reason": c.reason} for c in v4_actions.edited_companions(migration)
+        ],
         "attention": [f.message for f in migration.findings if f.attention],
     }
 
