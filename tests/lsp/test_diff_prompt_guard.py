@@ -139,6 +139,26 @@ async def test_untrusted_refuses_a_uri_outside_the_workspace_before_git_runs(
     assert any(str(workspace) in call for call in _git_calls())
 
 
+@pytest_lsp.fixture(config=SERVER, scope="module")
+async def nested(lsp_client: LanguageClient, folders: tuple[Path, Path]):  # type: ignore[no-untyped-def]
+    """Untrusted, with a workspace folder inside the other repository (no `.git` of its own)."""
+    await _session(lsp_client, folders[1] / "evals", trusted=False)
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_untrusted_runs_no_git_in_a_repository_above_the_workspace_folder(
+    nested: LanguageClient, folders: tuple[Path, Path]
+) -> None:
+    outside = folders[1]
+    calls = len(_git_calls())
+    uri = open_doc(nested, outside / "evals" / "suite.eval.yaml")
+    answers = [await rendered(nested, uri, side) for side in ("head", "buffer")]
+    assert not any(str(outside) in call for call in _git_calls()[calls:]), _git_calls()[calls:]
+    for answer in answers:
+        assert "its git repository is outside the workspace folders" in answer.get("error", ""), answer
+
+
 async def test_a_file_outside_the_workspace_that_is_not_open_is_refused_when_trusted(
     trusted: LanguageClient, folders: tuple[Path, Path]
 ) -> None:

@@ -110,19 +110,22 @@ def rendered_prompt(ls: AgentVLanguageServer, params: Any) -> dict[str, Any]:
         # what is compared is a file of the workspace
         text = document.source if document is not None else _read_file(ls, path)
         repo = ls.context_for(path)[0]
-        if ls.fs.allowed_roots is not None:
-            top = os.path.realpath(repository_top(repo))
-            if not ls.fs.is_allowed(top):
-                return {
-                    "error": f"the repository root {top} is outside the workspace folders "
-                    "(untrusted workspace): not read"
-                }
+        if ls.fs.allowed_roots is not None and not _repository_inside(ls, repo):
+            return {
+                "error": f"{path}: its git repository is outside the workspace folders (untrusted workspace)"
+            }
         requested = parse_requested(ls.settings.runtime)
         if side == "head":
             return split_label(revision_prompt(repo, path, test_id, "HEAD", requested))
         return split_label(buffer_prompt(repo, path, text, test_id, requested))
     except (GitError, OSError, FileReadError) as exc:
         return {"error": str(exc)}
+
+
+def _repository_inside(ls: AgentVLanguageServer, repo: str) -> bool:
+    """The folder holding `.git` inside the workspace folders (judged before git runs), and the
+    root git finds from there too (git passes over an invalid `.git` and looks further up)."""
+    return ls.fs.is_allowed(repo) and ls.fs.is_allowed(os.path.realpath(repository_top(repo)))
 
 
 def _read_file(ls: AgentVLanguageServer, path: str) -> str:
