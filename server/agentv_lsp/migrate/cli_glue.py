@@ -341,9 +341,11 @@ def mend_links(migrations: list[Migration], scope: WriteScope, repo_root: str, c
     dangling: one where `--write` may write is retargeted with the rename (named in the report);
     one elsewhere keeps the file from being written (needs attention)."""
     renamed: dict[str, Migration] = {}
-    for m in migrations:
-        if m.status == "migrated" and m.new_path != m.path and m.path not in m.not_written:
-            renamed[os.path.join(os.path.realpath(os.path.dirname(m.path)), os.path.basename(m.path))] = m
+    for each in migrations:
+        if each.status == "migrated" and each.new_path != each.path and each.path not in each.not_written:
+            renamed[
+                os.path.join(os.path.realpath(os.path.dirname(each.path)), os.path.basename(each.path))
+            ] = each
     if not renamed:
         return
     for link in _symlinks_under(repo_root):
