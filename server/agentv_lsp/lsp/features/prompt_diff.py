@@ -20,7 +20,7 @@ import asyncio
 import os
 import re
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 from urllib.parse import urlparse
 
@@ -141,15 +141,12 @@ def _get(params: Any, name: str) -> Any:
     return params.get(name) if isinstance(params, dict) else getattr(params, name, None)
 
 
-def _counted(ls: AgentVLanguageServer, params: Any) -> dict[str, Any]:
-    """`rendered_prompt` in the pool; it stops counting when its thread is done (a cancelled
-    request's thread still holds its place until then)."""
+def _release(_done: Future[dict[str, Any]]) -> None:
+    """A request is no longer under way: its thread is done, or it was cancelled before starting
+    (a cancelled request's running thread keeps its place until it ends)."""
     global _in_flight
-    try:
-        return rendered_prompt(ls, params)
-    finally:
-        with _in_flight_lock:
-            _in_flight -= 1
+    with _in_flight_lock:
+        _in_flight -= 1
 
 
 def register(server: AgentVLanguageServer) -> None:
@@ -160,4 +157,6 @@ def register(server: AgentVLanguageServer) -> None:
             if _in_flight >= MAX_IN_FLIGHT:
                 return {"error": f"busy: {MAX_IN_FLIGHT} prompt comparisons are under way; try again"}
             _in_flight += 1
-        return await asyncio.wrap_future(_pool.submit(_counted, ls, params))
+        future = _pool.submit(rendered_prompt, ls, params)
+        future.add_done_callback(_release)
+        return await asyncio.wrap_future(future)
