@@ -236,3 +236,44 @@ async def test_workspace_symbols_read_through_the_file_system(
     # the link leading out is followed: the workspace is trusted
     named = sorted((s.name, Path(s.location.uri).name) for s in again or [])  # type: ignore[union-attr]
     assert named == [("greet", "out.eval.yaml"), ("greet", "suite.eval.yaml")]
+
+
+async def test_requests_under_way_are_bounded_and_a_cancelled_one_frees_its_place(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The handler itself, in process, with a comparison that waits until released: past
+    MAX_IN_FLIGHT the answer is `busy` at once; one cancelled while waiting frees its place."""
+    import threading
+
+    from agentv_lsp.lsp.features import prompt_diff
+    from agentv_lsp.lsp.server import create_server
+
+    release = threading.Event()
+    started: list[str] = []
+
+    def slow(ls: Any, params: Any) -> dict[str, Any]:
+        started.append(params["uri"])
+        release.wait(20)
+        return {"text": params["uri"], "label": ""}
+
+    monkeypatch.setattr(prompt_diff, "rendered_prompt", slow)
+    server = create_server()
+    handler = server.protocol.fm.features[prompt_diff.RENDERED_PROMPT]
+    try:
+        under_way = [
+            asyncio.ensure_future(handler({"uri": str(i)})) for i in range(prompt_diff.MAX_IN_FLIGHT)
+        ]
+        await asyncio.sleep(0.2)
+        assert len(started) == prompt_diff.WORKERS  # the others wait in the pool, not in a shared thread
+        assert "busy" in (await asyncio.wait_for(handler({"uri": "one more"}), 5))["error"]
+        under_way[-1].cancel()  # still waiting in the pool: never runs
+        await asyncio.sleep(0.1)
+        later = asyncio.ensure_future(handler({"uri": "later"}))
+        await asyncio.sleep(0.1)
+        assert not later.done()  # accepted: under way, not answered busy
+        release.set()
+        answers = await asyncio.wait_for(asyncio.gather(*under_way[:-1], later), 20)
+        assert [a["text"] for a in answers] == [*map(str, range(prompt_diff.MAX_IN_FLIGHT - 1)), "later"]
+        assert prompt_diff._in_flight == 0 and str(prompt_diff.MAX_IN_FLIGHT - 1) not in started
+    finally:
+        release.set()
