@@ -114,16 +114,21 @@ def summary(migration: Migration, cwd: str) -> dict[str, Any]:
     }
 
 
-def proof_markdown(migration: Migration, cwd: str) -> str:
-    """The per-test proof, as `agentv-lsp migrate` prints it, in Markdown."""
+def proof_markdown(migration: Migration, cwd: str, not_written: tuple[str, ...] = ()) -> str:
+    """The per-test proof, as `agentv-lsp migrate` prints it, in Markdown. `not_written`: the
+    other files the edit left alone (outside the workspace folder or the repo root)."""
     name = os.path.relpath(migration.path, cwd)
     out = [f"# Migration of `{one_line(name)}` to AgentV 4.42.4", ""]
     if migration.new_path != migration.path:
         out += [f"Renamed to `{one_line(os.path.relpath(migration.new_path, cwd))}`.", ""]
     for companion in migration.companions:
-        out += [
-            f"- `{one_line(os.path.relpath(companion.path, cwd))}` rewritten: {one_line(companion.reason)}"
-        ]
+        name = one_line(os.path.relpath(companion.path, cwd))
+        if companion.path in not_written:
+            out += [
+                f"- **needs attention**: `{name}` not edited (outside the workspace folder or the repo root)"
+            ]
+        else:
+            out += [f"- `{name}` rewritten: {one_line(companion.reason)}"]
     for finding in migration.findings:
         out += [f"- {'**needs attention**: ' if finding.attention else ''}{one_line(finding.message)}"]
     out += ["", "## The LM question of each test", ""]
@@ -195,7 +200,8 @@ def register(server: AgentVLanguageServer) -> None:
             prove=True,
         )
         name = os.path.basename(applied.new_path)
-        return {"title": f"Migration proof: {name}", "markdown": proof_markdown(proved, cwd)}
+        markdown = proof_markdown(proved, cwd, tuple(applied.not_written))
+        return {"title": f"Migration proof: {name}", "markdown": markdown}
 
 
 def _proof_fs(ls: AgentVLanguageServer, migration: Migration) -> Any:
