@@ -71,7 +71,7 @@ async def rendered(client: LanguageClient, uri: str, test_id: str, side: str) ->
     if isinstance(result, dict):
         return result
     # pygls hands back an object with the fields of the JSON answer
-    return {name: getattr(result, name) for name in ("text", "error") if hasattr(result, name)}
+    return {name: getattr(result, name) for name in ("text", "label", "error") if hasattr(result, name)}
 
 
 async def test_the_unsaved_buffer_against_head(client: LanguageClient, repo: Path) -> None:
@@ -92,12 +92,11 @@ async def test_the_unsaved_buffer_against_head(client: LanguageClient, repo: Pat
     # the two documents differ exactly in the edited line(s), the rest is the same prompt
     changed = set(head_text.splitlines()) ^ set(buffer_text.splitlines())
     assert changed and all(
-        "Review this function" in line or "tokens (o200k_base)" in line or line.startswith("# ")
-        for line in changed
+        "Review this function" in line or "tokens (o200k_base)" in line for line in changed
     )
     assert path.read_text() == SUITE  # nothing written to the file
     unknown = await rendered(client, uri, "no-such-test", "head")
-    assert "no test loads with this id" in unknown["text"]
+    assert unknown["text"] == "# no test loads with this id\n" and unknown["label"] == head["label"]
     bad = await rendered(client, uri, "review", "sideways")
     assert "error" in bad
 
@@ -116,3 +115,26 @@ async def test_each_test_has_a_compare_prompt_with_head_lens(client: LanguageCli
         [{"uri": uri, "caseId": "review"}],
         [{"uri": uri, "caseId": "greet"}],
     ]
+
+
+async def test_the_text_is_the_prompt_alone_and_the_label_names_the_side(
+    client: LanguageClient, repo: Path
+) -> None:
+    """Issue 36 item 2: an unchanged prompt is the same text on both sides (line 1 named the
+    side, so the compare view showed it changed); the side's name is the `label`."""
+    uri = open_doc(client, repo / "evals" / "suite.eval.yaml")
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short=7", "HEAD"],
+        cwd=repo,
+        env=GIT_ENV,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    for test_id in ("review", "greet"):
+        head = await rendered(client, uri, test_id, "head")
+        buffer = await rendered(client, uri, test_id, "buffer")
+        assert head["label"] == f"HEAD ({commit})" and buffer["label"] == "unsaved buffer"
+        assert head["text"] == buffer["text"]
+        assert head["text"].splitlines()[0] == f"# {test_id} (evals/suite.eval.yaml)"
+        assert "HEAD" not in head["text"] and "unsaved buffer" not in buffer["text"]

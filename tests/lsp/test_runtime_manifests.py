@@ -108,3 +108,49 @@ async def test_untrusted_server_does_not_follow_a_manifest_link_out_of_the_works
         await asyncio.sleep(0.05)
     warned = [m.message for m in client.messages if "package.json" in m.message]
     assert warned and all("\n" not in m for m in warned), client.messages
+
+
+# issue 33, finding 7: an `agentv` version that is not a string (one folder per kind)
+NOT_STRINGS = {"number": "4", "true": "true", "object": '{"v": "4"}', "array": '["^4.0.0"]', "null": "null"}
+NOT_STRING_WORDS = {
+    "number": "a number",
+    "true": "true",
+    "object": "an object",
+    "array": "an array",
+    "null": "null",
+}
+
+
+@pytest.fixture(scope="module")
+def odd_version_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    files = {f"{kind}/a.yaml": V2 for kind in NOT_STRINGS}
+    files.update(
+        {f"{kind}/package.json": '{"dependencies": {"agentv": ' + v + "}}" for kind, v in NOT_STRINGS.items()}
+    )
+    return write_repo(tmp_path_factory.mktemp("odd-version") / "ws", files)
+
+
+@pytest_lsp.fixture(config=SERVER, scope="module")
+async def odd_version_client(lsp_client: LanguageClient, odd_version_repo: Path):  # type: ignore[no-untyped-def]
+    accept_registrations(lsp_client)
+    await lsp_client.initialize_session(init_params(odd_version_repo))
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.parametrize("kind", list(NOT_STRINGS))
+async def test_the_server_warns_of_a_version_that_is_not_a_string(
+    odd_version_client: LanguageClient, odd_version_repo: Path, kind: str
+) -> None:
+    client = odd_version_client
+    uri = open_doc(client, odd_version_repo / kind / "a.yaml")
+    status = await asyncio.wait_for(client.protocol.send_request_async("agentv/status", {"uri": uri}), 30)
+    assert status.runtime.major == 2, status  # passed over: the file's own v2 content decides
+    words = f"{kind}/package.json: dependencies agentv is {NOT_STRING_WORDS[kind]}, not a version string"
+    for _ in range(100):
+        if any(words in m.message for m in client.messages):
+            break
+        await asyncio.sleep(0.05)
+    assert [m.type for m in client.messages if words in m.message] == [lsp.MessageType.Warning], (
+        client.messages
+    )

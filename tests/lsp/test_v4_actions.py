@@ -8,10 +8,12 @@ loader, has the test ids that v2's `preview --json` gives the original file."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import pytest_lsp
@@ -413,3 +415,51 @@ async def test_garbage_fix_data_gives_no_action(
     assert [
         a for a in await actions_for(client, uri, [diagnostic]) if a.kind == lsp.CodeActionKind.QuickFix
     ] == []
+
+
+async def test_migration_names_but_never_edits_a_file_outside_the_workspace_folder(
+    client: LanguageClient, workspace: Path
+) -> None:
+    """Issue 33, finding 5: `migrate --write`'s rule. A grader prompt outside the workspace folder
+    and the repo root (named by an absolute path, or through a link) is reported, not edited."""
+
+    @client.feature(lsp.WORKSPACE_CODE_LENS_REFRESH)
+    def _refresh(params: Any) -> None:  # asked for once a migration is taken in
+        return None
+
+    outside = workspace / "shared" / "strict.md"
+    outside.parent.mkdir(exist_ok=True)
+    outside.write_text(V2_FILES["evals/judges/strict.md"])
+    root = workspace / "v2proj"
+    (root / "evals" / "judges" / "linked.md").symlink_to(outside)
+    for name, prompt in (("absolute", str(outside)), ("linked", "judges/linked.md")):
+        path = root / "evals" / f"{name}.eval.yaml"
+        path.write_text(V2_EVAL.replace("judges/strict.md", prompt))
+        uri = open_doc(client, path)
+        action = await migrate(client, uri, [])
+        assert action.edit is not None
+        edited = [
+            c.text_document.uri
+            for c in action.edit.document_changes or []
+            if isinstance(c, lsp.TextDocumentEdit)
+        ]
+        assert edited == [uri], edited  # the eval file alone: the prompt outside is not edited
+        assert "needs attention: would change" in action.title
+        (named,) = [d.message for d in action.diagnostics or [] if "strict.md" in d.message]
+        assert named.startswith(f"would change {outside}") and "outside the repo root" in named
+        assert named.endswith("not written (edit it yourself)")
+        # applied (the document's text becomes the migrated text): the proof says so too
+        change_doc(client, uri, 2, apply_edits(path.read_text(), text_edits(action.edit, uri)))
+        proof: Any = None
+        for _ in range(100):
+            proof = await client.workspace_execute_command_async(
+                lsp.ExecuteCommandParams(command="agentv.migrationProof", arguments=[{"uri": uri}])
+            )
+            if proof is not None:
+                break
+            await asyncio.sleep(0.05)
+        markdown = proof["markdown"] if isinstance(proof, dict) else proof.markdown
+        shown = "evals/judges/linked.md" if name == "linked" else "../shared/strict.md"
+        assert f"`{shown}` not edited (outside the workspace folder or the repo root)" in markdown
+        assert "` rewritten" not in markdown
+    assert outside.read_text() == V2_FILES["evals/judges/strict.md"]

@@ -161,6 +161,55 @@ def test_a_symlinked_eval_file_leading_out_is_reported_and_nothing_written(tmp_p
     assert any("archive/smoke.yaml (through the link evals/smoke.yaml)" in m for m in findings(payload))
 
 
+# -- links to a renamed file (issue 33, finding 6) ---------------------------------------------
+
+
+@pytest.mark.parametrize("absolute", [False, True], ids=["relative", "absolute"])
+def test_a_link_to_a_renamed_file_is_retargeted_and_named(tmp_path: Path, absolute: bool) -> None:
+    root = repo_at(tmp_path / "repo", {"evals/v2/smoke.yaml": suite("'Rate {{candidate_answer}}'")})
+    link = root / "evals" / "current.yaml"
+    link.symlink_to(root / "evals" / "v2" / "smoke.yaml" if absolute else "v2/smoke.yaml")
+    chained = root / "evals" / "latest.yaml"  # a link to the link: it keeps leading there
+    chained.symlink_to("current.yaml")
+    code, dry = migrate(root, "evals", write=False)
+    expected = str(root / "evals" / "v2" / "smoke.eval.yaml") if absolute else "v2/smoke.eval.yaml"
+    assert [f["links_retargeted"] for f in dry["files"]] == [[{"link": str(link), "target": expected}]]
+    assert os.readlink(link).endswith("smoke.yaml")  # a dry run changes nothing
+    code, payload = migrate(root, "evals")
+    assert code == 0, findings(payload)
+    assert (root / "evals" / "v2" / "smoke.eval.yaml").is_file() and not (
+        root / "evals" / "v2" / "smoke.yaml"
+    ).exists()
+    assert link.is_symlink() and os.readlink(link) == expected and "tests:" in link.read_text()
+    assert os.readlink(chained) == "current.yaml" and "tests:" in chained.read_text()
+    assert any(
+        m.startswith("the link evals/current.yaml leads to it: retargeted to") for m in findings(payload)
+    )
+    assert not list(root.rglob(".agentv-migrate-*"))
+
+
+def test_a_link_outside_the_paths_given_keeps_the_file_from_being_renamed(tmp_path: Path) -> None:
+    root = repo_at(tmp_path / "repo", {"evals/smoke.yaml": suite("'Rate {{candidate_answer}}'")})
+    (root / "docs").mkdir()
+    link = root / "docs" / "example.yaml"
+    link.symlink_to("../evals/smoke.yaml")
+    before = (root / "evals" / "smoke.yaml").read_text()
+    code, payload = migrate(root, "evals")
+    assert code == 1
+    assert (root / "evals" / "smoke.yaml").read_text() == before and not (
+        root / "evals" / "smoke.eval.yaml"
+    ).exists()
+    assert os.readlink(link) == "../evals/smoke.yaml" and link.read_text() == before  # not left dangling
+    (message,) = [m for m in findings(payload) if "dangling" in m]
+    assert "docs/example.yaml" in message and "outside the paths given" in message
+    text = io.StringIO()
+    assert run_migrate(["evals"], True, "text", None, str(root), text) == 1
+    assert "docs/example.yaml" in text.getvalue() and "dangling" in text.getvalue()
+    code, payload = migrate(root, "evals", "docs")  # named among the paths: mended
+    assert code == 0, findings(payload)
+    assert os.readlink(link) == "../evals/smoke.eval.yaml" and "tests:" in link.read_text()
+
+
 # -- temporary files (item 9) ----------------------------------------------------------------
 
 

@@ -163,3 +163,48 @@ def test_the_server_stdin_is_not_read_through_a_manifest(tmp_path, run_cli):
     result = run_cli("check", "evals", "--format", "json", cwd=root, timeout=30)
     assert result.returncode == 0, result.stderr
     assert "runtime-manifest-unusable" in result.stdout
+
+
+# issue 33, finding 7: an `agentv` entry that is not a string is a version `auto` cannot read
+NOT_STRINGS = [
+    ("number", "4"),
+    ("true", "true"),
+    ("object", '{"v": "4"}'),
+    ("array", '["^4.0.0"]'),
+    ("null", "null"),
+]
+NOT_STRING_WORDS = {
+    "number": "a number",
+    "true": "true",
+    "object": "an object",
+    "array": "an array",
+    "null": "null",
+}
+
+
+@pytest.mark.parametrize(("kind", "value"), NOT_STRINGS, ids=[k for k, _ in NOT_STRINGS])
+def test_a_version_that_is_not_a_string_is_passed_over_with_a_warning(tmp_path, cli, kind, value):
+    manifest = '{"devDependencies": {"agentv": ' + value + "}}"
+    root, eval_file = _repo(tmp_path, _text(manifest))
+    words = f"devDependencies agentv is {NOT_STRING_WORDS[kind]}, not a version string"
+    choice = choose_runtime(str(eval_file), V2, str(root))
+    (problem,) = choice.problems
+    assert choice.major == 2 and problem.startswith("evals/package.json: ") and words in problem
+    forget_project_runtimes()
+    payload = json.loads(cli("check", "evals", "--format", "json", cwd=root).out)
+    (diagnostic,) = [d for d in payload["diagnostics"] if d["code"] == "runtime-manifest-unusable"]
+    assert words in diagnostic["message"] and diagnostic["severity"] == "warning"
+    forget_project_runtimes()
+    text = cli("check", "evals", "--color", "never", cwd=root).out
+    (line,) = [line for line in text.splitlines() if "runtime-manifest-unusable" in line]
+    assert "evals/package.json" in line and words in line
+
+
+@pytest.mark.parametrize(("kind", "value"), NOT_STRINGS, ids=[k for k, _ in NOT_STRINGS])
+def test_an_installed_version_that_is_not_a_string_is_passed_over(tmp_path, kind, value):
+    installed = '{"version": ' + value + "}"
+    root, eval_file = _repo(tmp_path, _text(installed), "node_modules/agentv/package.json")
+    choice = choose_runtime(str(eval_file), V2, str(root))
+    (problem,) = choice.problems
+    assert choice.major == 2 and problem.startswith("node_modules/agentv/package.json: ")
+    assert f"version is {NOT_STRING_WORDS[kind]}, not a version string" in problem

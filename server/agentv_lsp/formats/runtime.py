@@ -190,12 +190,16 @@ def _installed_or_declared(
             problems.append(
                 _problem(installed_path, repo_root, f"version {_shown_value(version)} not understood")
             )
+        elif "version" in installed:
+            problems.append(_problem(installed_path, repo_root, f"version is {_json_kind(version)}"))
     manifest_path = os.path.join(folder, "package.json")
     manifest = _read_manifest(manifest_path, repo_root, fs, problems)
     if manifest is not None:
         for section in ("dependencies", "devDependencies", "optionalDependencies", "peerDependencies"):
             deps = manifest.get(section)
             spec = deps.get("agentv") if isinstance(deps, dict) else None
+            if isinstance(deps, dict) and "agentv" in deps and not isinstance(spec, str):
+                problems.append(_problem(manifest_path, repo_root, f"{section} agentv is {_json_kind(spec)}"))
             if isinstance(spec, str):
                 major = _major_of(spec)
                 if major is not None:
@@ -219,6 +223,23 @@ def _major_of(spec: str) -> int | None:
     if match is None or len(match.group(1)) > _MAX_MAJOR_DIGITS:
         return None
     return int(match.group(1))
+
+
+def _json_kind(value: object) -> str:
+    """What a JSON value that should have been a version string is (never the value: it may be
+    huge)."""
+    if value is None:
+        return "null, not a version string"
+    if isinstance(value, bool):
+        return f"{'true' if value else 'false'}, not a version string"
+    kind = (
+        "a number"
+        if isinstance(value, (int, float))
+        else "an object"
+        if isinstance(value, dict)
+        else "an array"
+    )
+    return f"{kind}, not a version string"
 
 
 def _shown_value(value: str) -> str:

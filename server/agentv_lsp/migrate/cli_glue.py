@@ -21,6 +21,7 @@ import difflib
 import json
 import os
 import re
+import secrets
 import signal
 import stat
 import tempfile
@@ -79,6 +80,7 @@ def run_migrate(
     update_references(migrations, root, fs)
     for migration in migrations:
         scope.screen(migration, cwd)
+    mend_links(migrations, scope, root, cwd)
     stale_removed: list[str] = []
     if write:
         stale_removed = remove_stale_temp_files(_write_folders(migrations, paths, cwd))
@@ -275,18 +277,26 @@ class WriteScope:
 
     given: tuple[str, ...]
     root: str
+    # the words for `given` and what the user can do (the server's quick fix says it its way)
+    outside_given: str = "outside the paths given"
+    hint: str = "name it among the paths to migrate it, or edit it yourself"
 
     @classmethod
     def of(cls, paths: Sequence[str], cwd: str, repo_root: str) -> WriteScope:
         return cls(tuple(os.path.realpath(os.path.join(cwd, p)) for p in paths), os.path.realpath(repo_root))
 
-    def refusal(self, path: str) -> str | None:
-        """Why `path` (the file a write would change, after its links) may not be written."""
-        real = os.path.realpath(path)
+    def refusal(self, path: str, follow: bool = True) -> str | None:
+        """Why `path` (the file a write would change, after its links) may not be written.
+        `follow=False`: the entry itself is changed (a link retargeted), judged where it lies."""
+        real = (
+            os.path.realpath(path)
+            if follow
+            else os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path))
+        )
         if not _within(real, self.root):
             return "outside the repo root"
         if not any(_within(real, given) for given in self.given):
-            return "outside the paths given"
+            return self.outside_given
         return None
 
     def screen(self, migration: Migration, cwd: str) -> None:
@@ -302,8 +312,66 @@ class WriteScope:
             via = f" (through the link {_shown(path, cwd)})" if real != os.path.abspath(path) else ""
             migration.findings.append(
                 Finding(
-                    f"would change {_shown(real, cwd)}{via}, {reason}; not written "
-                    "(name it among the paths to migrate it, or edit it yourself)",
+                    f"would change {_shown(real, cwd)}{via}, {reason}; not written ({self.hint})",
+                    attention=True,
+                )
+            )
+
+
+def _landing(link: str, target: str) -> str | None:
+    """The path a link's last hop names (its folder's links followed, not the file's own)."""
+    name = os.path.basename(target)
+    if name in ("", ".", ".."):
+        return None
+    folder = os.path.realpath(os.path.join(os.path.dirname(link), os.path.dirname(target)))
+    return os.path.join(folder, name)
+
+
+def _symlinks_under(root: str) -> Iterator[str]:
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS)
+        for name in sorted(files):
+            path = os.path.join(folder, name)
+            if os.path.islink(path):
+                yield path
+
+
+def mend_links(migrations: list[Migration], scope: WriteScope, repo_root: str, cwd: str) -> None:
+    """A symbolic link in the repository that leads to a file the migration renames would be left
+    dangling: one where `--write` may write is retargeted with the rename (named in the report);
+    one elsewhere keeps the file from being written (needs attention)."""
+    renamed: dict[str, Migration] = {}
+    for each in migrations:
+        if each.status == "migrated" and each.new_path != each.path and each.path not in each.not_written:
+            renamed[
+                os.path.join(os.path.realpath(os.path.dirname(each.path)), os.path.basename(each.path))
+            ] = each
+    if not renamed:
+        return
+    for link in _symlinks_under(repo_root):
+        try:
+            target = os.readlink(link)
+        except OSError:
+            continue
+        landing = _landing(link, target)
+        m = renamed.get(landing) if landing is not None else None
+        if m is None or os.path.abspath(link) == os.path.abspath(m.path):
+            continue
+        reason = scope.refusal(link, follow=False)  # the link itself is written, not its file
+        if reason is None:
+            new_target = os.path.join(os.path.dirname(target), os.path.basename(m.new_path))
+            m.links.append((link, new_target))
+            m.findings.append(
+                Finding(
+                    f"the link {_shown(link, cwd)} leads to it: retargeted to {new_target} with the rename"
+                )
+            )
+        elif m.path not in m.not_written:
+            m.not_written.append(m.path)
+            m.findings.append(
+                Finding(
+                    f"not written: renaming it would leave the link {_shown(link, cwd)} dangling, and that "
+                    f"link is {reason} (name it among the paths, or rename and relink yourself)",
                     attention=True,
                 )
             )
@@ -330,7 +398,21 @@ def apply_migration(migration: Migration) -> None:
         atomic_write(migration.new_path, migration.new_text, like=migration.path)
         if migration.new_path != migration.path:
             os.unlink(migration.path)
+    for link, target in migration.links:
+        _retarget(link, target)
     migration.written = True
+
+
+def _retarget(link: str, target: str) -> None:
+    """Point `link` at `target` in one step (a new link renamed over it)."""
+    temp = os.path.join(os.path.dirname(link), f"{TEMP_PREFIX}{os.getpid()}-{secrets.token_hex(4)}.tmp")
+    os.symlink(target, temp)
+    try:
+        os.replace(temp, link)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
 
 
 # `.agentv-migrate-<pid>-<random>.tmp`: the process id tells a later run whether its writer

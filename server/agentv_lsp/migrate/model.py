@@ -75,6 +75,8 @@ class Migration:
     # files this migration would change that --write leaves alone (outside the paths given or
     # the repo root, after symlinks): each has an attention finding
     not_written: list[str] = field(default_factory=list)
+    # symbolic links that lead to the renamed file, with the target each gets (`mend_links`)
+    links: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
@@ -98,4 +100,5 @@ class Migration:
             "v4_warnings": self.v4_warnings,
             "written": self.written,
             "not_written": self.not_written,
+            "links_retargeted": [{"link": link, "target": target} for link, target in self.links],
         }

@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 from lsprotocol import types as lsp
 
 from agentv_lsp.checks.runner import walk_yaml
+from agentv_lsp.engine.files import FileReadError
 from agentv_lsp.lsp import listing
 from agentv_lsp.lsp.convert import JsonDict, path_to_uri, uri_to_path
 from agentv_lsp.lsp.dispatch import by_format
@@ -95,10 +96,12 @@ class WorkspaceIndex:
             return cached[1]
         found: list[Found] = []
         if ls.fs.is_allowed(path) and info.st_size <= ls.fs.max_bytes:
+            # through the FileSystem: a FIFO or device with an eval file's name is refused, not waited on
             try:
-                with open(path, encoding="utf-8", errors="replace") as handle:
-                    text = handle.read()
-            except OSError:
+                ls.fs.invalidate([path])  # its mtime or size changed: what the FileSystem kept is old
+                read = ls.fs.read(path)
+                text = "" if read.truncated else read.text
+            except FileReadError:
                 text = ""
             found = find(text)
         with self.lock:

@@ -61,10 +61,11 @@ def take_in(ls: AgentVLanguageServer, migration: Migration) -> None:
     from agentv_lsp.lsp.features.diagnostics import recheck_open_documents
 
     changed = {migration.path, migration.new_path}
-    for companion in migration.companions:
+    companions = v4_actions.edited_companions(migration)
+    for companion in companions:
         ls.fs.overlays[companion.path] = companion.new_text
         changed.add(companion.path)
-    _written_overlays.update(c.path for c in migration.companions)
+    _written_overlays.update(c.path for c in companions)
     old_uri = path_to_uri(migration.path)
     if migration.new_path != migration.path and not ls.is_open(old_uri):
         ls.forget(old_uri)  # renamed away
@@ -106,21 +107,28 @@ def summary(migration: Migration, cwd: str) -> dict[str, Any]:
         "uri": path_to_uri(migration.new_path),
         "renamedFrom": shown(migration.path) if migration.new_path != migration.path else None,
         "oldUri": path_to_uri(migration.path),
-        "otherFiles": [{"file": shown(c.path), "reason": c.reason} for c in migration.companions],
+        "otherFiles": [
+            {"file": shown(c.path), "reason": c.reason} for c in v4_actions.edited_companions(migration)
+        ],
         "attention": [f.message for f in migration.findings if f.attention],
     }
 
 
-def proof_markdown(migration: Migration, cwd: str) -> str:
-    """The per-test proof, as `agentv-lsp migrate` prints it, in Markdown."""
+def proof_markdown(migration: Migration, cwd: str, not_written: tuple[str, ...] = ()) -> str:
+    """The per-test proof, as `agentv-lsp migrate` prints it, in Markdown. `not_written`: the
+    other files the edit left alone (outside the workspace folder or the repo root)."""
     name = os.path.relpath(migration.path, cwd)
     out = [f"# Migration of `{one_line(name)}` to AgentV 4.42.4", ""]
     if migration.new_path != migration.path:
         out += [f"Renamed to `{one_line(os.path.relpath(migration.new_path, cwd))}`.", ""]
     for companion in migration.companions:
-        out += [
-            f"- `{one_line(os.path.relpath(companion.path, cwd))}` rewritten: {one_line(companion.reason)}"
-        ]
+        name = one_line(os.path.relpath(companion.path, cwd))
+        if companion.path in not_written:
+            out += [
+                f"- **needs attention**: `{name}` not edited (outside the workspace folder or the repo root)"
+            ]
+        else:
+            out += [f"- `{name}` rewritten: {one_line(companion.reason)}"]
     for finding in migration.findings:
         out += [f"- {'**needs attention**: ' if finding.attention else ''}{one_line(finding.message)}"]
     out += ["", "## The LM question of each test", ""]
@@ -192,7 +200,8 @@ def register(server: AgentVLanguageServer) -> None:
             prove=True,
         )
         name = os.path.basename(applied.new_path)
-        return {"title": f"Migration proof: {name}", "markdown": proof_markdown(proved, cwd)}
+        markdown = proof_markdown(proved, cwd, tuple(applied.not_written))
+        return {"title": f"Migration proof: {name}", "markdown": markdown}
 
 
 def _proof_fs(ls: AgentVLanguageServer, migration: Migration) -> Any:

@@ -33,7 +33,8 @@ from agentv_lsp.checks.model import SOURCE
 from agentv_lsp.engine.files import FileSystem
 from agentv_lsp.lsp.convert import path_to_uri, to_client_col, uri_to_path
 from agentv_lsp.lsp.quick_fixes import EditSupport, quick_fix, suggestion_action
-from agentv_lsp.migrate import Migration, migrate_text
+from agentv_lsp.migrate import CompanionChange, Migration, migrate_text
+from agentv_lsp.migrate.cli_glue import WriteScope
 
 if TYPE_CHECKING:
     from agentv_lsp.lsp.server import AgentVLanguageServer
@@ -196,6 +197,15 @@ def migration_of(request: MigrationRequest) -> Migration:
         rename=True,
         prove=False,
     )
+    # `migrate --write`'s rule, the workspace folder for the paths given: a file outside it or
+    # the repo root (after its links) is named, never edited
+    scope = WriteScope(
+        (os.path.realpath(request.cwd),),
+        os.path.realpath(request.repo_root),
+        outside_given="outside the workspace folder",
+        hint="edit it yourself",
+    )
+    scope.screen(migration, request.cwd)
     with _lock:
         if len(_migrations) > MAX_REMEMBERED:
             _migrations.clear()
@@ -291,9 +301,10 @@ def migration_edit(
     """The whole document replaced, the file renamed, the companion files rewritten.
     `versions`: the open documents' versions by path (companions that are open)."""
     whole = _whole_range(migration.old_text, encoding)
+    companions = edited_companions(migration)
     if not support.document_changes:
         changes = {uri: [lsp.TextEdit(range=whole, new_text=migration.new_text)]}
-        for companion in migration.companions:
+        for companion in companions:
             changes[path_to_uri(companion.path)] = [
                 lsp.TextEdit(range=_whole_range(companion.old_text, encoding), new_text=companion.new_text)
             ]
@@ -306,7 +317,7 @@ def migration_edit(
     ]
     if renames(migration, support):
         document_changes.append(lsp.RenameFile(old_uri=uri, new_uri=path_to_uri(migration.new_path)))
-    for companion in migration.companions:
+    for companion in companions:
         document_changes.append(
             lsp.TextDocumentEdit(
                 text_document=lsp.OptionalVersionedTextDocumentIdentifier(
@@ -320,6 +331,12 @@ def migration_edit(
             )
         )
     return lsp.WorkspaceEdit(document_changes=document_changes)
+
+
+def edited_companions(migration: Migration) -> list[CompanionChange]:
+    """The other files the edit rewrites: those outside the workspace folder or the repo root
+    are only named (`migration_of`)."""
+    return [c for c in migration.companions if c.path not in migration.not_written]
 
 
 def _whole_range(text: str, encoding: str) -> lsp.Range:
@@ -349,8 +366,8 @@ def migration_actions(
     """The migrate actions for a migrated document: a `refactor.rewrite`, and a quick fix on
     the v2-file diagnostics among those the client sent. Without `edit` the client resolves
     it (`codeAction/resolve`, with the action's `data`)."""
-    if migration.status != "migrated":
-        return []
+    if migration.status != "migrated" or migration.path in migration.not_written:
+        return []  # the document itself leads outside (a link): nothing to offer
     title = migration_title(migration, support)
     lines = request.text.split("\n")
     attention = attention_diagnostics(migration, lines)
@@ -387,6 +404,7 @@ __all__ = [
     "MigrationRequest",
     "applied_here",
     "code_actions",
+    "edited_companions",
     "fix_actions",
     "forget",
     "is_v2_file_diagnostic",
