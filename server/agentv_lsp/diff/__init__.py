@@ -28,7 +28,11 @@ from agentv_lsp.diff.git import GitError, renames_between, repository_top
 from agentv_lsp.diff.snapshot import WORKING_TREE, Snapshot, changed_paths, open_snapshot
 from agentv_lsp.formats.runtime import Requested
 
-__all__ = ["DiffReport", "GitError", "Job", "diff_revisions"]
+__all__ = ["DiffReport", "GitError", "Job", "PathMatchesNothing", "diff_revisions"]
+
+
+class PathMatchesNothing(ValueError):
+    """A path argument that names no file in either revision (a typo must not pass as "no change")."""
 
 # The share of lines two files must have in common to count as a rename of one another when one
 # side is the working tree (git's own default threshold, 50%); between commits git decides.
@@ -63,10 +67,22 @@ def diff_revisions(
     with ExitStack() as stack:
         before_snap = stack.enter_context(open_snapshot(shown_root, base))
         after_snap = stack.enter_context(open_snapshot(shown_root, head))
+        _check_paths_match(paths, before_snap, after_snap)
         before_files = eval_files(before_snap, wanted, requested)
         after_files = eval_files(after_snap, wanted, requested)
         if before_snap.commit and after_snap.commit:
             renames = renames_between(shown_root, before_snap.commit, after_snap.commit)
+            if paths:
+                before_files, after_files = _across_limit(
+                    before_snap, after_snap, before_files, after_files, renames, wanted, requested
+                )
+        elif paths:
+            before_all = eval_files(before_snap, lambda _relative: True, requested)
+            after_all = eval_files(after_snap, lambda _relative: True, requested)
+            renames = similar_files(before_snap, after_snap, before_all, after_all)
+            before_files, after_files = _across_limit(
+                before_snap, after_snap, before_files, after_files, renames, wanted, requested
+            )
         else:
             renames = similar_files(before_snap, after_snap, before_files, after_files)
         pairs = pair_files(before_files, after_files, renames)
@@ -108,6 +124,36 @@ def _migration_notes(base: Snapshot, head: Snapshot) -> MigrationNotes:
         return migration_notes(base, head)(fb, fa)
 
     return notes
+
+
+def _check_paths_match(paths: Sequence[str], base: Snapshot, head: Snapshot) -> None:
+    """Raises PathMatchesNothing for a path argument under which neither revision has a file."""
+    for path in paths:
+        prefix = path.strip("/").replace(os.sep, "/")
+        if prefix in ("", "."):
+            continue
+        inside = prefix + "/"
+        if not any(f == prefix or f.startswith(inside) for snap in (base, head) for f in snap.files):
+            raise PathMatchesNothing(f"path {path!r} matches no file in {base.label} nor in {head.label}")
+
+
+def _across_limit(
+    base: Snapshot,
+    head: Snapshot,
+    before: list[str],
+    after: list[str],
+    renames: dict[str, str],
+    wanted: Callable[[str], bool],
+    requested: Requested,
+) -> tuple[list[str], list[str]]:
+    """The eval files of a limited diff plus the other end of each rename that crosses the limit
+    (into it or out of it), so that the full tree's rename detection holds: a file moved into
+    the limited folder is a rename, not an addition."""
+    sources = {old for old, new in renames.items() if wanted(new) != wanted(old)}
+    targets = {renames[old] for old in sources}
+    extra_before = eval_files(base, lambda relative: relative in sources, requested)
+    extra_after = eval_files(head, lambda relative: relative in targets, requested)
+    return sorted({*before, *extra_before}), sorted({*after, *extra_after})
 
 
 def _path_filter(paths: Sequence[str]) -> Callable[[str], bool]:

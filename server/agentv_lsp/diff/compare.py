@@ -113,6 +113,7 @@ class FileChange:
     tokens_after: dict[str, int] = field(default_factory=lambda: {"candidate": 0, "grader": 0})
     load_error_before: str | None = None
     load_error_after: str | None = None
+    counted: bool = False  # some test's tokens were counted (else the sums above mean nothing)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -411,6 +412,7 @@ def _compare_file(
             (fc.tokens_after, change.tokens_after),
         ):
             if tokens is not None:
+                fc.counted = True
                 side["candidate"] += tokens["candidate"]
                 side["grader"] += tokens["grader"] or 0
         out.append(change)

@@ -69,6 +69,11 @@ def _token_change(t: TestChange) -> str:
     return f"tokens ({TOKENIZER}) " + ", ".join(parts) if parts else ""
 
 
+def plural(n: int, word: str) -> str:
+    """"1 test", "2 tests" (`word` is the singular)."""
+    return f"{_n(n)} {word}" + ("" if n == 1 else "s")
+
+
 def _tests_prompts(n: int) -> str:
     return f"{n} test's prompts" if n == 1 else f"{n:,} tests' prompts"
 
@@ -83,7 +88,7 @@ def summary_line(report: DiffReport) -> str:
     total = sum(s["tests"].values())
     tb, ta = s["tokens"]["before"], s["tokens"]["after"]
     return (
-        f"{_counts(s['tests'])} (of {_n(total)} tests in {s['files']} eval files previewed"
+        f"{_counts(s['tests'])} (of {plural(total, 'test')} in {plural(s['files'], 'eval file')} previewed"
         f"{_not_previewed(report)}); tokens ({TOKENIZER}) of {s['tokens']['of']}: "
         f"candidate {_delta(tb['candidate'], ta['candidate'])}, grader {_delta(tb['grader'], ta['grader'])}"
     )
@@ -139,10 +144,12 @@ def _file_line(f: FileChange) -> str:
     if f.load_error_after:
         error = f"; does not load: {one_line(f.load_error_after, 300)}"
     tb, ta = f.tokens_before, f.tokens_after
-    return (
-        f"{name}: {f.status}; {_counts(f.counts)}{runtime}{error}; candidate tokens "
-        f"{_delta(tb['candidate'], ta['candidate'])}, grader {_delta(tb['grader'], ta['grader'])}"
+    counts = (
+        f"; candidate tokens {_delta(tb['candidate'], ta['candidate'])}, grader {_delta(tb['grader'], ta['grader'])}"
+        if f.counted
+        else ""
     )
+    return f"{name}: {f.status}; {_counts(f.counts)}{runtime}{error}{counts}"
 
 
 # ---- markdown ----
@@ -178,7 +185,7 @@ def render_markdown(report: DiffReport, limit: int = MARKDOWN_LIMIT) -> str:
         f"## AgentV prompt diff: {md_code(report.base_label)} → {md_code(report.head_label)}",
         "",
         f"**{md_text(_counts({k: v for k, v in s['tests'].items() if k != 'unchanged'}) if report.prompts_changed else 'No prompt changed')}** "
-        f"of {_n(total)} tests in {s['files']} eval files previewed{md_text(_not_previewed(report))}. "
+        f"of {plural(total, 'test')} in {plural(s['files'], 'eval file')} previewed{md_text(_not_previewed(report))}. "
         f"Tokens ({TOKENIZER}, text only) of {s['tokens']['of']}: "
         f"candidate {_md_delta(tb['candidate'], ta['candidate'])}, grader {_md_delta(tb['grader'], ta['grader'])}.",
         "",

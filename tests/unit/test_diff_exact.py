@@ -1,0 +1,84 @@
+"""`agentv-lsp diff` says exactly what changed: causes that made a difference, every changed test
+listed in the markdown, a path that matches nothing refused, renames across a limited path kept,
+and the small wording of the text report."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.unit.test_diff import GitRepo, run_cli, v4_suite, v4_test
+
+from agentv_lsp.diff.render import render_text
+
+
+def test_a_path_that_matches_nothing_in_either_revision_exits_2_naming_it(tmp_path: Path) -> None:
+    repo = GitRepo(tmp_path / "r")
+    first = repo.commit({"evals/x.eval.yaml": v4_suite([v4_test("a", "Hi")])})
+    second = repo.commit({"evals/x.eval.yaml": v4_suite([v4_test("a", "Hi!")])})
+
+    status, out, err = run_cli(repo, first, second, "evalz")
+
+    assert status == 2 and out == ""
+    assert "'evalz' matches no file" in err
+    status, _, _ = run_cli(repo, first, second, "evals")
+    assert status == 1
+    # a file that exists on one side only still matches
+    third = repo.commit({"other/y.eval.yaml": v4_suite([v4_test("b", "Ho")])})
+    assert run_cli(repo, first, third, "other")[0] == 1
+    assert run_cli(repo, third, first, "other")[0] == 1
+
+
+def test_a_limited_path_keeps_renames_into_and_out_of_it(tmp_path: Path) -> None:
+    repo = GitRepo(tmp_path / "r")
+    tests = [v4_test(f"t{i}", f"Question number {i}, long enough to be similar") for i in range(8)]
+    first = repo.commit(
+        {"evals/old/m.eval.yaml": v4_suite(tests), "evals/sub/out.eval.yaml": v4_suite(tests[:6])}
+    )
+    (repo.root / "evals/gone").mkdir()
+    repo.git("mv", "evals/old/m.eval.yaml", "evals/sub/m.eval.yaml")
+    repo.git("mv", "evals/sub/out.eval.yaml", "evals/gone/out.eval.yaml")
+    edited = [v4_test("t0", "Question number 0, long enough to be similar!"), *tests[1:]]
+    repo.write({"evals/sub/m.eval.yaml": v4_suite(edited)})
+    second = repo.commit()
+
+    for head in (second, None):
+        args = [first, second] if head else [first]
+        if head is None:
+            repo.git("checkout", "-q", second)
+        status, out, _ = run_cli(repo, *args, "evals/sub", "--format", "json")
+        data = json.loads(out)
+        statuses = {(t["file"], t["id"]): t["status"] for t in data["tests"]}
+        assert status == 1
+        assert statuses[("evals/sub/m.eval.yaml", "t0")] == "changed"
+        assert all(s != "added" for s in statuses.values()), statuses
+        moved_in = next(f for f in data["files"] if f["file"] == "evals/sub/m.eval.yaml")
+        assert moved_in["base_file"] == "evals/old/m.eval.yaml"
+        moved_out = next(f for f in data["files"] if f["base_file"] == "evals/sub/out.eval.yaml")
+        assert moved_out["file"] == "evals/gone/out.eval.yaml" and moved_out["status"] == "renamed"
+
+
+def test_the_files_block_shows_token_counts_only_where_counted_and_plurals_agree(tmp_path: Path) -> None:
+    repo = GitRepo(tmp_path / "r")
+    repo.commit(
+        {
+            "evals/snip.txt": "one\n",
+            "evals/a.eval.yaml": v4_suite([v4_test("a", "Hi", file="snip.txt")]),
+            "evals/b.eval.yaml": "# names snip.txt in a comment\n" + v4_suite([v4_test("b", "Ho")]),
+        }
+    )
+    repo.write({"evals/snip.txt": "two\n"})
+
+    text = render_text(repo.diff())
+
+    lines = text.splitlines()
+    a_line = next(line for line in lines if line.startswith("  evals/a.eval.yaml:"))
+    b_line = next(line for line in lines if line.startswith("  evals/b.eval.yaml:"))
+    assert "candidate tokens" in a_line
+    assert "1 unchanged" in b_line and "tokens" not in b_line
+    assert "(of 2 tests in 2 eval files previewed" in text
+
+    repo.commit()
+    repo.write({"evals/a.eval.yaml": v4_suite([v4_test("a", "Hi!", file="snip.txt")])})
+    one = render_text(repo.diff())
+    assert "(of 1 test in 1 eval file previewed" in one
