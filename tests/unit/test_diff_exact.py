@@ -82,3 +82,82 @@ def test_the_files_block_shows_token_counts_only_where_counted_and_plurals_agree
     repo.write({"evals/a.eval.yaml": v4_suite([v4_test("a", "Hi!", file="snip.txt")])})
     one = render_text(repo.diff())
     assert "(of 1 test in 1 eval file previewed" in one
+
+
+# ---- causes: only the files whose change made a difference ----
+
+
+def test_a_config_that_only_moved_or_changed_a_comment_is_no_cause(tmp_path: Path) -> None:
+    repo = GitRepo(tmp_path / "r")
+    config = "required_version: '>=4.0.0'\n"
+    tests = [v4_test("a", "Hi"), v4_test("b", "Ho")]
+    first = repo.commit({".agentv/config.yaml": config, "evals/x.eval.yaml": v4_suite(tests)})
+    repo.git("mv", ".agentv", "evals/.agentv")  # the same config, one folder down
+    second = repo.commit({"evals/x.eval.yaml": v4_suite([v4_test("a", "Hi!"), tests[1]])})
+    third = repo.commit(
+        {
+            "evals/.agentv/config.yaml": "# pinned\n" + config,
+            "evals/x.eval.yaml": v4_suite([v4_test("a", "Hi!"), v4_test("b", "Ho!")]),
+        }
+    )
+
+    for base, head, ids in ((first, second, ["a"]), (second, third, ["b"])):
+        report = repo.diff(base, head)
+        changed = {t.id: t.causes for t in report.tests if t.status == "changed"}
+        assert changed == {i: ["evals/x.eval.yaml"] for i in ids}
+        assert report.causes == [("evals/x.eval.yaml", 1)]
+        assert "config.yaml" not in render_text(report)
+
+
+def test_each_of_two_changed_inputs_that_matter_is_named(tmp_path: Path) -> None:
+    repo = GitRepo(tmp_path / "r")
+    base = repo.commit(
+        {
+            "evals/snip.txt": "one\n",
+            "evals/x.eval.yaml": v4_suite([v4_test("a", "Hi", file="snip.txt"), v4_test("b", "Ho")]),
+        }
+    )
+    head = repo.commit(
+        {
+            "evals/snip.txt": "two\n",
+            "evals/x.eval.yaml": v4_suite([v4_test("a", "Hi!", file="snip.txt"), v4_test("b", "Ho")]),
+        }
+    )
+
+    report = repo.diff(base, head)
+
+    causes = {t.id: t.causes for t in report.tests if t.status != "unchanged"}
+    assert causes == {"a": ["evals/x.eval.yaml", "evals/snip.txt"]}
+
+
+def test_an_edit_of_a_comment_beside_a_changed_snippet_is_no_cause(tmp_path: Path) -> None:
+    """The eval file's edit is in the entries' lines but changes no prompt (a preview tells)."""
+    repo = GitRepo(tmp_path / "r")
+    text = v4_suite([v4_test("a", "Hi", file="snip.txt"), v4_test("b", "Ho")])
+    base = repo.commit({"evals/snip.txt": "one\n", "evals/x.eval.yaml": text})
+    commented = text.replace("  - id: a\n", "  - id: a\n    # reviewed\n")
+    head = repo.commit({"evals/snip.txt": "two\n", "evals/x.eval.yaml": commented})
+
+    report = repo.diff(base, head)
+
+    assert {t.id: t.causes for t in report.tests if t.status != "unchanged"} == {"a": ["evals/snip.txt"]}
+
+
+def test_a_deleted_input_is_named_removed_and_an_added_one_added(tmp_path: Path) -> None:
+    repo = GitRepo(tmp_path / "r")
+    suite = v4_suite([v4_test("a", "Hi", file="snip.txt"), v4_test("b", "Ho")])
+    base = repo.commit({"evals/snip.txt": "one\n", "evals/x.eval.yaml": suite})
+    (repo.root / "evals/snip.txt").unlink()
+    head = repo.commit()
+
+    report = repo.diff(base, head)
+
+    gone = next(t for t in report.tests if t.id == "a")
+    assert gone.status != "unchanged" and gone.causes == ["evals/snip.txt"]
+    assert report.summary()["causes"] == [{"file": "evals/snip.txt", "change": "removed", "tests": 1}]
+    text = render_text(report)
+    assert "evals/snip.txt removed: 1 test's prompts changed" in text
+    assert "because: evals/snip.txt (removed)" in text
+    back = repo.diff(head, base)
+    assert back.summary()["causes"][0]["change"] == "added"
+    assert "evals/snip.txt added: 1 test's prompts changed" in render_text(back)

@@ -15,6 +15,7 @@ from contextlib import ExitStack
 
 from agentv_lsp import tokens
 from agentv_lsp.diff.affected import affected_files
+from agentv_lsp.diff.causes import CauseFinder
 from agentv_lsp.diff.collect import FilePrompts, Pair, eval_files, pair_collector
 from agentv_lsp.diff.compare import (
     DiffReport,
@@ -33,6 +34,7 @@ __all__ = ["DiffReport", "GitError", "Job", "PathMatchesNothing", "diff_revision
 
 class PathMatchesNothing(ValueError):
     """A path argument that names no file in either revision (a typo must not pass as "no change")."""
+
 
 # The share of lines two files must have in common to count as a rename of one another when one
 # side is the working tree (git's own default threshold, 50%); between commits git decides.
@@ -99,12 +101,13 @@ def diff_revisions(
             before_snap, after_snap, requested, shown_root, cwd, modified if same_paths else None, full
         )
         notes = _migration_notes(before_snap, after_snap)
+        finder = CauseFinder(before_snap, after_snap, requested, shown_root, cwd)
 
         def job(pair: Pair) -> FileCompared | None:
             # compared where it was previewed: the processes share the field diffs, and only
             # the comparison comes back (not every unchanged prompt)
             fb, fa = collect(pair)
-            return compare_pair(before_snap, after_snap, fb, fa, notes, full, shown_root)
+            return compare_pair(before_snap, after_snap, fb, fa, notes, full, shown_root, finder)
 
         if map_files is not None and previewed and (moved or modified):
             # The token table (a quarter second to load) once, here, rather than in each process

@@ -70,7 +70,7 @@ def _token_change(t: TestChange) -> str:
 
 
 def plural(n: int, word: str) -> str:
-    """"1 test", "2 tests" (`word` is the singular)."""
+    """`1 test`, `2 tests` (`word` is the singular)."""
     return f"{_n(n)} {word}" + ("" if n == 1 else "s")
 
 
@@ -121,7 +121,7 @@ def render_text(report: DiffReport, show_unchanged: bool = False) -> str:
         if tokens and t.status != "unchanged":
             out.append("    " + tokens)
         if t.causes:
-            out.append("    because: " + ", ".join(one_line(c, 300) for c in t.causes))
+            out.append("    because: " + ", ".join(one_line(_cause(report, c), 300) for c in t.causes))
         for f in t.fields:
             out.extend("    " + one_line(line, _LINE_LIMIT) for line in f.diff.splitlines())
     out.append("files:")
@@ -130,9 +130,15 @@ def render_text(report: DiffReport, show_unchanged: bool = False) -> str:
     if report.causes:
         out.append("why:")
         for path, n in report.causes:
-            out.append(f"  {one_line(path, 300)} changed: {_tests_prompts(n)} changed")
+            out.append(f"  {one_line(path, 300)} {report.cause_kind(path)}: {_tests_prompts(n)} changed")
     out.append("summary: " + summary_line(report))
     return "\n".join(out) + "\n"
+
+
+def _cause(report: DiffReport, cause: str) -> str:
+    """A cause as the per-test line names it: a file added or removed says so."""
+    kind = report.cause_kind(cause)
+    return cause if kind == "changed" else f"{cause} ({kind})"
 
 
 def _file_line(f: FileChange) -> str:
@@ -198,7 +204,7 @@ def render_markdown(report: DiffReport, limit: int = MARKDOWN_LIMIT) -> str:
         head.append("**Why:**")
         head.append("")
         for path, n in report.causes[:30]:
-            head.append(f"- {md_code(path)} changed: {_tests_prompts(n)} changed")
+            head.append(f"- {md_code(path)} {report.cause_kind(path)}: {_tests_prompts(n)} changed")
         if len(report.causes) > 30:
             head.append(f"- … and {len(report.causes) - 30} more files")
         head.append("")
@@ -249,7 +255,14 @@ def _md_section(t: TestChange, report: DiffReport) -> str:
     if tokens:
         parts.append(f"{md_text(tokens)}  ")
     if t.causes:
-        parts.append("because: " + ", ".join(md_code(c) for c in t.causes) + "  ")
+        parts.append(
+            "because: "
+            + ", ".join(
+                md_code(c) + ("" if report.cause_kind(c) == "changed" else f" ({report.cause_kind(c)})")
+                for c in t.causes
+            )
+            + "  "
+        )
     if t.note:
         parts.append(md_text(t.note, 600))
     parts.append("")
