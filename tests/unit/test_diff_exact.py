@@ -5,11 +5,13 @@ and the small wording of the text report."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
+import pytest
 from tests.unit.test_diff import GitRepo, run_cli, v4_suite, v4_test
 
-from agentv_lsp.diff.render import render_text
+from agentv_lsp.diff.render import MARKDOWN_LIMIT, render_markdown, render_text
 
 
 def test_a_path_that_matches_nothing_in_either_revision_exits_2_naming_it(tmp_path: Path) -> None:
@@ -161,3 +163,77 @@ def test_a_deleted_input_is_named_removed_and_an_added_one_added(tmp_path: Path)
     back = repo.diff(head, base)
     assert back.summary()["causes"][0]["change"] == "added"
     assert "evals/snip.txt added: 1 test's prompts changed" in render_text(back)
+
+
+# ---- markdown: every changed test listed first, details capped ----
+
+
+def _listing(text: str) -> str:
+    """The list of changed tests: after the summary and causes, before the first details."""
+    return text.split("<details>", 1)[0].split("**Changed tests", 1)[1]
+
+
+@pytest.mark.parametrize("count", [12, 45])
+def test_the_markdown_lists_every_changed_test_before_the_details(tmp_path: Path, count: int) -> None:
+    """A few very large diffs must not push the other changed tests out of the report."""
+    repo = GitRepo(tmp_path / "r")
+    huge = "\n".join(f"line {n} of a very long question that goes on" for n in range(800))
+    tests = [v4_test(f"big-{i}", huge) for i in range(4)]
+    tests += [v4_test(f"small-{i}", f"Say {i}") for i in range(count - 4)]
+    repo.commit({"evals/a.eval.yaml": v4_suite(tests[:20]), "evals/b.eval.yaml": v4_suite(tests[20:])})
+    edited = [t.replace("line ", "LINE ").replace("Say ", "Tell ") for t in tests]
+    repo.write({"evals/a.eval.yaml": v4_suite(edited[:20]), "evals/b.eval.yaml": v4_suite(edited[20:])})
+    report = repo.diff()
+    assert sum(t.status == "changed" for t in report.tests) == count
+
+    text = render_markdown(report)
+
+    assert len(text) <= MARKDOWN_LIMIT
+    listing = _listing(text)
+    listed = re.findall(r"<b>([\w-]+)</b>", listing)
+    assert sorted(listed) == sorted(t.id for t in report.tests)
+    for t in report.tests:
+        row = next(line for line in listing.splitlines() if f"<b>{t.id}</b>" in line)
+        assert "question (LM)" in row and "candidate " in row
+    if count > 30:  # grouped per eval file: each file named once, with its counts
+        assert listing.count("<code>evals/b.eval.yaml</code>") == 1
+    else:
+        assert listing.count("<code>evals/a.eval.yaml</code>") == count
+    # the details: one test's diffs are capped, so more than the four largest fit
+    assert text.count("<details>") > 4
+    sections = text.split("<details>")[1:]
+    assert max(len(section) for section in sections) < 12_000
+
+
+def test_the_markdown_lists_every_test_even_when_rows_do_not_fit(tmp_path: Path) -> None:
+    repo = GitRepo(tmp_path / "r")
+    tests = [v4_test(f"test-number-{i:04d}", f"Say {i}") for i in range(700)]
+    repo.commit({"evals/x.eval.yaml": v4_suite(tests)})
+    repo.write({"evals/x.eval.yaml": v4_suite([t.replace("Say ", "Tell ") for t in tests])})
+
+    text = render_markdown(repo.diff())
+
+    assert len(text) <= MARKDOWN_LIMIT
+    assert set(re.findall(r"<b>(test-number-\d+)</b>", _listing(text))) == {
+        f"test-number-{i:04d}" for i in range(700)
+    }
+
+
+def test_a_pipe_in_a_path_or_id_stays_in_its_table_cell_and_control_characters_are_escaped(
+    tmp_path: Path,
+) -> None:
+    repo = GitRepo(tmp_path / "r")
+    name = "evals/a|b.eval.yaml"
+    odd_id = "x|y\u001b[31m"
+    repo.commit({name: v4_suite([f"  - id: {json.dumps(odd_id)}\n    criteria: ok\n    input: hi\n"])})
+    repo.write({name: v4_suite([f"  - id: {json.dumps(odd_id)}\n    criteria: ok\n    input: ho\n"])})
+
+    text = render_markdown(repo.diff())
+
+    assert "\x1b" not in text and "\\x1b" in text
+    markdown_it = pytest.importorskip("markdown_it")
+    html = markdown_it.MarkdownIt("commonmark", {"html": True}).enable("table").render(text)
+    # GFM drops a row's excess cells: a split shows as a cell holding half the name
+    cells = re.findall(r"<td>(.*?)</td>", html, re.S)
+    assert "<code>evals/a|b.eval.yaml</code>" in cells
+    assert "<b>x|y\\x1b[31m</b>" in cells

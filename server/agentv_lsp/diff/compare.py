@@ -532,15 +532,18 @@ def _causes_that_mattered(
     the cause without asking. If none did alone (changes that only matter together), all are."""
     eval_changed = changed(fb.file, fa.file)
     either = ta or tb
-    # An edit of other entries only (no anchor it could share) leaves this test's text as it was:
-    # undoing it changes nothing, so it is no cause (what a preview would say, without one).
+    read = set(tb.own_files if tb else ()) | set(ta.own_files if ta else ()) | shared_before | shared_after
+    others = [path for path in sorted(read - {fb.file, fa.file}) if changed(path)]
+    # Beside other changed inputs, an edit of other entries only (no anchor it could share) leaves
+    # this test's text as it was: undoing it changes nothing, so it is no cause (what a preview
+    # would say, without one). Alone, the eval file is the cause: no need to tell.
     inputs: list[str] = (
         [fa.file]
-        if eval_changed and not _edit_elsewhere(changed, fb.file, fa.file, either.id if either else key)
+        if eval_changed
+        and not (others and _edit_elsewhere(changed, fb.file, fa.file, either.id if either else key))
         else []
     )
-    read = set(tb.own_files if tb else ()) | set(ta.own_files if ta else ()) | shared_before | shared_after
-    inputs += [path for path in sorted(read - {fb.file, fa.file}) if changed(path)]
+    inputs += others
     named = inputs
     if len(inputs) > 1:
         named = [path for path in inputs if finder.made_a_difference(fb, fa, key, path)] or inputs

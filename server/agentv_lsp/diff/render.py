@@ -19,6 +19,7 @@ from agentv_lsp.tokens import TOKENIZER
 # A GitHub PR comment holds 65,536 characters; a job summary 1 MiB. The report fits both.
 MARKDOWN_LIMIT = 65_000
 _FIELD_DIFF_LIMIT = 6_000  # characters of one field's diff in one collapsible section
+_TEST_DIFF_LIMIT = 10_000  # characters of all of one test's diffs: one test cannot take the report
 _LINE_LIMIT = 1_000
 
 
@@ -170,7 +171,8 @@ def md_text(text: str, limit: int = 300) -> str:
 
 def md_code(text: str, limit: int = 300) -> str:
     """A name in <code> (HTML: markdown does not apply inside)."""
-    return "<code>" + html.escape(one_line(text, limit), quote=True).replace("@", "&#64;") + "</code>"
+    shown = html.escape(one_line(text, limit), quote=True).replace("@", "&#64;")
+    return "<code>" + shown.replace("|", "&#124;") + "</code>"  # a `|` would split a table cell
 
 
 def _fence(body: str) -> str:
@@ -184,6 +186,9 @@ def _md_delta(before: int, after: int) -> str:
 
 
 def render_markdown(report: DiffReport, limit: int = MARKDOWN_LIMIT) -> str:
+    """The summary, the causes, then EVERY test whose status or prompt changed (one row each:
+    id, file, fields, token change; grouped per eval file when long), then the details of as
+    many as fit (load-state changes, then the largest), each capped, all within `limit`."""
     s = report.summary()
     total = sum(s["tests"].values())
     tb, ta = s["tokens"]["before"], s["tokens"]["after"]
@@ -208,28 +213,13 @@ def render_markdown(report: DiffReport, limit: int = MARKDOWN_LIMIT) -> str:
         if len(report.causes) > 30:
             head.append(f"- … and {len(report.causes) - 30} more files")
         head.append("")
-    changed_files = [f for f in report.files if any(k != "unchanged" for k in f.counts)]
-    if changed_files:
-        head += [
-            "| eval file | tests | candidate tokens | grader tokens |",
-            "|---|---|---:|---:|",
-        ]
-        for f in changed_files[:50]:
-            name = md_code(f.file) + (f" (was {md_code(f.base_file)})" if f.base_file else "")
-            head.append(
-                f"| {name} | {md_text(_counts(f.counts))} | "
-                f"{_md_delta(f.tokens_before['candidate'], f.tokens_after['candidate'])} | "
-                f"{_md_delta(f.tokens_before['grader'], f.tokens_after['grader'])} |"
-            )
-        if len(changed_files) > 50:
-            head.append(f"| … {len(changed_files) - 50} more files | | | |")
-        head.append("")
     text = "\n".join(head) + "\n"
     shown = [t for t in report.tests if t.status != "unchanged"]
-    # load-state changes first, then the largest changes
+    reserve = 400  # room for the closing lines
+    text += _md_listing(report, shown, limit - len(text) - reserve)
+    # then the details: load-state changes first, then the largest changes
     shown.sort(key=lambda t: (t.status not in LOAD_STATES, -t.lines_changed, t.file, t.id))
     left_out = 0
-    reserve = 200  # room for the closing line
     for index, t in enumerate(shown):
         section = _md_section(t, report)
         if len(text) + len(section) + reserve > limit:
@@ -237,8 +227,110 @@ def render_markdown(report: DiffReport, limit: int = MARKDOWN_LIMIT) -> str:
             break
         text += section
     if left_out:
-        text += f"\n_{left_out} more changed test{'s' if left_out != 1 else ''} left out to keep this report under {_n(limit)} characters; `agentv-lsp diff --format json` lists them all._\n"
+        text += (
+            f"\n_The details of {left_out} more changed test{'s' if left_out != 1 else ''} are left out to keep "
+            f"this report under {_n(limit)} characters; `agentv-lsp diff --format json` has them all._\n"
+        )
     return text
+
+
+_LISTED_FLAT = 30  # changed tests listed in one table; more are grouped per eval file
+
+
+def _md_listing(report: DiffReport, shown: list[TestChange], budget: int) -> str:
+    """Every changed test, one row each; as ids per file when the rows do not fit `budget`, and
+    cut with a count (JSON lists them) only when even those do not."""
+    if not shown:
+        return ""
+    by_file: dict[str, list[TestChange]] = {}
+    for t in shown:
+        by_file.setdefault(t.file, []).append(t)
+    files = {f.file: f for f in report.files}
+    if len(shown) <= _LISTED_FLAT:
+        rows = [
+            "**Changed tests:**",
+            "",
+            "| test | eval file | status | fields | tokens |",
+            "|---|---|---|---|---|",
+        ]
+        rows += [
+            f"| {_md_id(t)} | {_md_file(t)} | {t.status} | {_md_fields(t)} | {_md_tokens(t)} |" for t in shown
+        ]
+    else:
+        rows = ["**Changed tests** (by eval file):"]
+        for name, tests in by_file.items():
+            rows += [
+                "",
+                _md_file_heading(files.get(name), tests[0]),
+                "",
+                "| test | status | fields | tokens |",
+                "|---|---|---|---|",
+            ]
+            rows += [f"| {_md_id(t)} | {t.status} | {_md_fields(t)} | {_md_tokens(t)} |" for t in tests]
+    listing = "\n".join(rows) + "\n\n"
+    if len(listing) <= budget:
+        return listing
+    # compact: per file, the ids (status when it is not "changed"), comma-separated
+    lines = ["**Changed tests** (by eval file; fields and tokens in the details below and in the JSON):", ""]
+    used = sum(len(line) + 1 for line in lines)
+    listed = 0
+    for name, tests in by_file.items():
+        ids = ", ".join(_md_id(t) + ("" if t.status == "changed" else f" ({t.status})") for t in tests)
+        line = f"- {_md_file_heading(files.get(name), tests[0])}: {ids}"
+        if used + len(line) + 1 > budget - 200:
+            break
+        lines.append(line)
+        used += len(line) + 1
+        listed += len(tests)
+    if listed < len(shown):
+        more = len(shown) - listed
+        lines.append(
+            f"- … {plural(more, 'more changed test')}: `agentv-lsp diff --format json` lists every one"
+        )
+    return "\n".join(lines) + "\n\n"
+
+
+def _md_id(t: TestChange) -> str:
+    return (
+        "<b>"
+        + html.escape(one_line(t.id, 200), quote=True).replace("@", "&#64;").replace("|", "&#124;")
+        + "</b>"
+    )
+
+
+def _md_file(t: TestChange) -> str:
+    return md_code(t.file) + (f" (was {md_code(t.base_file)})" if t.base_file else "")
+
+
+def _md_file_heading(f: FileChange | None, first: TestChange) -> str:
+    heading = _md_file(first)
+    if f is not None:
+        heading += f" · {md_text(_counts(f.counts))}"
+        if f.counted:
+            heading += (
+                f" · candidate tokens {_md_delta(f.tokens_before['candidate'], f.tokens_after['candidate'])}, "
+                f"grader {_md_delta(f.tokens_before['grader'], f.tokens_after['grader'])}"
+            )
+    return heading
+
+
+def _md_fields(t: TestChange) -> str:
+    return html.escape(", ".join(f.title for f in t.fields)) or "—"
+
+
+def _md_tokens(t: TestChange) -> str:
+    """The token change in a table cell: the candidate's and the grader's, before → after."""
+    parts = []
+    for kind in ("candidate", "grader"):
+        b = (t.tokens_before or {}).get(kind)
+        a = (t.tokens_after or {}).get(kind)
+        if b is None and a is None:
+            continue
+        if b is None or a is None:
+            parts.append(f"{kind} {_n(a or b or 0)}" + (" (new)" if b is None else " (gone)"))
+        else:
+            parts.append(f"{kind} {_md_delta(b, a)}")
+    return ", ".join(parts) or "—"
 
 
 def _md_section(t: TestChange, report: DiffReport) -> str:
@@ -266,8 +358,15 @@ def _md_section(t: TestChange, report: DiffReport) -> str:
     if t.note:
         parts.append(md_text(t.note, 600))
     parts.append("")
-    for f in t.fields:
-        body = "\n".join(one_line(line, _LINE_LIMIT) for line in _cut(f.diff.splitlines(), _FIELD_DIFF_LIMIT))
+    room = _TEST_DIFF_LIMIT
+    for index, f in enumerate(t.fields):
+        if room < 200:
+            left = len(t.fields) - index
+            parts += [f"_… the diffs of {plural(left, 'more field')} left out (the JSON has them)._", ""]
+            break
+        lines = _cut(f.diff.splitlines(), min(_FIELD_DIFF_LIMIT, room))
+        body = "\n".join(one_line(line, _LINE_LIMIT) for line in lines)
+        room -= len(body)
         fence = _fence(body)
         parts += [f"{fence}diff", body, fence, ""]
     parts += ["</details>", ""]
