@@ -1,7 +1,8 @@
 """`agentv-lsp diff --format markdown`: the CI report (job summary, PR comment) of a real change.
 
-Size-capped with the summary table first, one collapsible section per changed test (load-state
-changes, then the largest changes first), a line saying how many were left out; rendered to HTML
+Size-capped with the summary table first, every changed test listed, one collapsible section per
+changed test (load-state changes, then the largest changes first), a line saying how many were left
+out; rendered to HTML
 by markdown-it-py (CommonMark with HTML, as GitHub renders it) and screenshot in headless Chromium
 (AGENTV_DIFF_README_IMAGE=<png> saves the picture the README shows).
 """
