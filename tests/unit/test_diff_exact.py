@@ -237,3 +237,25 @@ def test_a_pipe_in_a_path_or_id_stays_in_its_table_cell_and_control_characters_a
     cells = re.findall(r"<td>(.*?)</td>", html, re.S)
     assert "<code>evals/a|b.eval.yaml</code>" in cells
     assert "<b>x|y\\x1b[31m</b>" in cells
+
+
+def test_the_tests_of_an_added_eval_file_are_caused_by_it_not_by_a_config_added_beside(
+    tmp_path: Path,
+) -> None:
+    repo = GitRepo(tmp_path / "r")
+    base = repo.commit({"evals/old.eval.yaml": v4_suite([v4_test("a", "Hi")])})
+    head = repo.commit(
+        {
+            ".agentv/config.yaml": "required_version: '>=4.0.0'\n",
+            "evals/new.eval.yaml": v4_suite([v4_test("b", "Ho"), v4_test("c", "Hey")]),
+        }
+    )
+
+    report = repo.diff(base, head)
+
+    assert {t.id: t.causes for t in report.tests if t.status == "added"} == {
+        "b": ["evals/new.eval.yaml"],
+        "c": ["evals/new.eval.yaml"],
+    }
+    assert report.causes == [("evals/new.eval.yaml", 2)]
+    assert report.summary()["causes"][0]["change"] == "added"

@@ -432,6 +432,8 @@ def _compare_file(
                 change.causes = _causes_that_mattered(
                     fb, fa, tb, ta, key, shared_before, shared_after, changed, finder
                 )
+            elif finder is not None:
+                change.causes = [shown]  # an eval file added or removed: nothing else made it so
             else:
                 change.causes = _causes(fb, fa, tb, ta, shared_before, shared_after, changed)
             change.lines_changed = sum(_changed_lines(f.diff) for f in change.fields) or 1
