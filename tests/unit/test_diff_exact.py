@@ -132,13 +132,15 @@ def test_each_of_two_changed_inputs_that_matter_is_named(tmp_path: Path) -> None
     assert causes == {"a": ["evals/x.eval.yaml", "evals/snip.txt"]}
 
 
-def test_an_edit_of_a_comment_beside_a_changed_snippet_is_no_cause(tmp_path: Path) -> None:
+@pytest.mark.parametrize("against", ["commit", "working tree"])
+def test_an_edit_of_a_comment_beside_a_changed_snippet_is_no_cause(tmp_path: Path, against: str) -> None:
     """The eval file's edit is in the entries' lines but changes no prompt (a preview tells)."""
     repo = GitRepo(tmp_path / "r")
     text = v4_suite([v4_test("a", "Hi", file="snip.txt"), v4_test("b", "Ho")])
     base = repo.commit({"evals/snip.txt": "one\n", "evals/x.eval.yaml": text})
     commented = text.replace("  - id: a\n", "  - id: a\n    # reviewed\n")
-    head = repo.commit({"evals/snip.txt": "two\n", "evals/x.eval.yaml": commented})
+    repo.write({"evals/snip.txt": "two\n", "evals/x.eval.yaml": commented})
+    head = repo.commit() if against == "commit" else None
 
     report = repo.diff(base, head)
 

@@ -35,16 +35,8 @@ class CauseFinder:
     ) -> None:
         self.base, self.head = base, head
         self.requested, self.shown_root, self.cwd = requested, shown_root, cwd
-        self.base_files, self.head_files = frozenset(base.files), frozenset(head.files)
+        self.base_files = frozenset(base.files)
         self._previews: dict[tuple[str, str, str], FilePrompts | None] = {}
-
-    def kind(self, path: str) -> str:
-        """How a file's change reads in the report: "added", "removed" or "changed"."""
-        if path not in self.base_files:
-            return "added"
-        if path not in self.head_files:
-            return "removed"
-        return "changed"
 
     def made_a_difference(self, fb: FilePrompts, fa: FilePrompts, key: str, path: str) -> bool:
         """Whether undoing `path`'s change alone changes test `key` (`path` may be the eval file)."""
