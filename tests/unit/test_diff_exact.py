@@ -111,16 +111,20 @@ def test_a_config_that_only_moved_or_changed_a_comment_is_no_cause(tmp_path: Pat
         assert "config.yaml" not in render_text(report)
 
 
-def test_each_of_two_changed_inputs_that_matter_is_named(tmp_path: Path) -> None:
+def test_each_of_two_changed_inputs_that_matter_is_named_and_a_third_that_does_not_is_not(
+    tmp_path: Path,
+) -> None:
     repo = GitRepo(tmp_path / "r")
     base = repo.commit(
         {
+            ".agentv/config.yaml": "required_version: '>=4.0.0'\n",
             "evals/snip.txt": "one\n",
             "evals/x.eval.yaml": v4_suite([v4_test("a", "Hi", file="snip.txt"), v4_test("b", "Ho")]),
         }
     )
     head = repo.commit(
         {
+            ".agentv/config.yaml": "# a comment\nrequired_version: '>=4.0.0'\n",
             "evals/snip.txt": "two\n",
             "evals/x.eval.yaml": v4_suite([v4_test("a", "Hi!", file="snip.txt"), v4_test("b", "Ho")]),
         }
