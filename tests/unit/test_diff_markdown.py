@@ -1,7 +1,8 @@
 """`agentv-lsp diff --format markdown`: the CI report (job summary, PR comment) of a real change.
 
-Size-capped with the summary table first, one collapsible section per changed test (load-state
-changes, then the largest changes first), a line saying how many were left out; rendered to HTML
+Size-capped with the summary table first, every changed test listed, one collapsible section per
+changed test (load-state changes, then the largest changes first), a line saying how many were left
+out; rendered to HTML
 by markdown-it-py (CommonMark with HTML, as GitHub renders it) and screenshot in headless Chromium
 (AGENTV_DIFF_README_IMAGE=<png> saves the picture the README shows).
 """
@@ -82,7 +83,7 @@ def test_the_report_stays_under_the_cap_and_says_how_many_were_left_out(tmp_path
     text = render_markdown(repo.diff())
     assert len(text) <= MARKDOWN_LIMIT <= 65_536  # a PR comment; a job summary takes 1 MiB
     shown = text.count("<details>")
-    left = re.search(r"_(\d+) more changed tests left out", text)
+    left = re.search(r"details of (\d+) more changed tests are left out", text)
     assert left is not None and shown > 0 and shown + int(left.group(1)) == 60
 
 

@@ -233,7 +233,7 @@ def test_the_json_report_is_json_dumps_of_the_report_object(tmp_path: Path) -> N
         expected = json.dumps(report.as_json(), ensure_ascii=False, indent=2) + "\n"
         assert render_json(report) == expected
     assert any(t.json_text for t in repo.diff(base, head).tests)
-    empty = repo.diff(base, head, paths=["nowhere"])
+    empty = repo.diff(base, head, paths=["evals/snippets"])  # files, none an eval file
     assert render_json(empty) == json.dumps(empty.as_json(), ensure_ascii=False, indent=2) + "\n"
 
 

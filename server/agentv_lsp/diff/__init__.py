@@ -15,6 +15,7 @@ from contextlib import ExitStack
 
 from agentv_lsp import tokens
 from agentv_lsp.diff.affected import affected_files
+from agentv_lsp.diff.causes import CauseFinder
 from agentv_lsp.diff.collect import FilePrompts, Pair, eval_files, pair_collector
 from agentv_lsp.diff.compare import (
     DiffReport,
@@ -28,7 +29,12 @@ from agentv_lsp.diff.git import GitError, renames_between, repository_top
 from agentv_lsp.diff.snapshot import WORKING_TREE, Snapshot, changed_paths, open_snapshot
 from agentv_lsp.formats.runtime import Requested
 
-__all__ = ["DiffReport", "GitError", "Job", "diff_revisions"]
+__all__ = ["DiffReport", "GitError", "Job", "PathMatchesNothing", "diff_revisions"]
+
+
+class PathMatchesNothing(ValueError):
+    """A path argument that names no file in either revision (a typo must not pass as "no change")."""
+
 
 # The share of lines two files must have in common to count as a rename of one another when one
 # side is the working tree (git's own default threshold, 50%); between commits git decides.
@@ -63,10 +69,22 @@ def diff_revisions(
     with ExitStack() as stack:
         before_snap = stack.enter_context(open_snapshot(shown_root, base))
         after_snap = stack.enter_context(open_snapshot(shown_root, head))
+        _check_paths_match(paths, before_snap, after_snap)
         before_files = eval_files(before_snap, wanted, requested)
         after_files = eval_files(after_snap, wanted, requested)
         if before_snap.commit and after_snap.commit:
             renames = renames_between(shown_root, before_snap.commit, after_snap.commit)
+            if paths:
+                before_files, after_files = _across_limit(
+                    before_snap, after_snap, before_files, after_files, renames, wanted, requested
+                )
+        elif paths:
+            before_all = eval_files(before_snap, lambda _relative: True, requested)
+            after_all = eval_files(after_snap, lambda _relative: True, requested)
+            renames = similar_files(before_snap, after_snap, before_all, after_all)
+            before_files, after_files = _across_limit(
+                before_snap, after_snap, before_files, after_files, renames, wanted, requested
+            )
         else:
             renames = similar_files(before_snap, after_snap, before_files, after_files)
         pairs = pair_files(before_files, after_files, renames)
@@ -83,12 +101,13 @@ def diff_revisions(
             before_snap, after_snap, requested, shown_root, cwd, modified if same_paths else None, full
         )
         notes = _migration_notes(before_snap, after_snap)
+        finder = CauseFinder(before_snap, after_snap, requested, shown_root, cwd)
 
         def job(pair: Pair) -> FileCompared | None:
             # compared where it was previewed: the processes share the field diffs, and only
             # the comparison comes back (not every unchanged prompt)
             fb, fa = collect(pair)
-            return compare_pair(before_snap, after_snap, fb, fa, notes, full, shown_root)
+            return compare_pair(before_snap, after_snap, fb, fa, notes, full, shown_root, finder)
 
         if map_files is not None and previewed and (moved or modified):
             # The token table (a quarter second to load) once, here, rather than in each process
@@ -108,6 +127,36 @@ def _migration_notes(base: Snapshot, head: Snapshot) -> MigrationNotes:
         return migration_notes(base, head)(fb, fa)
 
     return notes
+
+
+def _check_paths_match(paths: Sequence[str], base: Snapshot, head: Snapshot) -> None:
+    """Raises PathMatchesNothing for a path argument under which neither revision has a file."""
+    for path in paths:
+        prefix = path.strip("/").replace(os.sep, "/")
+        if prefix in ("", "."):
+            continue
+        inside = prefix + "/"
+        if not any(f == prefix or f.startswith(inside) for snap in (base, head) for f in snap.files):
+            raise PathMatchesNothing(f"path {path!r} matches no file in {base.label} nor in {head.label}")
+
+
+def _across_limit(
+    base: Snapshot,
+    head: Snapshot,
+    before: list[str],
+    after: list[str],
+    renames: dict[str, str],
+    wanted: Callable[[str], bool],
+    requested: Requested,
+) -> tuple[list[str], list[str]]:
+    """The eval files of a limited diff plus the other end of each rename that crosses the limit
+    (into it or out of it), so that the full tree's rename detection holds: a file moved into
+    the limited folder is a rename, not an addition."""
+    sources = {old for old, new in renames.items() if wanted(new) != wanted(old)}
+    targets = {renames[old] for old in sources}
+    extra_before = eval_files(base, lambda relative: relative in sources, requested)
+    extra_after = eval_files(head, lambda relative: relative in targets, requested)
+    return sorted({*before, *extra_before}), sorted({*after, *extra_after})
 
 
 def _path_filter(paths: Sequence[str]) -> Callable[[str], bool]:

@@ -11,7 +11,7 @@ from types import FrameType
 
 from agentv_lsp.checks.parallel import fork_map
 from agentv_lsp.checks.runner import available_workers
-from agentv_lsp.diff import Job, diff_revisions
+from agentv_lsp.diff import Job, PathMatchesNothing, diff_revisions
 from agentv_lsp.diff.collect import Pair
 from agentv_lsp.diff.compare import FileCompared
 from agentv_lsp.diff.git import GitError, looks_like_option, repository_top, resolve_commit
@@ -94,7 +94,7 @@ def run_diff_command(args: argparse.Namespace) -> int:
             map_files=map_files,
             full=args.full,
         )
-    except GitError as exc:
+    except (GitError, PathMatchesNothing) as exc:
         return _usage(str(exc))
     finally:
         signal.signal(signal.SIGTERM, previous)

@@ -10,11 +10,14 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentv_lsp.diff.collect import FIELD_TITLES, FIELDS, FilePrompts, TestPrompts, field_text, test_tokens
 from agentv_lsp.diff.snapshot import Snapshot
 from agentv_lsp.tokens import TOKENIZER
+
+if TYPE_CHECKING:
+    from agentv_lsp.diff.causes import CauseFinder
 
 # Load-state changes first, then prompt changes, then the rest.
 STATUS_ORDER = (
@@ -113,6 +116,7 @@ class FileChange:
     tokens_after: dict[str, int] = field(default_factory=lambda: {"candidate": 0, "grader": 0})
     load_error_before: str | None = None
     load_error_after: str | None = None
+    counted: bool = False  # some test's tokens were counted (else the sums above mean nothing)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -135,6 +139,10 @@ class DiffReport:
     causes: list[tuple[str, int]]  # (a changed file, how many tests it reached), most first
     counted_all: bool = False  # token counts of every test (else of the tests that changed)
     not_previewed: list[str] = field(default_factory=list)  # eval files the change cannot reach
+    cause_kinds: dict[str, str] = field(default_factory=dict)  # a cause: "changed", "added", "removed"
+
+    def cause_kind(self, path: str) -> str:
+        return self.cause_kinds.get(path, "changed")
 
     @property
     def prompts_changed(self) -> bool:
@@ -161,7 +169,9 @@ class DiffReport:
                 "after": after,
             },
             "not_previewed": len(self.not_previewed),
-            "causes": [{"file": path, "tests": n} for path, n in self.causes],
+            "causes": [
+                {"file": path, "change": self.cause_kind(path), "tests": n} for path, n in self.causes
+            ],
             "prompts_changed": self.prompts_changed,
         }
 
@@ -273,12 +283,15 @@ def compare_pair(
     migration_notes: MigrationNotes | None = None,
     count_all: bool = False,
     shown_root: str | None = None,
+    finder: CauseFinder | None = None,
 ) -> FileCompared | None:
-    """One eval file's part of `compare` (run where it was previewed; None when it was not)."""
+    """One eval file's part of `compare` (run where it was previewed; None when it was not).
+    `finder`: tells which of a test's changed inputs made a difference (else every changed
+    input the test read is named)."""
     if fb is None and fa is None:
         return None
     changed = _Changed(base, head, shown_root or head.root)
-    found = _compare_file(fb, fa, changed, base.label, head.label, migration_notes, count_all)
+    found = _compare_file(fb, fa, changed, base.label, head.label, migration_notes, count_all, finder)
     for test in found[1]:  # written here, in the processes that share the work out
         test.json_text = test.json_text_at(2)
     return found
@@ -324,8 +337,21 @@ def compare(
                 cause_counts.update(c for c in t.causes if not c.startswith("runtime:"))
     order = {s: i for i, s in enumerate(STATUS_ORDER)}
     tests.sort(key=lambda t: (order.get(t.status, len(order)), t.file))  # stable: file order kept
+    base_files, head_files = set(base.files), set(head.files)
+    kinds = {
+        path: "added" if path not in base_files else "removed" if path not in head_files else "changed"
+        for t in tests
+        for path in t.causes
+    }
     return DiffReport(
-        base.label, head.label, tests, files, cause_counts.most_common(), count_all, not_previewed or []
+        base.label,
+        head.label,
+        tests,
+        files,
+        cause_counts.most_common(),
+        count_all,
+        not_previewed or [],
+        {path: kind for path, kind in kinds.items() if kind != "changed"},
     )
 
 
@@ -337,6 +363,7 @@ def _compare_file(
     head_label: str,
     migration_notes: MigrationNotes | None,
     count_all: bool,
+    finder: CauseFinder | None = None,
 ) -> tuple[FileChange, list[TestChange]]:
     shown = (fa or fb).file  # type: ignore[union-attr]
     base_file = fb.file if fb is not None and fa is not None and fb.file != fa.file else None
@@ -401,7 +428,14 @@ def _compare_file(
             change.tokens_before = test_tokens(tb) if tb else None
             change.tokens_after = test_tokens(ta) if ta else None
         if change.status != "unchanged":
-            change.causes = _causes(fb, fa, tb, ta, shared_before, shared_after, changed)
+            if finder is not None and fb is not None and fa is not None:
+                change.causes = _causes_that_mattered(
+                    fb, fa, tb, ta, key, shared_before, shared_after, changed, finder
+                )
+            elif finder is not None:
+                change.causes = [shown]  # an eval file added or removed: nothing else made it so
+            else:
+                change.causes = _causes(fb, fa, tb, ta, shared_before, shared_after, changed)
             change.lines_changed = sum(_changed_lines(f.diff) for f in change.fields) or 1
             if key in notes:
                 change.note = notes[key] if change.note is None else f"{change.note}; {notes[key]}"
@@ -411,6 +445,7 @@ def _compare_file(
             (fc.tokens_after, change.tokens_after),
         ):
             if tokens is not None:
+                fc.counted = True
                 side["candidate"] += tokens["candidate"]
                 side["grader"] += tokens["grader"] or 0
         out.append(change)
@@ -481,6 +516,60 @@ def _causes(
     if eval_changed and fa is not None and fa.file not in causes and not causes:
         causes.insert(0, fa.file)  # nothing else changed: the eval file it is, wherever the edit was
     return causes
+
+
+def _causes_that_mattered(
+    fb: FilePrompts,
+    fa: FilePrompts,
+    tb: TestPrompts | None,
+    ta: TestPrompts | None,
+    key: str,
+    shared_before: set[str],
+    shared_after: set[str],
+    changed: _Changed,
+    finder: CauseFinder,
+) -> list[str]:
+    """The test's changed inputs (the eval file, inlined files, files read for the whole eval
+    file) whose change alone made a difference to it (`causes.CauseFinder`); one changed input is
+    the cause without asking. If none did alone (changes that only matter together), all are."""
+    eval_changed = changed(fb.file, fa.file)
+    either = ta or tb
+    read = set(tb.own_files if tb else ()) | set(ta.own_files if ta else ()) | shared_before | shared_after
+    others = [path for path in sorted(read - {fb.file, fa.file}) if changed(path)]
+    # Beside other changed inputs, an edit of other entries only (no anchor it could share) leaves
+    # this test's text as it was: undoing it changes nothing, so it is no cause (what a preview
+    # would say, without one). Alone, the eval file is the cause: no need to tell.
+    inputs: list[str] = (
+        [fa.file]
+        if eval_changed
+        and not (others and _edit_elsewhere(changed, fb.file, fa.file, either.id if either else key))
+        else []
+    )
+    inputs += others
+    named = inputs
+    if len(inputs) > 1:
+        named = [path for path in inputs if finder.made_a_difference(fb, fa, key, path)] or inputs
+    if not named and eval_changed:
+        named = [fa.file]  # nothing it read changed but its eval file: that it is
+    if fb.runtime != fa.runtime:
+        named.insert(
+            1 if named[:1] == [fa.file] else 0,
+            f"runtime: AgentV {fb.runtime} -> {fa.runtime} ({fa.runtime_reason})",
+        )
+    return named
+
+
+# An anchor or alias (`&name`, `*name`): one entry's text can then reach another's.
+_ANCHOR = re.compile(r"(?:^|[\s\[{,:])[&*][^\s,\[\]{}]", re.M)
+
+
+def _edit_elsewhere(changed: _Changed, before: str, after: str, test_id: str) -> bool:
+    """Whether an eval file's edit left this test's `- id:` entry and the suite level alone,
+    in a text with no anchor (so no other entry's text can reach this one)."""
+    if changed.entry_touched(before, after, test_id):
+        return False
+    texts = (changed.base.read_bytes(before) or b"", changed.head.read_bytes(after) or b"")
+    return not any(_ANCHOR.search(t.decode("utf-8", "replace")) for t in texts)
 
 
 # `- id: name` (or `- "id": 'name'`): where a test's entry starts in an eval or cases file

@@ -19,6 +19,7 @@ from agentv_lsp.tokens import TOKENIZER
 # A GitHub PR comment holds 65,536 characters; a job summary 1 MiB. The report fits both.
 MARKDOWN_LIMIT = 65_000
 _FIELD_DIFF_LIMIT = 6_000  # characters of one field's diff in one collapsible section
+_TEST_DIFF_LIMIT = 10_000  # characters of all of one test's diffs: one test cannot take the report
 _LINE_LIMIT = 1_000
 
 
@@ -69,6 +70,11 @@ def _token_change(t: TestChange) -> str:
     return f"tokens ({TOKENIZER}) " + ", ".join(parts) if parts else ""
 
 
+def plural(n: int, word: str) -> str:
+    """`1 test`, `2 tests` (`word` is the singular)."""
+    return f"{_n(n)} {word}" + ("" if n == 1 else "s")
+
+
 def _tests_prompts(n: int) -> str:
     return f"{n} test's prompts" if n == 1 else f"{n:,} tests' prompts"
 
@@ -83,7 +89,7 @@ def summary_line(report: DiffReport) -> str:
     total = sum(s["tests"].values())
     tb, ta = s["tokens"]["before"], s["tokens"]["after"]
     return (
-        f"{_counts(s['tests'])} (of {_n(total)} tests in {s['files']} eval files previewed"
+        f"{_counts(s['tests'])} (of {plural(total, 'test')} in {plural(s['files'], 'eval file')} previewed"
         f"{_not_previewed(report)}); tokens ({TOKENIZER}) of {s['tokens']['of']}: "
         f"candidate {_delta(tb['candidate'], ta['candidate'])}, grader {_delta(tb['grader'], ta['grader'])}"
     )
@@ -116,7 +122,7 @@ def render_text(report: DiffReport, show_unchanged: bool = False) -> str:
         if tokens and t.status != "unchanged":
             out.append("    " + tokens)
         if t.causes:
-            out.append("    because: " + ", ".join(one_line(c, 300) for c in t.causes))
+            out.append("    because: " + ", ".join(one_line(_cause(report, c), 300) for c in t.causes))
         for f in t.fields:
             out.extend("    " + one_line(line, _LINE_LIMIT) for line in f.diff.splitlines())
     out.append("files:")
@@ -125,9 +131,15 @@ def render_text(report: DiffReport, show_unchanged: bool = False) -> str:
     if report.causes:
         out.append("why:")
         for path, n in report.causes:
-            out.append(f"  {one_line(path, 300)} changed: {_tests_prompts(n)} changed")
+            out.append(f"  {one_line(path, 300)} {report.cause_kind(path)}: {_tests_prompts(n)} changed")
     out.append("summary: " + summary_line(report))
     return "\n".join(out) + "\n"
+
+
+def _cause(report: DiffReport, cause: str) -> str:
+    """A cause as the per-test line names it: a file added or removed says so."""
+    kind = report.cause_kind(cause)
+    return cause if kind == "changed" else f"{cause} ({kind})"
 
 
 def _file_line(f: FileChange) -> str:
@@ -139,10 +151,12 @@ def _file_line(f: FileChange) -> str:
     if f.load_error_after:
         error = f"; does not load: {one_line(f.load_error_after, 300)}"
     tb, ta = f.tokens_before, f.tokens_after
-    return (
-        f"{name}: {f.status}; {_counts(f.counts)}{runtime}{error}; candidate tokens "
-        f"{_delta(tb['candidate'], ta['candidate'])}, grader {_delta(tb['grader'], ta['grader'])}"
+    counts = (
+        f"; candidate tokens {_delta(tb['candidate'], ta['candidate'])}, grader {_delta(tb['grader'], ta['grader'])}"
+        if f.counted
+        else ""
     )
+    return f"{name}: {f.status}; {_counts(f.counts)}{runtime}{error}{counts}"
 
 
 # ---- markdown ----
@@ -157,7 +171,8 @@ def md_text(text: str, limit: int = 300) -> str:
 
 def md_code(text: str, limit: int = 300) -> str:
     """A name in <code> (HTML: markdown does not apply inside)."""
-    return "<code>" + html.escape(one_line(text, limit), quote=True).replace("@", "&#64;") + "</code>"
+    shown = html.escape(one_line(text, limit), quote=True).replace("@", "&#64;")
+    return "<code>" + shown.replace("|", "&#124;") + "</code>"  # a `|` would split a table cell
 
 
 def _fence(body: str) -> str:
@@ -171,6 +186,9 @@ def _md_delta(before: int, after: int) -> str:
 
 
 def render_markdown(report: DiffReport, limit: int = MARKDOWN_LIMIT) -> str:
+    """The summary, the causes, then EVERY test whose status or prompt changed (one row each:
+    id, file, fields, token change; grouped per eval file when long), then the details of as
+    many as fit (load-state changes, then the largest), each capped, all within `limit`."""
     s = report.summary()
     total = sum(s["tests"].values())
     tb, ta = s["tokens"]["before"], s["tokens"]["after"]
@@ -178,7 +196,7 @@ def render_markdown(report: DiffReport, limit: int = MARKDOWN_LIMIT) -> str:
         f"## AgentV prompt diff: {md_code(report.base_label)} → {md_code(report.head_label)}",
         "",
         f"**{md_text(_counts({k: v for k, v in s['tests'].items() if k != 'unchanged'}) if report.prompts_changed else 'No prompt changed')}** "
-        f"of {_n(total)} tests in {s['files']} eval files previewed{md_text(_not_previewed(report))}. "
+        f"of {plural(total, 'test')} in {plural(s['files'], 'eval file')} previewed{md_text(_not_previewed(report))}. "
         f"Tokens ({TOKENIZER}, text only) of {s['tokens']['of']}: "
         f"candidate {_md_delta(tb['candidate'], ta['candidate'])}, grader {_md_delta(tb['grader'], ta['grader'])}.",
         "",
@@ -191,32 +209,17 @@ def render_markdown(report: DiffReport, limit: int = MARKDOWN_LIMIT) -> str:
         head.append("**Why:**")
         head.append("")
         for path, n in report.causes[:30]:
-            head.append(f"- {md_code(path)} changed: {_tests_prompts(n)} changed")
+            head.append(f"- {md_code(path)} {report.cause_kind(path)}: {_tests_prompts(n)} changed")
         if len(report.causes) > 30:
             head.append(f"- … and {len(report.causes) - 30} more files")
         head.append("")
-    changed_files = [f for f in report.files if any(k != "unchanged" for k in f.counts)]
-    if changed_files:
-        head += [
-            "| eval file | tests | candidate tokens | grader tokens |",
-            "|---|---|---:|---:|",
-        ]
-        for f in changed_files[:50]:
-            name = md_code(f.file) + (f" (was {md_code(f.base_file)})" if f.base_file else "")
-            head.append(
-                f"| {name} | {md_text(_counts(f.counts))} | "
-                f"{_md_delta(f.tokens_before['candidate'], f.tokens_after['candidate'])} | "
-                f"{_md_delta(f.tokens_before['grader'], f.tokens_after['grader'])} |"
-            )
-        if len(changed_files) > 50:
-            head.append(f"| … {len(changed_files) - 50} more files | | | |")
-        head.append("")
     text = "\n".join(head) + "\n"
     shown = [t for t in report.tests if t.status != "unchanged"]
-    # load-state changes first, then the largest changes
+    reserve = 400  # room for the closing lines
+    text += _md_listing(report, shown, limit - len(text) - reserve)
+    # then the details: load-state changes first, then the largest changes
     shown.sort(key=lambda t: (t.status not in LOAD_STATES, -t.lines_changed, t.file, t.id))
     left_out = 0
-    reserve = 200  # room for the closing line
     for index, t in enumerate(shown):
         section = _md_section(t, report)
         if len(text) + len(section) + reserve > limit:
@@ -224,8 +227,110 @@ def render_markdown(report: DiffReport, limit: int = MARKDOWN_LIMIT) -> str:
             break
         text += section
     if left_out:
-        text += f"\n_{left_out} more changed test{'s' if left_out != 1 else ''} left out to keep this report under {_n(limit)} characters; `agentv-lsp diff --format json` lists them all._\n"
+        text += (
+            f"\n_The details of {left_out} more changed test{'s' if left_out != 1 else ''} are left out to keep "
+            f"this report under {_n(limit)} characters; `agentv-lsp diff --format json` has them all._\n"
+        )
     return text
+
+
+_LISTED_FLAT = 30  # changed tests listed in one table; more are grouped per eval file
+
+
+def _md_listing(report: DiffReport, shown: list[TestChange], budget: int) -> str:
+    """Every changed test, one row each; as ids per file when the rows do not fit `budget`, and
+    cut with a count (JSON lists them) only when even those do not."""
+    if not shown:
+        return ""
+    by_file: dict[str, list[TestChange]] = {}
+    for t in shown:
+        by_file.setdefault(t.file, []).append(t)
+    files = {f.file: f for f in report.files}
+    if len(shown) <= _LISTED_FLAT:
+        rows = [
+            "**Changed tests:**",
+            "",
+            "| test | eval file | status | fields | tokens |",
+            "|---|---|---|---|---|",
+        ]
+        rows += [
+            f"| {_md_id(t)} | {_md_file(t)} | {t.status} | {_md_fields(t)} | {_md_tokens(t)} |" for t in shown
+        ]
+    else:
+        rows = ["**Changed tests** (by eval file):"]
+        for name, tests in by_file.items():
+            rows += [
+                "",
+                _md_file_heading(files.get(name), tests[0]),
+                "",
+                "| test | status | fields | tokens |",
+                "|---|---|---|---|",
+            ]
+            rows += [f"| {_md_id(t)} | {t.status} | {_md_fields(t)} | {_md_tokens(t)} |" for t in tests]
+    listing = "\n".join(rows) + "\n\n"
+    if len(listing) <= budget:
+        return listing
+    # compact: per file, the ids (status when it is not "changed"), comma-separated
+    lines = ["**Changed tests** (by eval file; fields and tokens in the details below and in the JSON):", ""]
+    used = sum(len(line) + 1 for line in lines)
+    listed = 0
+    for name, tests in by_file.items():
+        ids = ", ".join(_md_id(t) + ("" if t.status == "changed" else f" ({t.status})") for t in tests)
+        line = f"- {_md_file_heading(files.get(name), tests[0])}: {ids}"
+        if used + len(line) + 1 > budget - 200:
+            break
+        lines.append(line)
+        used += len(line) + 1
+        listed += len(tests)
+    if listed < len(shown):
+        more = len(shown) - listed
+        lines.append(
+            f"- … {plural(more, 'more changed test')}: `agentv-lsp diff --format json` lists every one"
+        )
+    return "\n".join(lines) + "\n\n"
+
+
+def _md_id(t: TestChange) -> str:
+    return (
+        "<b>"
+        + html.escape(one_line(t.id, 200), quote=True).replace("@", "&#64;").replace("|", "&#124;")
+        + "</b>"
+    )
+
+
+def _md_file(t: TestChange) -> str:
+    return md_code(t.file) + (f" (was {md_code(t.base_file)})" if t.base_file else "")
+
+
+def _md_file_heading(f: FileChange | None, first: TestChange) -> str:
+    heading = _md_file(first)
+    if f is not None:
+        heading += f" · {md_text(_counts(f.counts))}"
+        if f.counted:
+            heading += (
+                f" · candidate tokens {_md_delta(f.tokens_before['candidate'], f.tokens_after['candidate'])}, "
+                f"grader {_md_delta(f.tokens_before['grader'], f.tokens_after['grader'])}"
+            )
+    return heading
+
+
+def _md_fields(t: TestChange) -> str:
+    return html.escape(", ".join(f.title for f in t.fields)) or "—"
+
+
+def _md_tokens(t: TestChange) -> str:
+    """The token change in a table cell: the candidate's and the grader's, before → after."""
+    parts = []
+    for kind in ("candidate", "grader"):
+        b = (t.tokens_before or {}).get(kind)
+        a = (t.tokens_after or {}).get(kind)
+        if b is None and a is None:
+            continue
+        if b is None or a is None:
+            parts.append(f"{kind} {_n(a or b or 0)}" + (" (new)" if b is None else " (gone)"))
+        else:
+            parts.append(f"{kind} {_md_delta(b, a)}")
+    return ", ".join(parts) or "—"
 
 
 def _md_section(t: TestChange, report: DiffReport) -> str:
@@ -242,12 +347,26 @@ def _md_section(t: TestChange, report: DiffReport) -> str:
     if tokens:
         parts.append(f"{md_text(tokens)}  ")
     if t.causes:
-        parts.append("because: " + ", ".join(md_code(c) for c in t.causes) + "  ")
+        parts.append(
+            "because: "
+            + ", ".join(
+                md_code(c) + ("" if report.cause_kind(c) == "changed" else f" ({report.cause_kind(c)})")
+                for c in t.causes
+            )
+            + "  "
+        )
     if t.note:
         parts.append(md_text(t.note, 600))
     parts.append("")
-    for f in t.fields:
-        body = "\n".join(one_line(line, _LINE_LIMIT) for line in _cut(f.diff.splitlines(), _FIELD_DIFF_LIMIT))
+    room = _TEST_DIFF_LIMIT
+    for index, f in enumerate(t.fields):
+        if room < 200:
+            left = len(t.fields) - index
+            parts += [f"_… the diffs of {plural(left, 'more field')} left out (the JSON has them)._", ""]
+            break
+        lines = _cut(f.diff.splitlines(), min(_FIELD_DIFF_LIMIT, room))
+        body = "\n".join(one_line(line, _LINE_LIMIT) for line in lines)
+        room -= len(body)
         fence = _fence(body)
         parts += [f"{fence}diff", body, fence, ""]
     parts += ["</details>", ""]
