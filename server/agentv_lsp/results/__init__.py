@@ -18,6 +18,8 @@ from __future__ import annotations
 import json
 import math
 import os
+import threading
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -398,3 +400,76 @@ def describe_last_run(last_run: Any) -> str | None:
     if last_run.get("stale"):
         line += " (stale: the prompt changed since this run)"
     return line
+
+
+class ResultsCache:
+    """The rows under some folders, read again only when a run folder or an index changed
+    (the runs roots, each experiment folder and each index are looked at, at most once a
+    `recheck_seconds`): what the editor asks for each lens and hover."""
+
+    def __init__(self, recheck_seconds: float = 1.0) -> None:
+        self.recheck_seconds = recheck_seconds
+        self._held: dict[tuple[str, ...], tuple[float, tuple[Any, ...], RunResults]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, folders: Sequence[str], fs: FileSystem) -> RunResults:
+        key = tuple(dict.fromkeys(os.path.abspath(f) for f in folders))
+        now = time.monotonic()
+        with self._lock:
+            held = self._held.get(key)
+        if held is not None and now - held[0] < self.recheck_seconds:
+            return held[2]
+        roots = runs_roots(key)
+        stamp = _stamp(roots, fs)
+        unchanged = held is not None and held[1] == stamp
+        results = held[2] if held is not None and unchanged else read_runs(run_folders(roots, fs), fs)
+        with self._lock:
+            self._held[key] = (now, stamp, results)
+            while len(self._held) > 16:
+                self._held.pop(next(iter(self._held)))
+        return results
+
+    def clear(self) -> None:
+        with self._lock:
+            self._held.clear()
+
+
+def _stamp(roots: Sequence[str], fs: FileSystem) -> tuple[Any, ...]:
+    """What changes when a run is added, removed or rewritten."""
+    parts: list[Any] = []
+    for root in roots:
+        parts.append(_mtime(root, fs))
+        for experiment in _subfolders(root, fs):
+            parts.append((experiment, _mtime(experiment, fs)))
+            for run in _subfolders(experiment, fs):
+                parts.append((run, _mtime(os.path.join(run, INDEX_NAME), fs)))
+    return tuple(parts)
+
+
+def _mtime(path: str, fs: FileSystem) -> tuple[int, int] | None:
+    if not fs.is_allowed(path):
+        return None
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (info.st_mtime_ns, info.st_size)
+
+
+def ago(timestamp: str, now: float | None = None) -> str | None:
+    """`3 min ago` for an ISO timestamp (None when it is not one)."""
+    from datetime import datetime
+
+    try:
+        then = datetime.fromisoformat(timestamp.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+    seconds = max(0.0, (time.time() if now is None else now) - then)
+    for size, unit in ((86400, "d"), (3600, "h"), (60, "min")):
+        if seconds >= size:
+            return f"{int(seconds // size)} {unit} ago"
+    return "just now"
+
+
+# The editor's: run folders per (cwd, repo root), dropped when the client reports a changed index.
+EDITOR_RESULTS = ResultsCache()

@@ -11,7 +11,9 @@ from collections.abc import Iterable
 from lsprotocol import types as lsp
 
 from agentv_lsp.lsp.convert import uri_to_path
+from agentv_lsp.lsp.features.workspace_edits import refresh_code_lenses
 from agentv_lsp.lsp.server import AgentVLanguageServer, guard
+from agentv_lsp.results import EDITOR_RESULTS
 
 WATCHERS = (
     "**/.agentv/*.yaml",
@@ -20,7 +22,10 @@ WATCHERS = (
     "**/targets.yml",
     # files eval cases refer to: prompts, snippets, evaluator prompts, guidelines
     "**/*.{md,txt,py,js,ts,json,yaml,yml,sh}",
+    # AgentV's run results: each test's last verdict in its lens and hover
+    "**/.agentv/results/runs/**/index.jsonl",
 )
+RESULTS_PART = f"{os.sep}.agentv{os.sep}results{os.sep}"
 REGISTRATION_ID = "agentv-watched-files"
 
 
@@ -28,9 +33,14 @@ def register(server: AgentVLanguageServer) -> None:
     @server.feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     @guard()
     def did_change_watched_files(ls: AgentVLanguageServer, params: lsp.DidChangeWatchedFilesParams) -> None:
-        paths = [uri_to_path(change.uri) for change in params.changes]
+        paths = [p for p in (uri_to_path(change.uri) for change in params.changes) if p]
+        # a new or rewritten run changes verdicts (lenses), not what any file checks to
+        results = [p for p in paths if RESULTS_PART in p]
+        if results:
+            EDITOR_RESULTS.clear()
+            refresh_code_lenses(ls)
         # an open document's own changes arrive through didChange: not a disk event for us
-        files_changed(ls, [p for p in paths if p])
+        files_changed(ls, [p for p in paths if RESULTS_PART not in p])
 
 
 def is_setup_file(path: str) -> bool:
