@@ -98,6 +98,34 @@ async def test_an_edited_input_makes_that_test_stale(client: LanguageClient, pro
     assert "*stale: the prompt changed since this run*" in shown
 
 
+async def test_the_testing_view_lists_plans_and_reads_results(client: LanguageClient, project: Path) -> None:
+    """`agentv/tests`, `agentv/testRunPlan`, `agentv/testResults` (what vscode-client/src/testing
+    asks): every 4.x eval file with its tests where written, a run's prompt size and targets,
+    each test's last result."""
+    listed = await client.protocol.send_request_async("agentv/tests", {})
+    files = {f.uri.rsplit("/", 1)[1]: f for f in listed.files}
+    assert sorted(files) == ["files.eval.yaml", "geo.eval.yaml"]
+    geo = files["geo.eval.yaml"]
+    text = (project / "evals" / "geo.eval.yaml").read_text(encoding="utf-8")
+    assert [(t.id, t.line) for t in geo.tests] == [
+        ("capital", pos(text, "- id: capital").line),
+        ("failing", pos(text, "- id: failing").line),
+        ("never-run", pos(text, "- id: never-run").line),
+    ]
+    assert geo.folder == project.as_uri()
+    plan = await client.protocol.send_request_async(
+        "agentv/testRunPlan", {"uri": geo.uri, "testIds": ["capital", "never-run"]}
+    )
+    assert [t.id for t in plan.tests] == ["capital", "never-run"]
+    assert all(t.tokens > 0 for t in plan.tests) and plan.total_tokens == sum(t.tokens for t in plan.tests)
+    assert plan.targets == ["default"]
+    results = await client.protocol.send_request_async("agentv/testResults", {"uri": geo.uri})
+    statuses = {t.id: t.last_run.status if t.last_run else None for t in results.tests}
+    assert statuses == {"capital": "passed", "failing": "failed", "never-run": None}
+    refused = await client.protocol.send_request_async("agentv/testResults", {"uri": "file:///etc/passwd"})
+    assert refused.error
+
+
 async def test_a_new_run_reported_by_the_client_shows_at_once(client: LanguageClient, project: Path) -> None:
     runs = project / ".agentv" / "results" / "runs" / "default"
     old = next(p for p in sorted(runs.iterdir()) if (p / "geo").is_dir())
