@@ -14,6 +14,7 @@ import pytest_lsp
 from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
+from agentv_lsp.lsp.features.watch import RESULTS_POLL_SECONDS
 from agentv_lsp.lsp.listing import SUMMARY
 from tests.lsp.conftest import (
     SERVER,
@@ -145,3 +146,25 @@ async def test_a_new_run_reported_by_the_client_shows_at_once(client: LanguageCl
     uri = open_doc(client, project / "evals" / "geo.eval.yaml")
     capital, _, _ = await summaries(client, uri)
     assert "✗ 0.50 · default · just now" in capital
+
+
+async def test_a_run_no_client_reported_shows_within_seconds(client: LanguageClient, project: Path) -> None:
+    """Without a watched-file event (a client that watches nothing, or missed the new folder) the
+    server finds the run itself and asks for the lenses again."""
+    uri = open_doc(client, project / "evals" / "files.eval.yaml")
+    before, _ = await summaries(client, uri)
+    assert "✓ 1.00" in before
+    await asyncio.sleep(RESULTS_POLL_SECONDS * 1.5)  # the server has looked once since the open
+    LENS_REFRESHES[-1].clear()
+    runs = project / ".agentv" / "results" / "runs" / "default"
+    old = next(p for p in sorted(runs.iterdir()) if (p / "files").is_dir())
+    new = runs / "9999-12-31T00-00-01-000Z"
+    shutil.copytree(old, new)
+    rows = [json.loads(line) for line in (new / "index.jsonl").read_text(encoding="utf-8").splitlines()]
+    for row in rows:
+        row.update(timestamp="9999-12-31T00:00:01.000Z", score=0.25, execution_status="quality_failure")
+    (new / "index.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    async with asyncio.timeout(WAIT_SECONDS):
+        await LENS_REFRESHES[-1].wait()
+    after, _ = await summaries(client, uri)
+    assert "✗ 0.25" in after

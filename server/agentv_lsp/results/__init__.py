@@ -434,6 +434,11 @@ class ResultsCache:
             self._held.clear()
 
 
+def runs_stamp(folders: Sequence[str], fs: FileSystem) -> tuple[Any, ...]:
+    """What changes when a run under these folders is added, removed or rewritten."""
+    return _stamp(runs_roots(folders), fs)
+
+
 def _stamp(roots: Sequence[str], fs: FileSystem) -> tuple[Any, ...]:
     """What changes when a run is added, removed or rewritten."""
     parts: list[Any] = []

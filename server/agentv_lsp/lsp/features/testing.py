@@ -12,9 +12,11 @@ from typing import Any
 
 from agentv_lsp.lsp.convert import path_to_uri, uri_to_path
 from agentv_lsp.lsp.features.symbols import WorkspaceIndex
+from agentv_lsp.lsp.features.workspace_edits import refresh_code_lenses
 from agentv_lsp.lsp.server import AgentVLanguageServer, guard
 from agentv_lsp.lsp.v4 import symbols as v4_symbols
 from agentv_lsp.lsp.v4 import testing as v4_testing
+from agentv_lsp.results import EDITOR_RESULTS
 
 TESTS = "agentv/tests"
 TEST_RUN_PLAN = "agentv/testRunPlan"
@@ -104,4 +106,8 @@ def register(server: AgentVLanguageServer) -> None:
         if found is None:
             return {"error": "not an eval file this workspace may read"}
         path, text = found
-        return await asyncio.to_thread(v4_testing.last_results, path, text, ls.options_for(path))
+        # asked after a run: what it wrote is read now, and every lens shows it
+        EDITOR_RESULTS.clear()
+        answer = await asyncio.to_thread(v4_testing.last_results, path, text, ls.options_for(path))
+        refresh_code_lenses(ls)
+        return answer
