@@ -97,6 +97,7 @@ async def test_an_edited_input_makes_that_test_stale(client: LanguageClient, pro
     assert failing.endswith("· stale") and not capital.endswith("· stale")
     shown = await hover_text(client, uri, pos(text, "capital of Spain"))
     assert "*stale: the prompt changed since this run*" in shown
+    assert "-What is the capital of Spain?\n+What is the capital of Spain, in one word?" in shown
 
 
 async def test_the_testing_view_lists_plans_and_reads_results(client: LanguageClient, project: Path) -> None:

@@ -15,6 +15,7 @@ No LSP types: `preview --json`, hover and lenses all read `last_run_json`.
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
 import os
@@ -334,6 +335,25 @@ def is_stale(record: RunRecord, case: dict[str, Any], fs: FileSystem) -> bool:
     recorded = _side_text(record.input_file, fs) or ""
     now = [recorded_input(case[m]) for m in ("lm", "agent") if isinstance(case.get(m), dict)]
     return recorded not in now
+
+
+def prompt_changes(record: RunRecord, case: dict[str, Any], fs: FileSystem, limit: int = 8) -> list[str]:
+    """What changed since the run, as diff lines (`-` what the run sent, `+` what the test sends
+    now; the closer of the two modes), at most `limit` of them."""
+    recorded = (_side_text(record.input_file, fs) or "").splitlines()
+    best: list[str] | None = None
+    for mode in ("lm", "agent"):
+        if not isinstance(case.get(mode), dict):
+            continue
+        now = recorded_input(case[mode]).splitlines()
+        lines = [
+            line
+            for line in difflib.unified_diff(recorded, now, lineterm="", n=0)
+            if not line.startswith(("---", "+++", "@@"))
+        ]
+        if best is None or len(lines) < len(best):
+            best = lines
+    return (best or [])[:limit]
 
 
 def last_run_json(record: RunRecord | None, case: dict[str, Any], fs: FileSystem, repo_root: str) -> Any:

@@ -9,7 +9,7 @@ from agentv_lsp.engine.jsrt import relative_display
 from agentv_lsp.lsp.markdown import fence
 from agentv_lsp.lsp.v4.model import V4Model
 from agentv_lsp.report import one_line
-from agentv_lsp.results import EDITOR_RESULTS, ago, last_run_json
+from agentv_lsp.results import EDITOR_RESULTS, ago, last_run_json, prompt_changes
 
 _MARKS = {"passed": "✓", "failed": "✗", "error": "⚠"}
 REASONING_LINES = 6
@@ -28,6 +28,8 @@ def last_run_of(model: V4Model, preview: dict[str, Any]) -> dict[str, Any] | Non
     if record is None:
         return None
     found: dict[str, Any] = last_run_json(record, preview, opts.fs, opts.repo_root)
+    if found["stale"]:
+        found["changes"] = prompt_changes(record, preview, opts.fs)
     return found
 
 
@@ -58,8 +60,9 @@ def hover_section(last_run: dict[str, Any] | None) -> str | None:
     if last_run.get("stale"):
         lines.append("")
         lines.append(
-            "*stale: the prompt changed since this run* (its input differs from what the test sends now)"
+            "*stale: the prompt changed since this run* (`-` what it sent, `+` what the test sends now):"
         )
+        lines.append(fence("\n".join(one_line(c, 160) for c in last_run.get("changes") or []), "diff"))
     for grader in last_run.get("graders") or []:
         name = one_line(str(grader.get("name") or grader.get("type") or "grader"), 60)
         verdict = grader.get("verdict") or "?"
