@@ -82,6 +82,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="apply the untrusted-workspace rules (for pull requests from forks): read no file outside the "
         "repo root, whether a reference uses ../, an absolute path or a symlink",
     )
+    preview.add_argument(
+        "--run",
+        metavar="DIR",
+        action="append",
+        default=[],
+        help="4.x: also read this AgentV run folder (one holding index.jsonl) for each test's last result; "
+        "the runs under .agentv/results/runs of the working directory and the repo root are always read",
+    )
 
     check = sub.add_parser(
         "check",
@@ -335,6 +343,23 @@ def _add_tokens(result: dict[str, Any]) -> None:
         case["tokens"] = case_tokens(case)
 
 
+def _add_last_runs(
+    result: dict[str, Any], run_dirs: list[str], repo_root: str, cwd: str, fs: FileSystem
+) -> None:
+    """Each test's last recorded result (`results`); what could not be read becomes a warning."""
+    from agentv_lsp.results import add_last_runs, find_results
+
+    results = find_results((cwd, repo_root), fs, explicit=run_dirs)
+    add_last_runs(result, results, fs, repo_root)
+    result["warnings"].extend(f"agentv-lsp: results: {problem}" for problem in results.problems)
+
+
+def _last_run_line(case: dict[str, Any]) -> str | None:
+    from agentv_lsp.results import describe_last_run
+
+    return describe_last_run(case.get("last_run"))
+
+
 def _token_line(case: dict[str, Any]) -> str | None:
     from agentv_lsp.tokens import describe
 
@@ -365,6 +390,7 @@ def _run_preview_v4(
     result["runtime_reason"] = runtime.reason
     result["warnings"] = [*_runtime_warnings(runtime), *result["warnings"]]
     _add_tokens(result)
+    _add_last_runs(result, args.run, repo_root, cwd, fs)
     loaded = result["load_error"] is None
     if args.json:
         sys.stdout.write(json.dumps(result, ensure_ascii=False, indent=2) + "\n")
@@ -544,6 +570,8 @@ def render_preview_v4(
             out.write(s("── grader prompt (user)", "1") + "\n" + _indent(content(judge["question"])) + "\n")
         if (tokens := _token_line(case)) is not None:
             out.write(s(f"── {tokens}", "2") + "\n")
+        if (last := _last_run_line(case)) is not None:
+            out.write(s(f"── {_line(last)}", "2") + "\n")
     _write_note(content, s, out)
 
 

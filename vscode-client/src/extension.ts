@@ -8,6 +8,7 @@ import { SHOW_PROOF, describeMigration, parseMigrationReport, parseProof } from 
 import { registerPromptDiff } from "./promptDiff";
 import { ServerManager } from "./server";
 import { StatusItem } from "./status";
+import { TestingView } from "./testing/controller";
 
 let manager: ServerManager | undefined;
 
@@ -18,6 +19,7 @@ export async function activate(context: ExtensionContext): Promise<void> {
 
   let preview: PreviewPanel | undefined;
   let status: StatusItem | undefined;
+  let testing: TestingView | undefined;
   const mgr = new ServerManager(context, log, {
     onPreviewCase: (target) => preview?.showCase(target),
     onPreviewFile: (uri) => preview?.showFile(uri),
@@ -25,6 +27,7 @@ export async function activate(context: ExtensionContext): Promise<void> {
       void vsc.setContext("agentv.serverRunning", running);
       status?.setSelector(mgr.documentSelector);
       if (running) preview?.refreshNow();
+      if (running) void testing?.refresh();
     },
     // -- editor (issue 27): after "Migrate this file to AgentV 4" --
     onMigrated: (raw) => {
@@ -54,11 +57,13 @@ export async function activate(context: ExtensionContext): Promise<void> {
     log,
   );
   status = new StatusItem(mgr);
+  testing = new TestingView((method, params) => mgr.request(method, params), log);
   const panel = preview;
   context.subscriptions.push(
     mgr,
     panel,
     status,
+    testing,
     // [{uri, caseId?, position?}] from a code lens or another extension; nothing from the palette.
     vsc.registerCommand("agentv.showPreview", (...args: unknown[]) => panel.showCase(parsePreviewTarget(args))),
     vsc.registerCommand("agentv.showFilePreview", (arg?: unknown) => panel.showFile(uriArg(arg))),

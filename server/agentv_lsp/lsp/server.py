@@ -549,6 +549,7 @@ def create_server() -> AgentVLanguageServer:
         links,
         prompt_diff,
         symbols,
+        testing,
         watch,
         workspace_edits,
     )
@@ -567,6 +568,7 @@ def create_server() -> AgentVLanguageServer:
         actions,
         workspace_edits,
         prompt_diff,
+        testing,
     ):
         feature.register(server)
     return server

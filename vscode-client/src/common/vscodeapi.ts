@@ -16,6 +16,10 @@ export type {
   TextDocumentChangeEvent,
   TextEditor,
   TextEditorSelectionChangeEvent,
+  TestController,
+  TestItem,
+  TestRun,
+  TestRunRequest,
   Uri,
   Webview,
   WebviewPanel,
@@ -188,4 +192,29 @@ export function registerTextDocumentContentProvider(
   provide: (uri: vscode.Uri) => Promise<string>,
 ): vscode.Disposable {
   return vscode.workspace.registerTextDocumentContentProvider(scheme, { provideTextDocumentContent: provide });
+}
+
+// ---- testing (the Testing view: src/testing) ----
+export function createTestController(id: string, label: string): vscode.TestController {
+  return vscode.tests.createTestController(id, label);
+}
+
+export const TestRunProfileKind = { Run: 1 as vscode.TestRunProfileKind };
+
+export function newRange(line: number, character: number, endLine: number, endCharacter: number): vscode.Range {
+  return new vscode.Range(line, character, endLine, endCharacter);
+}
+
+export function testMessage(text: string, expected?: string, actual?: string): vscode.TestMessage {
+  return expected !== undefined && actual !== undefined
+    ? vscode.TestMessage.diff(text, expected, actual)
+    : new vscode.TestMessage(text);
+}
+
+export function onDidSaveTextDocument(listener: (doc: vscode.TextDocument) => unknown): vscode.Disposable {
+  return vscode.workspace.onDidSaveTextDocument(listener);
+}
+
+export function showModalWarning<T extends string>(message: string, detail: string, ...items: T[]): Thenable<T | undefined> {
+  return vscode.window.showWarningMessage(message, { modal: true, detail }, ...items);
 }

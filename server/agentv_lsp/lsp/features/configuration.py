@@ -36,8 +36,10 @@ def register(server: AgentVLanguageServer) -> None:
     @server.feature(lsp.INITIALIZED)
     @guard()
     async def initialized(ls: AgentVLanguageServer, params: lsp.InitializedParams) -> None:
+        from agentv_lsp.lsp.features.watch import register_watchers, start_looking_for_runs
+
+        start_looking_for_runs(ls)
         await fetch_configuration(ls, initial)
-        from agentv_lsp.lsp.features.watch import register_watchers
 
         await register_watchers(ls)
 

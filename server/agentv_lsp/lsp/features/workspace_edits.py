@@ -71,7 +71,7 @@ def take_in(ls: AgentVLanguageServer, migration: Migration) -> None:
         ls.forget(old_uri)  # renamed away
     ls.invalidate(sorted(changed))
     recheck_open_documents(ls)
-    _refresh_code_lenses(ls)
+    refresh_code_lenses(ls)
 
 
 # paths whose overlay came from a migration: dropped when the file changes on disk
@@ -86,7 +86,7 @@ def _files_changed(ls: AgentVLanguageServer, paths: list[str]) -> None:
             ls.fs.invalidate([path])
 
 
-def _refresh_code_lenses(ls: AgentVLanguageServer) -> None:
+def refresh_code_lenses(ls: AgentVLanguageServer) -> None:
     workspace = ls.client_capabilities.workspace
     lens = workspace.code_lens if workspace is not None else None
     if lens is None or not lens.refresh_support:

@@ -19,6 +19,7 @@ from agentv_lsp.engine.jsrt import node_relative
 from agentv_lsp.lsp.convert import from_client_col
 from agentv_lsp.lsp.markdown import fence, file_head
 from agentv_lsp.lsp.v4.cases import cases_context
+from agentv_lsp.lsp.v4.last_run import hover_section, last_run_of
 from agentv_lsp.lsp.v4.model import V4Model
 from agentv_lsp.lsp.v4.preview import preview_at, preview_of_test, skipped_preview
 from agentv_lsp.lsp.v4.references import Reference, reference_at
@@ -149,7 +150,8 @@ def hover_markdown(model: V4Model, line: int, character: int, encoding: str) -> 
         if preview is not None:
             key = ("hover", preview.get("index"), preview.get("id"))
             found: str = model.memoized(key, lambda: markdown_of_test(preview, model.choice.version))
-            return found
+            last = hover_section(last_run_of(model, preview)) if "error" not in preview else None
+            return found if last is None else f"{last}\n\n---\n\n{found}"
     root = model.doc.root
     if root is None:
         return None

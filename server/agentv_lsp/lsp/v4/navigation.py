@@ -29,6 +29,7 @@ from agentv_lsp.lsp.convert import (
 )
 from agentv_lsp.lsp.names import LENS_PREVIEW, PREVIEW_CASE
 from agentv_lsp.lsp.v4.cases import cases_context
+from agentv_lsp.lsp.v4.last_run import last_run_of, lens_text
 from agentv_lsp.lsp.v4.model import Entry, V4Model
 from agentv_lsp.lsp.v4.preview import preview_of_test
 from agentv_lsp.lsp.v4.references import references
@@ -299,7 +300,9 @@ def _entry_lens(model: V4Model, uri: str, entry: Any, kind: str, where: str = ""
         return lsp.Command(
             title="▶ Preview", command=PREVIEW_CASE, arguments=[{"uri": uri, "caseId": test.id}]
         )
-    return lsp.Command(title=summary(preview_of_test(model, test)) + where, command="")
+    preview = preview_of_test(model, test)
+    last = lens_text(last_run_of(model, preview))
+    return lsp.Command(title=summary(preview) + where + (f"  ·  {last}" if last else ""), command="")
 
 
 def _skipped_lens(entry: Any, kind: str) -> lsp.Command:
