@@ -55,4 +55,7 @@ def revision_prompt(
         if relative not in snapshot.object_ids:
             return f"# {snapshot.label}: {relative} is not in this revision\n"
         found = collect_file(snapshot, relative, requested, top, top)
+        failure = snapshot.failure()
+        if failure is not None:
+            raise failure  # a read an engine took as a failed file read: not a prompt to show
         return render_test(found.tests.get(test_id), snapshot.label, snapshot.root, top)
