@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from agentv_lsp.checks.model import Diagnostic, cap_diagnostics
 from agentv_lsp.checks.options import CheckOptions, DocumentReport
 from agentv_lsp.checks.parallel import can_fork, fork_map
-from agentv_lsp.engine.files import FileReadError, default_repo_root
+from agentv_lsp.engine.files import FileReadError, FileSystem, default_repo_root
 from agentv_lsp.formats.runtime import choose_runtime, declares_v2, parse_requested
 from agentv_lsp.formats.v4 import RUNTIME_VERSION as AGENTV4
 from agentv_lsp.hidden_chars import AllowList, as_errors, directive_allow_list, parse_allow_items
@@ -41,10 +41,12 @@ class CheckRun:
     missing_paths: list[str] = field(default_factory=list)
 
 
-def walk_yaml(root: str) -> Iterator[str]:
-    """YAML files under `root`, sorted, skipping `node_modules` and dot-folders like AgentV."""
+def walk_yaml(root: str, fs: FileSystem | None = None) -> Iterator[str]:
+    """YAML files under `root`, sorted, skipping `node_modules` and dot-folders like AgentV
+    (`fs`: where, the disk by default)."""
+    fs = fs or FileSystem()
     try:
-        entries = sorted(os.scandir(root), key=lambda e: e.name)
+        entries = sorted(fs.scandir(root), key=lambda e: e.name)
     except OSError as exc:
         print(f"agentv-lsp: could not read directory {one_line(root)}: {exc.strerror}", file=sys.stderr)
         return
@@ -53,7 +55,7 @@ def walk_yaml(root: str) -> Iterator[str]:
             if entry.is_dir():
                 if entry.name == "node_modules" or entry.name.startswith("."):
                     continue
-                yield from walk_yaml(entry.path)
+                yield from walk_yaml(entry.path, fs)
             elif entry.name.lower().endswith(YAML_SUFFIXES) and entry.is_file():
                 yield entry.path
         except OSError:
@@ -96,9 +98,9 @@ def run_check(
     walked: list[str] = []
     for raw in paths:
         path = os.path.abspath(raw)
-        if os.path.isdir(path):
-            walked.extend(walk_yaml(path))
-        elif os.path.exists(path):
+        if opts.fs.is_dir(path):
+            walked.extend(walk_yaml(path, opts.fs))
+        elif opts.fs.found(path):
             explicit.append(path)
         else:
             run.missing_paths.append(raw)
@@ -191,16 +193,16 @@ def _check_all(items: list[tuple[str, bool]], opts: CheckOptions, bar: Progress)
     def show(taken: int, index: int) -> None:
         bar.update(taken, os.path.relpath(items[index][0], opts.cwd))
 
-    order = sorted(range(len(items)), key=lambda i: -_size_of(items[i][0]))
+    order = sorted(range(len(items)), key=lambda i: -_size_of(items[i][0], opts.fs))
     merged: list[Checked] = [None] * len(items)
     for index, checked in zip(order, fork_map(check_item, order, workers, show), strict=True):
         merged[index] = checked
     return merged
 
 
-def _size_of(path: str) -> int:
+def _size_of(path: str, fs: FileSystem) -> int:
     try:
-        return os.stat(path).st_size
+        return fs.stat(path).st_size
     except (OSError, ValueError):
         return 0
 

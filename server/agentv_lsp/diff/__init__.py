@@ -107,6 +107,7 @@ def diff_revisions(
             # compared where it was previewed: the processes share the field diffs, and only
             # the comparison comes back (not every unchanged prompt)
             fb, fa = collect(pair)
+            _raise_failure(before_snap, after_snap)
             return compare_pair(before_snap, after_snap, fb, fa, notes, full, shown_root, finder)
 
         if map_files is not None and previewed and (moved or modified):
@@ -114,7 +115,17 @@ def diff_revisions(
             # that counts: the forked ones share it.
             tokens.encoder()
         compared = map_files(job, previewed) if map_files is not None else [job(p) for p in previewed]
+        _raise_failure(before_snap, after_snap)
         return compare(before_snap, after_snap, {}, {}, previewed, notes, full, skipped, shown_root, compared)
+
+
+def _raise_failure(*snapshots: Snapshot) -> None:
+    """An object a revision needed was missing: the diff stops with its name (a read that an
+    engine took as a failed file read would otherwise show a wrong prompt)."""
+    for snapshot in snapshots:
+        failure = snapshot.failure()
+        if failure is not None:
+            raise failure
 
 
 def _migration_notes(base: Snapshot, head: Snapshot) -> MigrationNotes:

@@ -122,21 +122,20 @@ def eval_files(snapshot: Snapshot, wanted: Callable[[str], bool], requested: Req
         if lower.endswith((".eval.yaml", ".eval.yml")):
             found.append(relative)
             continue
-        head = _head(snapshot.path_of(relative))
+        head = _head(snapshot, relative)
         if head is None or not _V2_EVAL.search(head):
             continue
-        choice = choose_runtime(snapshot.path_of(relative), head, snapshot.root, requested)
+        choice = choose_runtime(
+            snapshot.path_of(relative), head, snapshot.root, requested, snapshot.runtime_file_system()
+        )
         if choice.major == 2:
             found.append(relative)
     return found
 
 
-def _head(path: str) -> str | None:
-    try:
-        with open(path, "rb") as handle:
-            return handle.read(_HEAD_BYTES).decode("utf-8", "replace")
-    except OSError:
-        return None
+def _head(snapshot: Snapshot, relative: str) -> str | None:
+    data = snapshot.read_bytes(relative, _HEAD_BYTES)
+    return None if data is None else data.decode("utf-8", "replace")
 
 
 def collect_file(
@@ -190,7 +189,12 @@ def _collect(
     path = snapshot.path_of(relative)
     if choice is None:
         choice = _choice(snapshot, relative, requested, overlays)
-    fs = RecordingFileSystem(allowed_roots=(snapshot.root,), overlays=dict(overlays or {}), **(caches or {}))
+    fs = RecordingFileSystem(
+        allowed_roots=snapshot.allowed_roots or (snapshot.root,),
+        overlays=dict(overlays or {}),
+        source=snapshot.source,
+        **(caches or {}),
+    )
     reads = _Reads(set(), {})
     run_cwd = _cwd_in(snapshot, cwd, shown_root)
     reused: dict[str, TestPrompts] = {}
@@ -253,7 +257,11 @@ def _choice(
     path = snapshot.path_of(relative)
     head = (overlays or {}).get(path)
     return choose_runtime(
-        path, head[:_HEAD_BYTES] if head is not None else _head(path), snapshot.root, requested
+        path,
+        head[:_HEAD_BYTES] if head is not None else _head(snapshot, relative),
+        snapshot.root,
+        requested,
+        snapshot.runtime_file_system(),
     )
 
 
@@ -291,7 +299,7 @@ def _runtime_manifests(snapshot: Snapshot, relative: str, choice: RuntimeChoice)
     parts = relative.split("/")[:-1]
     for depth in range(len(parts), -1, -1):
         candidate = "/".join([*parts[:depth], "package.json"])
-        if os.path.isfile(snapshot.path_of(candidate)):
+        if snapshot.is_file(candidate):
             found.add(candidate)
     return found
 

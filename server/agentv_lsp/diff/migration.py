@@ -7,7 +7,6 @@ from __future__ import annotations
 from agentv_lsp.diff.collect import FilePrompts
 from agentv_lsp.diff.compare import MigrationNotes
 from agentv_lsp.diff.snapshot import Snapshot
-from agentv_lsp.engine.files import FileSystem
 from agentv_lsp.formats.v2.loader import load_all, open_eval_file
 from agentv_lsp.formats.v4.loader import load_suite
 from agentv_lsp.formats.v4.model import V4Test
@@ -18,11 +17,11 @@ def migration_notes(base: Snapshot, head: Snapshot) -> MigrationNotes:
     def notes(fb: FilePrompts, fa: FilePrompts) -> dict[str, str]:
         if not (fb.runtime_major == 2 and fa.runtime_major == 4):
             return {}
-        base_fs = FileSystem(allowed_roots=(base.root,))
+        base_fs = base.file_system()
         ef = open_eval_file(base.path_of(fb.file), repo_root=base.root, cwd=base.root, fs=base_fs)
         if not ef.loaded:
             return {}
-        head_fs = FileSystem(allowed_roots=(head.root,))
+        head_fs = head.file_system()
         suite = load_suite(head.path_of(fa.file), head.root, head.root, head_fs)
         by_id: dict[str, V4Test] = {}
         for test in suite.tests:

@@ -27,11 +27,19 @@ def render_test(test: TestPrompts | None, where: str, laid_out: str = "", shown_
     return "\n".join(parts)
 
 
-def buffer_prompt(repo: str, path: str, text: str, test_id: str, requested: Requested = "auto") -> str:
-    """The test as the editor's text (unsaved edits included) makes it; other files from disk."""
+def buffer_prompt(
+    repo: str,
+    path: str,
+    text: str,
+    test_id: str,
+    requested: Requested = "auto",
+    allowed_roots: tuple[str, ...] | None = None,
+) -> str:
+    """The test as the editor's text (unsaved edits included) makes it; other files from disk,
+    inside `allowed_roots` (an untrusted workspace's folders; None: the repository)."""
     top = os.path.realpath(repository_top(repo))
     relative = os.path.relpath(os.path.realpath(path), top).replace(os.sep, "/")
-    snapshot = Snapshot("buffer", top, [relative])
+    snapshot = Snapshot("buffer", top, [relative], allowed_roots=allowed_roots)
     found = collect_file(snapshot, relative, requested, top, top, overlays={snapshot.path_of(relative): text})
     return render_test(found.tests.get(test_id), "unsaved buffer")
 
@@ -39,12 +47,15 @@ def buffer_prompt(repo: str, path: str, text: str, test_id: str, requested: Requ
 def revision_prompt(
     repo: str, path: str, test_id: str, revision: str = "HEAD", requested: Requested = "auto"
 ) -> str:
-    """The test as `revision` makes it. The commit is laid out for this call and removed after it
-    (nothing is left behind if the editor goes away)."""
+    """The test as `revision` makes it, read from git's objects (nothing is written anywhere;
+    the revision's files only, see `revision`)."""
     top = os.path.realpath(repository_top(repo))
     relative = os.path.relpath(os.path.realpath(path), top).replace(os.sep, "/")
     with open_snapshot(top, revision) as snapshot:
         if relative not in snapshot.object_ids:
             return f"# {snapshot.label}: {relative} is not in this revision\n"
         found = collect_file(snapshot, relative, requested, top, top)
+        failure = snapshot.failure()
+        if failure is not None:
+            raise failure  # a read an engine took as a failed file read: not a prompt to show
         return render_test(found.tests.get(test_id), snapshot.label, snapshot.root, top)

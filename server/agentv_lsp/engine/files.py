@@ -5,7 +5,10 @@ All reads go through a `FileSystem`, which
 - reads text the way `readFile(path, "utf8")` does (invalid UTF-8 becomes U+FFFD),
   but refuses FIFOs and devices instead of blocking, caps the bytes read, and
 - can be restricted to a set of folders (untrusted workspaces), and
-- can serve unsaved editor buffers in place of the disk.
+- can serve unsaved editor buffers in place of the disk, and
+- reads from a `Source`: the disk (`DISK`), or anything that answers the same questions (a git
+  revision, `diff.revision`). The engines ask the `FileSystem` for everything they touch (exists,
+  read, stat, list a folder, walk), never `os` directly, so a revision is read as the disk is.
 Error messages mimic Node's (`EISDIR: illegal operation on a directory, read`) because
 AgentV prints them inside its warnings.
 """
@@ -16,8 +19,9 @@ import errno
 import os
 import stat
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from agentv_lsp.engine.jsrt import node_normalize, node_resolve
 
@@ -64,6 +68,124 @@ def _node_error(exc: OSError, path: str) -> FileReadError:
     return FileReadError(f"{code}: {template.format(path=path)}", code=code)
 
 
+class StatResult(Protocol):
+    """What the engines use of `os.stat_result`."""
+
+    @property
+    def st_mode(self) -> int: ...
+    @property
+    def st_size(self) -> int: ...
+    @property
+    def st_mtime_ns(self) -> int: ...
+
+
+class DirEntry(Protocol):
+    """What the engines use of `os.DirEntry` (kinds as Node's Dirent sees them with
+    `follow_symlinks=False`)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def path(self) -> str: ...
+    def is_file(self, *, follow_symlinks: bool = True) -> bool: ...
+    def is_dir(self, *, follow_symlinks: bool = True) -> bool: ...
+    def is_symlink(self) -> bool: ...
+
+
+Walk = Iterator[tuple[str, list[str], list[str]]]
+
+
+class Source(Protocol):
+    """Where a FileSystem's bytes come from. Each call behaves as its `os` namesake: OSError with
+    the errno the kernel would give. `read_regular` raises FileReadError for a folder or a file
+    that is not regular, OSError when the path cannot be opened."""
+
+    def stat(self, path: str) -> StatResult: ...
+    def lstat(self, path: str) -> StatResult: ...
+    def realpath(self, path: str) -> str: ...
+    def scandir(self, path: str) -> list[DirEntry]: ...
+    def walk(self, top: str, followlinks: bool = False) -> Walk: ...
+    def read_regular(self, path: str, limit: int) -> tuple[bytes, int]: ...
+
+
+class DiskSource:
+    """The files on this machine."""
+
+    def stat(self, path: str) -> StatResult:
+        return os.stat(path)
+
+    def lstat(self, path: str) -> StatResult:
+        return os.lstat(path)
+
+    def realpath(self, path: str) -> str:
+        return os.path.realpath(path)
+
+    def scandir(self, path: str) -> list[DirEntry]:
+        with os.scandir(path) as entries:
+            return list(entries)
+
+    def walk(self, top: str, followlinks: bool = False) -> Walk:
+        return os.walk(top, followlinks=followlinks)
+
+    def read_regular(self, path: str, limit: int) -> tuple[bytes, int]:
+        """Up to `limit` + 1 bytes of a regular file, and its size."""
+        # O_NONBLOCK: opening a FIFO must not wait for a writer.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        try:
+            info = os.fstat(fd)
+            if stat.S_ISDIR(info.st_mode):
+                raise FileReadError("EISDIR: illegal operation on a directory, read", code="EISDIR")
+            if not stat.S_ISREG(info.st_mode):
+                raise FileReadError(
+                    f"not a regular file (FIFO, socket or device), refused: '{path}'", code="ENOTREG"
+                )
+            chunks: list[bytes] = []
+            remaining = limit + 1
+            # the whole file in one read when its size is known (no copy when joining)
+            size_hint = max(info.st_size + 1, 1 << 16)
+            while remaining > 0:
+                chunk = os.read(fd, min(remaining, size_hint))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                remaining -= len(chunk)
+        finally:
+            os.close(fd)
+        return b"".join(chunks), info.st_size
+
+
+DISK: Source = DiskSource()
+
+
+def walk_source(source: Source, top: str, followlinks: bool = False) -> Walk:
+    """`os.walk` over any source's `scandir`: top-down, in listing order, so the caller may prune
+    the folder list before it is entered; a folder that cannot be listed is passed over."""
+    stack = [top]
+    while stack:
+        current = stack.pop()
+        try:
+            entries = source.scandir(current)
+        except OSError:
+            continue
+        folders: list[str] = []
+        files: list[str] = []
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            (folders if is_dir else files).append(entry.name)
+        yield current, folders, files
+        for name in reversed(folders):
+            inner = os.path.join(current, name)
+            try:
+                linked = stat.S_ISLNK(source.lstat(inner).st_mode)
+            except OSError:
+                continue
+            if followlinks or not linked:
+                stack.append(inner)
+
+
 @dataclass
 class FileSystem:
     """Disk access with caching, size caps, folder restrictions and editor overlays."""
@@ -74,6 +196,7 @@ class FileSystem:
     # Unsaved editor buffers by absolute path.
     overlays: dict[str, str] = field(default_factory=dict)
     cache: bool = True
+    source: Source = DISK
     _exists: dict[str, bool] = field(default_factory=dict, repr=False)
     _texts: dict[str, FileText | FileReadError] = field(default_factory=dict, repr=False)
     _blocked: set[str] = field(default_factory=set, repr=False)
@@ -96,7 +219,7 @@ class FileSystem:
         if self.allowed_roots is None:
             return True
         try:
-            real = os.path.realpath(path)
+            real = self.source.realpath(path)
         except ValueError:  # a NUL byte: no file has that name; the lookup that follows fails
             return True
         return any(real == root or real.startswith(root.rstrip("/") + "/") for root in self.allowed_roots)
@@ -120,7 +243,7 @@ class FileSystem:
             result = False
         else:
             try:
-                os.stat(path)
+                self.source.stat(path)
                 result = True
             except OSError as exc:
                 if exc.errno == errno.ELOOP:
@@ -166,39 +289,17 @@ class FileSystem:
             return FileReadError(
                 f"EACCES: outside the workspace folders (untrusted workspace), open '{path}'", code="EACCES"
             )
+        limit = (1 << 62) if whole else self.max_bytes
         try:
-            # O_NONBLOCK: opening a FIFO must not wait for a writer.
-            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+            data, size = self.source.read_regular(path, limit)
+        except FileReadError as exc:
+            return exc
         except OSError as exc:
             return _node_error(exc, path)
         except ValueError:  # Node: ERR_INVALID_ARG_VALUE for a path with a NUL byte
             return FileReadError(
                 "The argument 'path' must be a string, Uint8Array, or URL without null bytes", code="EINVAL"
             )
-        try:
-            info = os.fstat(fd)
-            if stat.S_ISDIR(info.st_mode):
-                return FileReadError("EISDIR: illegal operation on a directory, read", code="EISDIR")
-            if not stat.S_ISREG(info.st_mode):
-                return FileReadError(
-                    f"not a regular file (FIFO, socket or device), refused: '{path}'", code="ENOTREG"
-                )
-            chunks: list[bytes] = []
-            limit = (1 << 62) if whole else self.max_bytes
-            remaining = limit + 1
-            # the whole file in one read when its size is known (no copy when joining)
-            size_hint = max(info.st_size + 1, 1 << 16)
-            while remaining > 0:
-                chunk = os.read(fd, min(remaining, size_hint))
-                if not chunk:
-                    break
-                chunks.append(chunk)
-                remaining -= len(chunk)
-        except OSError as exc:
-            return _node_error(exc, path)
-        finally:
-            os.close(fd)
-        data = b"".join(chunks)
         truncated = len(data) > limit
         if truncated:
             data = data[:limit]
@@ -206,8 +307,67 @@ class FileSystem:
             data.decode("utf-8", errors="replace"),
             truncated=truncated,
             binary=b"\x00" in data[:8192],
-            size=info.st_size,
+            size=size,
         )
+
+    # -- the rest of what the engines touch on disk, through the same source ---------------
+    # These answer as their `os` namesakes do (the trust rule is the caller's, as before:
+    # `is_allowed` first), so that the engines never call `os` themselves.
+
+    def stat(self, path: str) -> StatResult:
+        return self.source.stat(path)
+
+    def found(self, path: str) -> bool:
+        """`os.path.exists` (follows symbolic links; no trust rule, no cache: a path the user
+        named, or the `.git` marker of the repository root)."""
+        try:
+            self.source.stat(path)
+        except (OSError, ValueError):
+            return False
+        return True
+
+    def lexists(self, path: str) -> bool:
+        """`os.path.lexists`: a dangling symbolic link exists."""
+        try:
+            self.source.lstat(path)
+        except (OSError, ValueError):
+            return False
+        return True
+
+    def is_file(self, path: str) -> bool:
+        """`os.path.isfile` (follows symbolic links)."""
+        try:
+            return stat.S_ISREG(self.source.stat(path).st_mode)
+        except (OSError, ValueError):
+            return False
+
+    def is_dir(self, path: str) -> bool:
+        """`os.path.isdir` (follows symbolic links)."""
+        try:
+            return stat.S_ISDIR(self.source.stat(path).st_mode)
+        except (OSError, ValueError):
+            return False
+
+    def scandir(self, path: str) -> list[DirEntry]:
+        """`os.scandir`, listed whole (OSError as it gives)."""
+        return self.source.scandir(path)
+
+    def walk(self, top: str, followlinks: bool = False) -> Walk:
+        """`os.walk` (top-down: the caller may prune the folder list)."""
+        return self.source.walk(top, followlinks)
+
+    def read_bytes(self, path: str) -> bytes:
+        """The raw bytes of a regular file, bounded like `read` (no overlay): FileReadError."""
+        if not self.is_allowed(path):
+            self._blocked.add(path)
+            raise FileReadError(
+                f"EACCES: outside the workspace folders (untrusted workspace), open '{path}'", code="EACCES"
+            )
+        try:
+            data, _size = self.source.read_regular(path, self.max_bytes)
+        except OSError as exc:
+            raise _node_error(exc, path) from exc
+        return data[: self.max_bytes]
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from agentv_lsp.engine.files import FileReadError, FileSystem
+from agentv_lsp.engine.files import DISK, FileReadError, FileSystem, Source
 from agentv_lsp.formats.v4 import RUNTIME_VERSION as V4_VERSION
 
 Requested = Literal["auto", "2", "4"]
@@ -104,14 +104,15 @@ def choose_runtime(
     requested: Requested = "auto",
     fs: FileSystem | None = None,
 ) -> RuntimeChoice:
-    """`fs`: the reads of the caller (an untrusted workspace's folders); only its
-    `allowed_roots` matter here, the manifests get their own size cap."""
+    """`fs`: the reads of the caller (an untrusted workspace's folders, a git revision); only
+    its `allowed_roots` and `source` matter here, the manifests get their own size cap."""
     if requested == "2":
         return RuntimeChoice(2, "asked for AgentV 2")
     if requested == "4":
         return RuntimeChoice(4, "asked for AgentV 4")
     allowed = fs.allowed_roots if fs is not None else None
-    project = project_runtime(os.path.dirname(os.path.abspath(path)), repo_root, allowed)
+    source = fs.source if fs is not None else DISK
+    project = project_runtime(os.path.dirname(os.path.abspath(path)), repo_root, allowed, source)
     if project.choice is not None:
         return project.choice
     if text is not None and text_declares_v2(text):
@@ -132,26 +133,27 @@ class ProjectRuntime:
     problems: tuple[str, ...] = ()
 
 
-_project_cache: dict[tuple[str, str, tuple[str, ...] | None], ProjectRuntime] = {}
+_project_cache: dict[tuple[str, str, tuple[str, ...] | None, Source], ProjectRuntime] = {}
 
 
 def project_runtime(
-    folder: str, repo_root: str, allowed_roots: tuple[str, ...] | None = None
+    folder: str, repo_root: str, allowed_roots: tuple[str, ...] | None = None, source: Source = DISK
 ) -> ProjectRuntime:
     """The AgentV the project installs or declares, from `folder` up to the repo root (cached
-    per folder). `allowed_roots`: an untrusted workspace's folders, as in `FileSystem`."""
-    key = (folder, repo_root, allowed_roots)
+    per folder). `allowed_roots`: an untrusted workspace's folders, as in `FileSystem`;
+    `source`: where the files are read (the disk, a git revision)."""
+    key = (folder, repo_root, allowed_roots, source)
     found = _project_cache.get(key)
     if found is not None:
         return found
-    fs = FileSystem(max_bytes=MANIFEST_MAX_BYTES, allowed_roots=allowed_roots, cache=False)
+    fs = FileSystem(max_bytes=MANIFEST_MAX_BYTES, allowed_roots=allowed_roots, cache=False, source=source)
     here, problems = _installed_or_declared(folder, repo_root, fs)
     found = ProjectRuntime(here, problems)
     if here is None:
         parent = os.path.dirname(folder)
         inside = os.path.normcase(folder) != os.path.normcase(repo_root) and parent != folder
         if inside and _is_within(parent, repo_root):
-            above = project_runtime(parent, repo_root, allowed_roots)
+            above = project_runtime(parent, repo_root, allowed_roots, source)
             found = ProjectRuntime(above.choice, problems + above.problems)
     if found.choice is not None and found.problems:
         # the choice is made by a manifest; those passed over on the way are still worth a word
@@ -162,9 +164,14 @@ def project_runtime(
     return found
 
 
-def forget_project_runtimes() -> None:
-    """Drop cached answers (a package.json or node_modules changed)."""
-    _project_cache.clear()
+def forget_project_runtimes(source: Source | None = None) -> None:
+    """Drop cached answers (a package.json or node_modules changed; `source`: only those read
+    from it, a git revision that is closed)."""
+    if source is None:
+        _project_cache.clear()
+        return
+    for key in [k for k in _project_cache if k[3] is source]:
+        _project_cache.pop(key, None)
 
 
 def _is_within(path: str, root: str) -> bool:
@@ -256,9 +263,7 @@ def _problem(path: str, repo_root: str, what: str) -> str:
 def _read_manifest(path: str, repo_root: str, fs: FileSystem, problems: list[str]) -> dict[str, Any] | None:
     """A package.json as an object, read like an eval file's references (`FileSystem`): None
     when absent, and also, with a line in `problems`, when it cannot be used."""
-    try:
-        os.lstat(path)
-    except (OSError, ValueError):
+    if not fs.lexists(path):
         return None  # absent: the usual case, nothing to say
     if not fs.exists(path):
         if fs.was_blocked(path):

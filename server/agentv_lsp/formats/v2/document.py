@@ -152,7 +152,7 @@ def _check_eval(path: str, doc: YamlDocument, opts: CheckOptions) -> DocumentRep
     )
     references: list[ValidatorFinding] = []
     if not has_errors:
-        git_root = find_git_root(os.path.dirname(path))
+        git_root = find_git_root(os.path.dirname(path), lambda d: opts.fs.found(os.path.join(d, ".git")))
         references = validate_file_references(value, path, git_root, opts.cwd, opts.fs)
     outcomes = load_all(ef)
     checkpoint()

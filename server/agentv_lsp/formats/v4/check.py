@@ -311,7 +311,7 @@ def _check_eval(
         tests_key = next((k for k in _TEST_LIST_KEYS if isinstance(doc.value, dict) and k in doc.value), None)
         if tests_key is not None:
             _duplicate_ids(collector, doc.value[tests_key], (tests_key,))
-        _add_schema_and_lint(collector, path, doc, "eval")
+        _add_schema_and_lint(collector, path, doc, "eval", opts.fs)
         checkpoint()
         _add_losses(
             collector, lambda: eval_file_losses(path, doc.value, _span_of(collector), opts.fs, text=text)
@@ -806,9 +806,11 @@ def _shown(path: str, opts: CheckOptions) -> str:
     return relative_display(path, opts.repo_root) if path.startswith(opts.repo_root) else path
 
 
-def _add_schema(collector: _Collector, path: str, doc: YamlDocument, kind: SchemaFileKind) -> None:
+def _add_schema(
+    collector: _Collector, path: str, doc: YamlDocument, kind: SchemaFileKind, fs: FileSystem
+) -> None:
     try:
-        found = schema_diagnostics_v4(path, doc, kind, covered=collector.paths())
+        found = schema_diagnostics_v4(path, doc, kind, covered=collector.paths(), fs=fs)
     except Exception:  # a sibling's bug must not hide everything else
         found = []
     for d in found:
@@ -817,10 +819,12 @@ def _add_schema(collector: _Collector, path: str, doc: YamlDocument, kind: Schem
         collector.add(d)
 
 
-def _add_schema_and_lint(collector: _Collector, path: str, doc: YamlDocument, kind: SchemaFileKind) -> None:
-    _add_schema(collector, path, doc, kind)
+def _add_schema_and_lint(
+    collector: _Collector, path: str, doc: YamlDocument, kind: SchemaFileKind, fs: FileSystem
+) -> None:
+    _add_schema(collector, path, doc, kind, fs)
     try:
-        linted = lint_v4(path, doc)
+        linted = lint_v4(path, doc, fs)
     except Exception:
         linted = []
     # lint is the least specific source: a place something else reported keeps that alone
@@ -922,8 +926,7 @@ def _eval_files_in(folder: str, fs: FileSystem) -> list[str]:
     if not fs.is_allowed(folder):
         return []
     try:
-        with os.scandir(folder) as entries:
-            names = [e.name for e in entries if e.name.lower().endswith((".eval.yaml", ".eval.yml"))]
+        names = [e.name for e in fs.scandir(folder) if e.name.lower().endswith((".eval.yaml", ".eval.yml"))]
     except OSError:
         return []
     return [os.path.join(folder, n) for n in sorted(names, key=js_sort_key)]
@@ -1004,7 +1007,7 @@ def check_v4_cases_file(
     loaded = _add_context(collector, absolute, text, users[0], opts) if users else None
     doc = collector.doc
     if doc is not None and doc.error is None and (isinstance(doc.value, list) or is_case_file):
-        _add_schema(collector, absolute, doc, "cases" if isinstance(doc.value, list) else "case")
+        _add_schema(collector, absolute, doc, "cases" if isinstance(doc.value, list) else "case", opts.fs)
     tests = _cases_of(collector.doc, text, ext)
     suite = _suite_value(users[0], opts) if users else None
     _add_losses(collector, lambda: cases_file_losses(absolute, tests, _span_of(collector), suite, text=text))

@@ -39,15 +39,15 @@ def glob_files(fs: FileSystem, pattern: str, max_entries: int | None = None) -> 
     base = "/".join(static) or "/"
     relative_pattern = "/".join(parts[len(static) :])
     if not relative_pattern:
-        exists = os.path.isfile(pattern) and fs.is_allowed(pattern)
+        exists = fs.is_file(pattern) and fs.is_allowed(pattern)
         return GlobMatches([pattern] if exists else [], base, max_entries=cap)
-    if not fs.is_allowed(base) or not os.path.isdir(base):
+    if not fs.is_allowed(base) or not fs.is_dir(base):
         return GlobMatches([], base, max_entries=cap)
     wants_dot = "/." in f"/{relative_pattern}"
     found: list[str] = []
     left = cap
     capped = False
-    for current, dirs, files in os.walk(base, followlinks=True):
+    for current, dirs, files in fs.walk(base, followlinks=True):
         if not wants_dot:
             dirs[:] = [d for d in dirs if not d.startswith(".")]
         dirs.sort()

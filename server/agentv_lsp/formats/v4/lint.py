@@ -25,6 +25,7 @@ from typing import Any
 from yaml.nodes import MappingNode, Node, ScalarNode
 
 from agentv_lsp.checks.model import Diagnostic, Severity
+from agentv_lsp.engine.files import FileSystem
 from agentv_lsp.formats.v4.schema import file_kind
 from agentv_lsp.yamlpos import Span, YamlDocument
 
@@ -44,18 +45,20 @@ PROSE_PATTERNS = (
 _PROSE = [re.compile(p) for p in PROSE_PATTERNS]
 
 
-def lint_v4(path: str, doc: YamlDocument) -> list[Diagnostic]:
-    """Best-practice diagnostics for one 4.x eval file, in document order."""
+def lint_v4(path: str, doc: YamlDocument, fs: FileSystem | None = None) -> list[Diagnostic]:
+    """Best-practice diagnostics for one 4.x eval file, in document order (`fs`: where its
+    folder is listed, the disk by default)."""
     if doc.error is not None or not isinstance(doc.value, dict) or file_kind(path, doc.value) != "eval":
         return []
-    linter = _Linter(os.path.abspath(path), doc)
+    linter = _Linter(os.path.abspath(path), doc, fs or FileSystem())
     linter.run()
     return sorted(linter.found, key=Diagnostic.sort_key)
 
 
 class _Linter:
-    def __init__(self, path: str, doc: YamlDocument) -> None:
+    def __init__(self, path: str, doc: YamlDocument, fs: FileSystem) -> None:
         self.path = path
+        self.fs = fs
         self.doc = doc
         self.suite: dict[str, Any] = doc.value
         self.found: list[Diagnostic] = []
@@ -152,7 +155,7 @@ class _Linter:
 
     def naming_prefix(self) -> None:
         """Eval files in one folder should share a naming prefix (`review-a`, `review-b`)."""
-        prefixes = _folder_prefixes(os.path.dirname(self.path))
+        prefixes = _folder_prefixes(os.path.dirname(self.path), self.fs)
         if prefixes is None:
             return
         own = _prefix(os.path.basename(self.path))
@@ -390,16 +393,16 @@ _SETTLED_NS = 2_000_000_000
 _PREFIXES: dict[str, tuple[int, Counter[str]]] = {}
 
 
-def _folder_prefixes(folder: str) -> Counter[str] | None:
+def _folder_prefixes(folder: str, fs: FileSystem) -> Counter[str] | None:
     """How many YAML files in `folder` use each naming prefix (None: it cannot be read)."""
     try:
-        stamp = os.stat(folder).st_mtime_ns
+        stamp = fs.stat(folder).st_mtime_ns
         cached = _PREFIXES.get(folder)
         if cached is not None and cached[0] == stamp:
             return cached[1]
         names = sorted(
             entry.name
-            for entry in os.scandir(folder)
+            for entry in fs.scandir(folder)
             if entry.name.endswith((".yaml", ".yml")) and entry.is_file()
         )
     except OSError:

@@ -729,8 +729,8 @@ def _load_cases_from_directory(ctx: LoadContext, directory: str) -> list[TestEnt
     try:
         if not ctx.fs.is_allowed(directory):
             raise PermissionError(13, "permission denied")
-        with os.scandir(directory) as listing:
-            subdirs = sorted((e.name for e in listing if e.is_dir(follow_symlinks=False)), key=js_sort_key)
+        listing = ctx.fs.scandir(directory)
+        subdirs = sorted((e.name for e in listing if e.is_dir(follow_symlinks=False)), key=js_sort_key)
     except OSError as exc:
         code = {2: "ENOENT", 13: "EACCES", 20: "ENOTDIR"}.get(exc.errno or 0, "EIO")
         text = {

@@ -927,13 +927,12 @@ def _files_loaded_twice(finder: _Finder, tests: list[Any], key: str, fs: FileSys
 
 def _tests_folder_files(finder: _Finder, folder: str, where: YamlPath, fs: FileSystem) -> None:
     """`tests: <folder>` reads only `<folder>/<name>/case.yaml`: test files beside them are ignored."""
-    if not fs.is_allowed(folder) or not os.path.isdir(folder):
+    if not fs.is_allowed(folder) or not fs.is_dir(folder):
         return
     try:
-        with os.scandir(folder) as entries:
-            loose = sorted(
-                e.name for e in entries if e.is_file() and e.name.lower().endswith(_CASES_EXTENSIONS)
-            )
+        loose = sorted(
+            e.name for e in fs.scandir(folder) if e.is_file() and e.name.lower().endswith(_CASES_EXTENSIONS)
+        )
     except OSError:
         return
     if loose:

@@ -7,14 +7,12 @@ undefined) in others, and the difference decides which tests load.
 
 from __future__ import annotations
 
-import os
 import re
 import stat
 from collections.abc import Mapping, Sequence
 from typing import Any, TypedDict, TypeGuard, Unpack
 
 from agentv_lsp.engine.files import (
-    FileReadError,
     FileSystem,
     FileText,
     Resolution,
@@ -608,7 +606,7 @@ def stat_kind(fs: FileSystem, path: str) -> str | None:
     if not fs.is_allowed(path):
         return None
     try:
-        info = os.stat(path)
+        info = fs.stat(path)
     except (OSError, ValueError):
         return None
     if stat.S_ISDIR(info.st_mode):
@@ -624,19 +622,7 @@ def read_bytes(fs: FileSystem, path: str) -> bytes:
     if overlay is not None:
         return overlay.encode("utf-8")
     fs.read(path)  # the same refusals and error messages as a text read
-    if not fs.is_allowed(path):  # pragma: no cover - read() already refused
-        raise FileReadError(f"EACCES: permission denied, open '{path}'", code="EACCES")
-    try:
-        # opened as FileSystem opens: non-blocking, and refused unless still a regular file
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except OSError as exc:
-        raise FileReadError(f"EIO: i/o error, open '{path}' ({exc.strerror})") from exc
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise FileReadError(
-                f"not a regular file (FIFO, socket or device), refused: '{path}'", code="ENOTREG"
-            )
-        return handle.read(fs.max_bytes + 1)[: fs.max_bytes]
+    return fs.read_bytes(path)
 
 
 # -- messages -------------------------------------------------------------------------------

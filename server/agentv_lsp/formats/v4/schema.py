@@ -29,6 +29,7 @@ from jsonschema import Draft202012Validator, validators
 
 from agentv_lsp import schemas
 from agentv_lsp.checks.model import Diagnostic
+from agentv_lsp.engine.files import FileSystem
 from agentv_lsp.schemas import SchemaIssue
 from agentv_lsp.yamlpos import Span, YamlDocument
 
@@ -202,13 +203,19 @@ def schema_diagnostics_v4(
     doc: YamlDocument,
     kind: FileKind | None = None,
     covered: Set[JsonPath] = frozenset(),
+    fs: FileSystem | None = None,
 ) -> list[Diagnostic]:
     """Schema issues of a parsed file as ranged diagnostics (none when the YAML did not parse),
-    except at paths in `covered` (already reported by a more specific check)."""
+    except at paths in `covered` (already reported by a more specific check). `fs`: where the
+    custom assertion folders are listed (the disk by default)."""
     if doc.error is not None or doc.value is None:
         return []
     issues = validate_v4(doc.value, kind or file_kind(path, doc.value))
-    custom = _custom_assertion_types(path) if any(_is_assertion_type(i) for i in issues) else frozenset()
+    custom = (
+        _custom_assertion_types(path, fs or FileSystem())
+        if any(_is_assertion_type(i) for i in issues)
+        else frozenset()
+    )
     file = os.path.abspath(path)
     out: list[Diagnostic] = []
     for issue in issues:
@@ -514,26 +521,25 @@ def _type_name(issue: SchemaIssue) -> str:
     return value.replace("_", "-") if isinstance(value, str) else ""
 
 
-def _custom_assertion_types(path: str) -> frozenset[str]:
+def _custom_assertion_types(path: str, fs: FileSystem) -> frozenset[str]:
     """Names of `.agentv/assertions/<name>.ts|js|…` files in the eval file's folder and its
     ancestors: AgentV treats them as assertion types."""
     names: set[str] = set()
     folder = os.path.dirname(os.path.abspath(path))
     while True:
-        names.update(_scripts_in(os.path.join(folder, ".agentv", "assertions")))
+        names.update(_scripts_in(os.path.join(folder, ".agentv", "assertions"), fs))
         parent = os.path.dirname(folder)
         if parent == folder:
             return frozenset(names)
         folder = parent
 
 
-def _scripts_in(folder: str) -> Iterable[str]:
+def _scripts_in(folder: str, fs: FileSystem) -> Iterable[str]:
     try:
-        with os.scandir(folder) as entries:
-            for entry in entries:
-                stem, ext = os.path.splitext(entry.name)
-                if ext.lower() in _ASSERTION_SCRIPT_EXTENSIONS and entry.is_file():
-                    yield stem
+        for entry in fs.scandir(folder):
+            stem, ext = os.path.splitext(entry.name)
+            if ext.lower() in _ASSERTION_SCRIPT_EXTENSIONS and entry.is_file():
+                yield stem
     except OSError:
         return
 

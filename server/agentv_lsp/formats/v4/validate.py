@@ -545,15 +545,15 @@ def load_cases_from_file(path: str, fs: FileSystem, env: Mapping[str, str]) -> E
 
 def load_cases_from_directory(path: str, fs: FileSystem, env: Mapping[str, str]) -> ExternalCases:
     try:
-        with os.scandir(path) as listing:  # Dirent.isDirectory(): symbolic links are not followed
-            entries = sorted((e.name for e in listing if e.is_dir(follow_symlinks=False)), key=js_sort_key)
+        listing = fs.scandir(path)  # Dirent.isDirectory(): symbolic links are not followed
+        entries = sorted((e.name for e in listing if e.is_dir(follow_symlinks=False)), key=js_sort_key)
     except OSError as exc:
         return ExternalCases([], f"{exc.strerror}: {path}", error_file=path)
     result = ExternalCases([])
     for name in entries:
         sub = os.path.join(path, name)
         case_file = next(
-            (c for c in (os.path.join(sub, "case.yaml"), os.path.join(sub, "case.yml")) if os.path.isfile(c)),
+            (c for c in (os.path.join(sub, "case.yaml"), os.path.join(sub, "case.yml")) if fs.is_file(c)),
             None,
         )
         if case_file is None:
@@ -576,7 +576,7 @@ def load_cases_from_directory(path: str, fs: FileSystem, env: Mapping[str, str])
         case = dict(value)
         if case.get("id") is None:
             case["id"] = name
-        if not truthy(case.get("workspace")) and os.path.isdir(os.path.join(sub, "workspace")):
+        if not truthy(case.get("workspace")) and fs.is_dir(os.path.join(sub, "workspace")):
             case["workspace"] = {"template": os.path.join(sub, "workspace")}
         result.cases.append(case)
     return result
@@ -692,7 +692,7 @@ class _EvalValidator:
 
     def tests_path(self, tests: str) -> None:
         external = _resolve(self.eval_dir, tests)
-        if os.path.isdir(external) and self.fs.is_allowed(external):
+        if self.fs.is_dir(external) and self.fs.is_allowed(external):
             loaded = load_cases_from_directory(external, self.fs, self.env)
         else:
             self.extension(tests)
@@ -1207,13 +1207,12 @@ def discover_custom_assertion_types(start_dir: str, fs: FileSystem) -> frozenset
         folder = os.path.join(current, ".agentv", "assertions")
         if fs.is_allowed(folder):
             try:
-                with os.scandir(folder) as entries:
-                    for entry in entries:
-                        if not entry.is_file(follow_symlinks=False):
-                            continue
-                        ext = node_extname(entry.name).lower()
-                        if ext in ASSERTION_SCRIPT_EXTENSIONS:
-                            found.add(entry.name[: -len(ext)])
+                for entry in fs.scandir(folder):
+                    if not entry.is_file(follow_symlinks=False):
+                        continue
+                    ext = node_extname(entry.name).lower()
+                    if ext in ASSERTION_SCRIPT_EXTENSIONS:
+                        found.add(entry.name[: -len(ext)])
             except OSError:
                 pass
         current = os.path.dirname(current)
