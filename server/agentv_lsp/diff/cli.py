@@ -59,7 +59,7 @@ def split_words(words: list[str], repo: str, cwd: str) -> tuple[list[str], list[
 
 
 def _terminate(signum: int, frame: FrameType | None) -> None:
-    raise SystemExit(128 + signum)  # unwinds through the snapshots' `with`: temporary folders go
+    raise SystemExit(128 + signum)  # unwinds through the snapshots' `with`: git's reader ends
 
 
 def run_diff_command(args: argparse.Namespace) -> int:

@@ -127,8 +127,7 @@ def _subfolders(folder: str, fs: FileSystem) -> list[str]:
     if not fs.is_allowed(folder):
         return []
     try:
-        with os.scandir(folder) as entries:
-            names = sorted(e.name for e in entries if e.is_dir(follow_symlinks=False))
+        names = sorted(e.name for e in fs.scandir(folder) if e.is_dir(follow_symlinks=False))
     except (OSError, ValueError):
         return []
     return [os.path.join(folder, name) for name in names]
@@ -475,7 +474,7 @@ def _mtime(path: str, fs: FileSystem) -> tuple[int, int] | None:
     if not fs.is_allowed(path):
         return None
     try:
-        info = os.stat(path)
+        info = fs.stat(path)
     except (OSError, ValueError):
         return None
     return (info.st_mtime_ns, info.st_size)
