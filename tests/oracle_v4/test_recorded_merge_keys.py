@@ -26,13 +26,25 @@ def _record(eval_file: str) -> dict[str, Any]:
     return record
 
 
-@pytest.mark.parametrize("eval_file", EVAL_FILES)
+LOADED = [f for f in EVAL_FILES if _record(f)["load_error"] is None]
+
+
+@pytest.mark.parametrize("eval_file", LOADED)
 def test_check_says_what_validate_says_of_merged_tests(tmp_path: Path, eval_file: str) -> None:
     root, record = _stage(tmp_path, CASE, eval_file, True)
-    assert record["load_error"] is None and record["validation"]["exit_code"] == 0 and record["cases"]
+    assert record["validation"]["exit_code"] == 0 and record["cases"]
     ours = sorted((d["path"], d["severity"]) for d in our_check(root, eval_file))
     validate = sorted((i["location"], i["severity"]) for i in record["validation"]["issues"])
     assert ours == validate
+
+
+@pytest.mark.parametrize("eval_file", [f for f in EVAL_FILES if f not in LOADED])
+def test_a_merge_the_runtime_refuses_is_the_one_error_as_in_validate(tmp_path: Path, eval_file: str) -> None:
+    root, record = _stage(tmp_path, CASE, eval_file, True)
+    (issue,) = record["validation"]["issues"]  # "Failed to parse YAML: Merge sources must be …"
+    assert issue["severity"] == "error" and record["load_error"] in issue["message"]
+    (found,) = our_check(root, eval_file)
+    assert found["severity"] == "error" and record["load_error"] in found["message"]
 
 
 def test_a_finding_on_a_merged_value_lands_where_the_anchor_wrote_it(tmp_path: Path) -> None:
@@ -71,3 +83,18 @@ def test_the_merged_document_holds_the_loaded_value_and_where_each_key_was_writt
                 assert lines[at.start_line][at.start_col :].startswith(value)
         keys = [k for k, _ in doc.iter_pairs(("tests", index))]
         assert [k.value for k in keys] == list(test)  # `<<` gone, the loaded order
+
+
+def test_the_differential_refuses_findings_that_contradict_the_loaded_tests() -> None:
+    """`loader_contradictions`, as test_differential_v4 applies it to every generated file."""
+    from tests.oracle_v4.oracle import loader_contradictions
+
+    record: dict[str, Any] = {"cases": [{"id": "t1"}], "warnings": []}
+    unknown = {"path": "tests[0].<<", "severity": "warning", "message": "Unknown key '<<' in tests[0]"}
+    skipped = {"path": "tests[0].id", "severity": "warning", "message": "Test 't1' has no 'input': AgentV skips it."}
+    text = "tests:\n  - id: t1\n    <<: *d\n"
+    assert len(loader_contradictions(record, [unknown, skipped], text)) == 2
+    assert loader_contradictions(record, [unknown], text.replace("<<", '"<<"')) == []  # a key indeed
+    assert loader_contradictions({**record, "cases": []}, [skipped], text) == []
+    said = {**record, "warnings": ["error: Error: Skipping incomplete test: t1."]}
+    assert loader_contradictions(said, [skipped], text) == []

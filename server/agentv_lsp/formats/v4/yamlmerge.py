@@ -28,7 +28,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from agentv_lsp.formats.v4.runtime import LoadFailure, quick_contains
 from agentv_lsp.formats.v4.yamlbom import parse_yaml_v4
 from agentv_lsp.formats.v4.yamlerrors import runtime_error_text
-from agentv_lsp.yamlpos import YamlDocument
+from agentv_lsp.yamlpos import Span, YamlDocument, YamlError
 from agentv_lsp.yamlpos.document import _key_string  # the converter's own key rule
 
 # A mapping may repeat `<<` (the runtime allows it with merging on; the shared parser calls
@@ -42,9 +42,9 @@ _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 @dataclass(slots=True)
 class MergedDocument(YamlDocument):
     """A 4.x file as the runtime reads it (`read_yaml_v4`): `value` and `root` with merge keys
-    applied, `error` the YAML error the runtime stops at (after repeated `<<` are allowed),
-    `merge_error` the runtime's error for a merge it refuses (`value` and `root` are then the
-    text as written, so that the rest can still be judged)."""
+    applied, `error` the YAML error the runtime stops at (after repeated `<<` are allowed), or
+    the merge it refuses, at the source that is no map (then `merge_error` is the runtime's
+    message, `value` None and `root` the tree as written)."""
 
     merge_error: str | None = None
 
@@ -74,13 +74,17 @@ def merged_document(doc: YamlDocument) -> MergedDocument:
     try:
         value, root = _merge(parsed)
     except _MergeRefused as refused:
-        return MergedDocument(text=text, value=parsed.value, root=parsed.root, merge_error=str(refused))
+        # `agentv validate` too stops there ("Failed to parse YAML: Merge sources must be …")
+        error = YamlError("syntax", _MERGE_SOURCES, Span.of(refused.source))
+        return MergedDocument(text=text, root=parsed.root, error=error, merge_error=_MERGE_SOURCES)
     return MergedDocument(text=text, value=value, root=root)
 
 
 def document_value(doc: YamlDocument, file: str) -> Any:
     """The value of an already parsed document, as `parse_yaml_value` gives it."""
     merged = merged_document(doc)
+    if merged.merge_error is not None:
+        raise LoadFailure(merged.merge_error, "v4-yaml-syntax", file=file)
     if merged.error is not None:
         raise LoadFailure(
             runtime_error_text(merged) or merged.error.describe(),
@@ -89,8 +93,6 @@ def document_value(doc: YamlDocument, file: str) -> Any:
             file=file,
             yaml_path=None,
         )
-    if merged.merge_error is not None:
-        raise LoadFailure(merged.merge_error, "v4-yaml-syntax", file=file)
     return merged.value
 
 
@@ -134,7 +136,9 @@ def _offset(text: str, line: int, column: int) -> int | None:
 
 
 class _MergeRefused(Exception):
-    pass
+    def __init__(self, source: Node) -> None:
+        super().__init__(_MERGE_SOURCES)
+        self.source = source  # the merge source that is not a map
 
 
 _MERGE_SOURCES = "Merge sources must be maps or map aliases"
@@ -189,7 +193,7 @@ def _merge(doc: YamlDocument) -> tuple[Any, Node | None]:
                     )
                     for source, source_value in zip(sources, source_values, strict=False):
                         if not isinstance(source, MappingNode) or not isinstance(source_value, dict):
-                            raise _MergeRefused(_MERGE_SOURCES)
+                            raise _MergeRefused(source)
                         fixed_source, source_node = fix(source, source_value)
                         source_origin = _origins(source_node)
                         for merged_key, merged in fixed_source.items():
