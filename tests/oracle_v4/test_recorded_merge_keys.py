@@ -16,7 +16,9 @@ from tests.oracle_v4.oracle import our_check
 from tests.oracle_v4.test_recorded_v4 import _stage
 
 CASE = Path(__file__).resolve().parent / "cases" / "yaml-merge-keys"
-EVAL_FILES: list[str] = json.loads((CASE / "expected" / "_case.json").read_text(encoding="utf-8"))["eval_files"]
+EVAL_FILES: list[str] = json.loads((CASE / "expected" / "_case.json").read_text(encoding="utf-8"))[
+    "eval_files"
+]
 
 
 def _record(eval_file: str) -> dict[str, Any]:
@@ -91,7 +93,11 @@ def test_the_differential_refuses_findings_that_contradict_the_loaded_tests() ->
 
     record: dict[str, Any] = {"cases": [{"id": "t1"}], "warnings": []}
     unknown = {"path": "tests[0].<<", "severity": "warning", "message": "Unknown key '<<' in tests[0]"}
-    skipped = {"path": "tests[0].id", "severity": "warning", "message": "Test 't1' has no 'input': AgentV skips it."}
+    skipped = {
+        "path": "tests[0].id",
+        "severity": "warning",
+        "message": "Test 't1' has no 'input': AgentV skips it.",
+    }
     text = "tests:\n  - id: t1\n    <<: *d\n"
     assert len(loader_contradictions(record, [unknown, skipped], text)) == 2
     assert loader_contradictions(record, [unknown], text.replace("<<", '"<<"')) == []  # a key indeed

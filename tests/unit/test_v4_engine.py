@@ -319,7 +319,9 @@ def test_a_conversation_graded_by_its_turns_is_not_said_to_be_skipped() -> None:
         "  - id: talk\n    input: hi\n    mode: conversation\n    turns:\n      - input: hi\n"
         "  - id: bare\n    input: hi\n    turns: []\n"
     )
-    found = {d.yaml_path[1]: d.message for d in lint_v4("x.eval.yaml", parse_yaml(text)) if "graded" in d.message}
+    found = {
+        d.yaml_path[1]: d.message for d in lint_v4("x.eval.yaml", parse_yaml(text)) if "graded" in d.message
+    }
     assert set(found) == {0, 1}
     assert "skips it" not in found[0] and "turns" in found[0]
     assert "skips it" in found[1]
