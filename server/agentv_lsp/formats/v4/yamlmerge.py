@@ -28,6 +28,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from agentv_lsp.formats.v4.runtime import LoadFailure, quick_contains
 from agentv_lsp.formats.v4.yamlbom import parse_yaml_v4
 from agentv_lsp.formats.v4.yamlerrors import runtime_error_text
+from agentv_lsp.gcpause import collector_paused
 from agentv_lsp.yamlpos import Span, YamlDocument, YamlError
 from agentv_lsp.yamlpos.document import _key_string  # the converter's own key rule
 
@@ -72,7 +73,8 @@ def merged_document(doc: YamlDocument) -> MergedDocument:
     if parsed.error is not None:
         return MergedDocument(text=text, value=parsed.value, root=parsed.root, error=parsed.error)
     try:
-        value, root = _merge(parsed)
+        with collector_paused():  # the walk allocates a node and a value per collection
+            value, root = _merge(parsed)
     except _MergeRefused as refused:
         # `agentv validate` too stops there ("Failed to parse YAML: Merge sources must be …")
         error = YamlError("syntax", _MERGE_SOURCES, Span.of(refused.source))
