@@ -8,7 +8,8 @@ and the files it references. It covers the `tests:` format broadly: string and m
 messages, objects, grader lists with llm-grader prompts, prompt files and rubrics),
 `conversation_id`, `tests:` as a path to a YAML list, a JSONL file or a directory of case.yaml
 files, `file://` entries in the list, `${{ VAR }}` interpolation (ENVIRONMENT below), per-test `vars` templates, conversation
-mode, missing and wrongly typed fields, duplicate ids, odd whitespace, CRLF, a BOM and unicode.
+mode, missing and wrongly typed fields, duplicate ids, odd whitespace, CRLF, a BOM and unicode,
+anchors, aliases and merge keys (`<<`) for shared test defaults.
 
 Values are dumped with PyYAML in a drawn style (block or flow, plain or quoted or literal);
 what the text means does not matter to a differential test, only that both sides read the same
@@ -490,6 +491,64 @@ def _yaml_quirks_file(draw: st.DrawFn) -> str:
     return directive + "".join(lines)
 
 
+# -- merge keys (`<<`), which the runtime applies (`parse(text, {merge: true})`) -----------------
+# Shared test defaults in anchors, merged into tests with `<<: *a`, `<<: [*a, *b]` or repeated `<<`
+# lines, explicit keys before and after the merge, anchors merging anchors, merged grader items,
+# now and then a merge the runtime refuses (`<<: 5`) or a quoted `"<<"` (a plain key, no merge).
+_MERGE_FIELDS = {
+    "criteria": ["Base criteria.", "Answers politely."],
+    "input": ["Base question", "Say hello."],
+    "expected_output": ["Hello.", "4"],
+}
+
+
+def _merge_keys_file(draw: st.DrawFn) -> str:
+    """A whole eval file sharing test defaults through anchors and merge keys."""
+    rnd = _rnd(draw)
+    host = rnd.choice(["defaults", "x-shared", "metadata"])  # where the anchors are written
+    lines = [f"description: Shared defaults\n{host}:\n"]
+    names: list[str] = []
+    for n in range(rnd.randint(1, 3)):
+        name = f"a{n}"
+        fields = [(k, rnd.choice(v)) for k, v in _MERGE_FIELDS.items() if rnd.random() < 0.5]
+        if names and rnd.random() < 0.3:
+            fields.insert(rnd.randint(0, len(fields)), ("<<", f"*{rnd.choice(names)}"))
+        if rnd.random() < 0.2:
+            fields.append(("metadata", "{team: core}"))
+        if rnd.random() < 0.5:
+            lines.append(f"  {name}: &{name} {{{', '.join(f'{k}: {v}' for k, v in fields)}}}\n")
+        else:
+            lines.append(f"  {name}: &{name}\n" + "".join(f"    {k}: {v}\n" for k, v in fields))
+            if not fields:
+                lines[-1] = f"  {name}: &{name} {{}}\n"
+        names.append(name)
+    grader = rnd.random() < 0.3
+    if grader:
+        lines.append("  grader: &grader {type: contains, value: hello}\n")
+    lines.append("tests:\n")
+    for i in range(rnd.randint(1, 3)):
+        entries: list[str] = []
+        merges = rnd.choice(
+            [
+                [f"<<: *{rnd.choice(names)}"],
+                [f"<<: [{', '.join('*' + n for n in rnd.sample(names, rnd.randint(1, len(names))))}]"],
+                [f"<<: *{rnd.choice(names)}", f"<<: *{rnd.choice(names)}"],
+                [f"<<: {{criteria: {rnd.choice(_MERGE_FIELDS['criteria'])}}}"],
+            ]
+        )
+        if rnd.random() < 1 / 20:
+            merges.append(rnd.choice(["<<: 5", "<<: [*a0, 3]", '"<<": *a0']))
+        entries.extend(merges)
+        for key, values in _MERGE_FIELDS.items():
+            if rnd.random() < 0.25:
+                entries.append(f"{key}: {rnd.choice(values)} (here)")
+        if grader and rnd.random() < 0.5:
+            entries.append("assertions:\n      - <<: *grader\n        value: " + rnd.choice(["hi", "hello"]))
+        rnd.shuffle(entries)
+        lines.append(f"  - id: m{i}\n" + "".join(f"    {entry}\n" for entry in entries))
+    return "".join(lines)
+
+
 @st.composite
 def repos(draw: st.DrawFn) -> GeneratedRepo:
     _CURRENT[0] = draw(st.randoms(use_true_random=True))
@@ -570,4 +629,6 @@ def repos(draw: st.DrawFn) -> GeneratedRepo:
     if _rnd(draw).random() < 1 / 8:
         text = _yaml_quirks_file(draw)
     repo.files[repo.eval_file] = _finish(draw, text)
+    if _rnd(draw).random() < 1 / 8:  # drawn last: the draws above stay those of earlier seeds
+        repo.files[repo.eval_file] = _finish(draw, _merge_keys_file(draw))
     return repo

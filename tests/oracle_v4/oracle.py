@@ -168,6 +168,25 @@ def compare_check(record: dict[str, Any], diagnostics: list[dict[str, Any]]) -> 
     return problems
 
 
+def loader_contradictions(record: dict[str, Any], diagnostics: list[dict[str, Any]], text: str) -> list[str]:
+    """Check findings that contradict what the runtime loaded (issue 34: check and the loader read
+    one value): the merge key `<<` called a key of its own where the file quotes none, or a test
+    the runtime loaded, with no skip message about it, said to be skipped."""
+    loaded = {case["id"] for case in record.get("cases", []) if isinstance(case.get("id"), str)}
+    skipped = " ".join(w for w in record["warnings"] if "Skipping" in w or "skipping" in w)
+    quoted_merge_key = '"<<"' in text or "'<<'" in text
+    problems = []
+    for d in diagnostics:
+        message = d["message"]
+        if "'<<'" in message and not quoted_merge_key:
+            problems.append(f"the merge key read as a key at {d['path']!r}: {message[:200]}")
+        if "skips it" in message:
+            named = [test_id for test_id in loaded if f"'{test_id}'" in message and test_id not in skipped]
+            if named:
+                problems.append(f"test {named[0]!r} loaded, yet at {d['path']!r}: {message[:200]}")
+    return problems
+
+
 def runtime_messages(record: dict[str, Any]) -> list[str]:
     return [
         w.split(": ", 1)[1] if w.startswith(("warn: ", "error: ", "log: ", "info: ")) else w

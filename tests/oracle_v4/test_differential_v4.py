@@ -37,6 +37,7 @@ from tests.oracle_v4.oracle import (
     Difference,
     compare_check,
     compare_with_runtime,
+    loader_contradictions,
     oracle_unavailable,
     our_check,
     our_preview,
@@ -180,11 +181,16 @@ def test_preview_matches_the_runtime(oracle_run: OracleRun) -> None:
 
 
 def test_check_agrees_with_validate(oracle_run: OracleRun) -> None:
-    """`agentv-lsp check` against `agentv validate` and the load messages (compare.py's rules)."""
+    """`agentv-lsp check` against `agentv validate` and the load messages (compare.py's rules),
+    and no finding contradicting what the runtime loaded (`loader_contradictions`)."""
     found: list[tuple[GeneratedRepo, Path, list[Difference]]] = []
     for repo, root, record in zip(oracle_run.repos, oracle_run.roots, oracle_run.records, strict=True):
         try:
-            problems = compare_check(record, our_check(root, repo.eval_file))
+            diagnostics = our_check(root, repo.eval_file)
+            problems = compare_check(record, diagnostics)
+            written = repo.files[repo.eval_file]
+            text = written if isinstance(written, str) else written.decode("utf-8", "replace")
+            problems += loader_contradictions(record, diagnostics, text)
         except Exception:
             problems = [scrub(traceback.format_exc(limit=6), root)]
         if problems:

@@ -305,3 +305,23 @@ def test_merge_keys_as_the_runtime_reads_them(text: str, expected: str | None) -
             parse_yaml_value(text, "f.yaml")
     else:
         assert js_json_stringify(parse_yaml_value(text, "f.yaml")) == expected
+
+
+def test_a_conversation_graded_by_its_turns_is_not_said_to_be_skipped() -> None:
+    """The shipped linter asks for criteria either way; the runtime's `hasSpec` counts non-empty
+    `turns` (the differential's conversation tests load), so only the ungraded test is called
+    skipped."""
+    from agentv_lsp.formats.v4.lint import lint_v4
+    from agentv_lsp.yamlpos import parse_yaml
+
+    text = (
+        "tests:\n"
+        "  - id: talk\n    input: hi\n    mode: conversation\n    turns:\n      - input: hi\n"
+        "  - id: bare\n    input: hi\n    turns: []\n"
+    )
+    found = {
+        d.yaml_path[1]: d.message for d in lint_v4("x.eval.yaml", parse_yaml(text)) if "graded" in d.message
+    }
+    assert set(found) == {0, 1}
+    assert "skips it" not in found[0] and "turns" in found[0]
+    assert "skips it" in found[1]

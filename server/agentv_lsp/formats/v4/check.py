@@ -48,11 +48,10 @@ from agentv_lsp.formats.v4.validate import (
     ValidationIssue,
     detect_file_type,
     iter_jsonl,
-    merged_value,
     validate_cases,
     validate_document,
 )
-from agentv_lsp.formats.v4.yamlbom import parse_yaml_v4
+from agentv_lsp.formats.v4.yamlmerge import merged_document, read_yaml_v4
 from agentv_lsp.yamlpos import Span, YamlDocument, parse_yaml
 
 ZERO = Span(0, 0, 0, 0)
@@ -84,7 +83,7 @@ def check_v4_document(path: str, text: str, opts: CheckOptions, *, as_eval: bool
         return _check_eval(absolute, text, None, "eval", opts)  # a JSONL suite (`loadTestsFromJsonl`)
     if node_extname(absolute).lower() == ".json":
         return _check_agent_skills(absolute, text, opts)
-    doc = parse_yaml_v4(text)  # U+FEFF as AgentV reads it (libyaml skips some)
+    doc = read_yaml_v4(text)  # as AgentV reads it (U+FEFF, merge keys): the loader reads this too
     kind = detect_file_type(absolute, doc)
     if kind == "cases" or (kind == "unknown" and _is_cases_file(absolute, doc, opts)):
         return check_v4_cases_file(absolute, text, opts, doc=doc)
@@ -942,7 +941,7 @@ def _uses(eval_path: str, wanted: set[str], fs: FileSystem) -> bool:
         return False
     if not _TESTS_LINE.search(text) or not any(os.path.basename(w) in text for w in wanted):
         return False  # cheap filters before parsing
-    doc = parse_yaml_v4(text)
+    doc = read_yaml_v4(text)
     if not isinstance(doc.value, dict):
         return False
     eval_dir = os.path.dirname(eval_path)
@@ -995,12 +994,12 @@ def check_v4_cases_file(
         )
         return DocumentReport(absolute, "eval", None, collector.out)
     else:
-        doc = doc if doc is not None else parse_yaml_v4(text)
+        doc = merged_document(doc) if doc is not None else read_yaml_v4(text)
         collector.doc = doc
         if doc.error is not None:
             collector.add(_yaml_error(absolute, doc, "the eval files using this file"))
         elif isinstance(doc.value, list):
-            for issue in validate_cases(merged_value(doc, absolute)):
+            for issue in validate_cases(doc.value):
                 diagnostic, node = _issue_diagnostic(absolute, collector, issue, True, opts)
                 collector.add(diagnostic, node)
             _duplicate_ids(collector, doc.value, ())
@@ -1058,7 +1057,7 @@ def _cases_of(doc: YamlDocument | None, text: str, ext: str) -> list[tuple[YamlP
 def _suite_value(eval_path: str, opts: CheckOptions) -> Any:
     """The parsed eval file that loads a cases file (its suite-level defaults apply there)."""
     try:
-        return parse_yaml_v4(opts.fs.read_text(eval_path)).value
+        return read_yaml_v4(opts.fs.read_text(eval_path)).value
     except FileReadError:
         return None
 

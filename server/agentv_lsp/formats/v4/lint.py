@@ -201,11 +201,18 @@ class _Linter:
                 key=True,
             )
         if not ("criteria" in test or "expected_output" in test or "assertions" in test):
+            turns = test.get("turns")  # the loader's `hasSpec` counts a conversation's turns (and `assert`)
+            graded = "assert" in test or (isinstance(turns, list) and len(turns) > 0)
+            verdict = (
+                "AgentV still runs it: its 'turns' or 'assert' count"
+                if graded
+                else "AgentV skips it: 'Skipping incomplete test'"
+            )
             self.add(
                 "test-grading",
                 "warning",
                 f"{_label(index, test)} needs at least one of 'criteria', 'expected_output', 'assertions' "
-                "to be graded (AgentV skips it: 'Skipping incomplete test').",
+                f"to be graded ({verdict}).",
                 self.test_anchor(("tests", index), test),
                 key=True,
                 data=self.insert_into_test(("tests", index), f"criteria: {CRITERIA_PLACEHOLDER}"),

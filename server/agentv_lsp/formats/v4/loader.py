@@ -84,8 +84,8 @@ from agentv_lsp.formats.v4.runtime import (
     stat_kind,
     truthy,
 )
-from agentv_lsp.formats.v4.yamlbom import BOM, parse_yaml_v4
-from agentv_lsp.formats.v4.yamlmerge import document_value, parse_yaml_value
+from agentv_lsp.formats.v4.yamlbom import BOM
+from agentv_lsp.formats.v4.yamlmerge import MergedDocument, document_value, parse_yaml_value, read_yaml_v4
 from agentv_lsp.yamlpos import YamlDocument
 from agentv_lsp.yamlpos.scalars import js_json_stringify
 
@@ -251,9 +251,9 @@ def _load_yaml_suite(ctx: LoadContext, suite: SuiteLoad, text: str | None, doc: 
     if doc is None:
         if text is None:
             text = _read_text(ctx, path)
-        doc = parse_yaml_v4(text)
-    elif BOM in doc.text:  # a caller's libyaml parse skipped BOMs the runtime does not
-        doc = parse_yaml_v4(doc.text)
+        doc = read_yaml_v4(text)
+    elif BOM in doc.text and not isinstance(doc, MergedDocument):
+        doc = read_yaml_v4(doc.text)  # a caller's libyaml parse skipped BOMs the runtime does not
     raw_parsed = document_value(doc, path)
     suite.config_path = _load_config(ctx, path, suite.repo_root)
     parsed = ctx.with_env(raw_parsed, doc.text)

@@ -43,11 +43,10 @@ from agentv_lsp.formats.v4.runtime import (
     js_typeof,
     may_reference_env,
     node_extname,
-    quick_contains,
     truthy,
 )
-from agentv_lsp.formats.v4.yamlbom import BOM, parse_yaml_v4
-from agentv_lsp.formats.v4.yamlmerge import apply_merge_keys
+from agentv_lsp.formats.v4.yamlbom import BOM
+from agentv_lsp.formats.v4.yamlmerge import MergedDocument, merged_document, read_yaml_v4
 from agentv_lsp.yamlpos import YamlDocument
 
 FileType = Literal["eval", "cases", "targets", "config", "unknown"]
@@ -502,7 +501,7 @@ def load_cases_from_file(path: str, fs: FileSystem, env: Mapping[str, str]) -> E
     if is_blank(content):
         return ExternalCases([])
     if ext in (".yaml", ".yml"):
-        doc = parse_yaml_v4(content)
+        doc = read_yaml_v4(content)
         if doc.error is not None:
             return ExternalCases([], doc.error.describe(), error_file=path, error_path=())
         value = interpolate_text_env(doc.value, content, env)
@@ -562,7 +561,7 @@ def load_cases_from_directory(path: str, fs: FileSystem, env: Mapping[str, str])
             content = _read(fs, case_file)
         except FileReadError as exc:
             return ExternalCases([], f"Cannot read case file: {case_file}\n  {exc}", error_file=case_file)
-        doc = parse_yaml_v4(content)
+        doc = read_yaml_v4(content)
         if doc.error is not None:
             return ExternalCases([], doc.error.describe(), error_file=case_file, error_path=())
         value = interpolate_text_env(doc.value, content, env)
@@ -1088,7 +1087,7 @@ class _EvalValidator:
                 anchor=node is not None,
             )
             return
-        doc = parse_yaml_v4(content)
+        doc = read_yaml_v4(content)
         if doc.error is not None:
             self.add(
                 "error",
@@ -1235,16 +1234,6 @@ def validate_eval(
 
 def _interpolated(value: Any, text: str | None, env: Mapping[str, str]) -> Any:
     return interpolate_env(value, env) if text is None else interpolate_text_env(value, text, env)
-
-
-def merged_value(doc: YamlDocument, path: str) -> Any:
-    """The value AgentV's `parseYamlValue` gives (`<<` merge keys applied)."""
-    if not quick_contains(doc.text, "<<"):
-        return doc.value
-    try:
-        return apply_merge_keys(doc, doc.value, path)
-    except Exception:  # a merge the runtime rejects: the loader reports it; validate the rest
-        return doc.value
 
 
 # -- file references (file-reference-validator.ts) -------------------------------------------
@@ -1394,7 +1383,7 @@ def validate_workspace_paths(value: Any, eval_path: str, fs: FileSystem) -> list
             content = _read(fs, workspace_file)
         except FileReadError:
             return out
-        doc = parse_yaml_v4(content)
+        doc = read_yaml_v4(content)
         if doc.error is None and isinstance(doc.value, dict):
             _workspace_object(doc.value, os.path.dirname(workspace_file), fs, out, None, workspace_file)
     elif isinstance(workspace, dict):
@@ -2004,8 +1993,9 @@ def validate_document(
     """`validateSingleFile` for `path` (absolute) whose text parsed to `doc` (None: the file
     could not be read, `read_error` says why). `file_type` None: detect it as AgentV does."""
     environment = os.environ if env is None else env
-    if doc is not None and BOM in doc.text:  # a caller's libyaml parse skipped BOMs AgentV keeps
-        doc = parse_yaml_v4(doc.text)
+    if doc is not None and not isinstance(doc, MergedDocument):
+        # the runtime's reading (a caller's libyaml parse skipped BOMs AgentV keeps)
+        doc = read_yaml_v4(doc.text) if BOM in doc.text else merged_document(doc)
     kind = file_type or detect_file_type(path, doc)
     if kind == "unknown":
         return ValidateResult(
@@ -2021,7 +2011,7 @@ def validate_document(
             f"v4-yaml-{doc.error.kind}" if doc and doc.error else "v4-unreadable",
         )
         return ValidateResult(kind, [issue], False)
-    value = merged_value(doc, path)
+    value = doc.value  # merge keys applied (`parseYamlValue`)
     if kind == "cases":
         issues = validate_cases(value)
     elif kind == "config":

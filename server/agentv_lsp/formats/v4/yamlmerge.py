@@ -9,11 +9,18 @@ is an error ("Merge sources must be maps or map aliases").
 `parse_yaml_value` is the runtime's `parseYamlValue` on top of it: parse, allow repeated
 `<<`, raise the runtime's YAML error, merge. The loader and the grader parser (templates)
 both read YAML through it.
+
+`read_yaml_v4` is the same reading with positions, for everything that judges a 4.x file (the
+check, validate's parity, the schema, lint, losses, the editor): a `MergedDocument` whose value
+is that value and whose node tree holds the same pairs, each merged key and value being the
+nodes where they were written (the anchor's text), `<<` entries gone. Given to the loader, it is
+not read again: check and preview see one value by construction.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
@@ -21,7 +28,8 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from agentv_lsp.formats.v4.runtime import LoadFailure, quick_contains
 from agentv_lsp.formats.v4.yamlbom import parse_yaml_v4
 from agentv_lsp.formats.v4.yamlerrors import runtime_error_text
-from agentv_lsp.yamlpos import YamlDocument
+from agentv_lsp.gcpause import collector_paused
+from agentv_lsp.yamlpos import Span, YamlDocument, YamlError
 from agentv_lsp.yamlpos.document import _key_string  # the converter's own key rule
 
 # A mapping may repeat `<<` (the runtime allows it with merging on; the shared parser calls
@@ -32,30 +40,62 @@ MAX_REPEATS = 64
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
+@dataclass(slots=True)
+class MergedDocument(YamlDocument):
+    """A 4.x file as the runtime reads it (`read_yaml_v4`): `value` and `root` with merge keys
+    applied, `error` the YAML error the runtime stops at (after repeated `<<` are allowed), or
+    the merge it refuses, at the source that is no map (then `merge_error` is the runtime's
+    message, `value` None and `root` the tree as written)."""
+
+    merge_error: str | None = None
+
+
 def parse_yaml_value(text: str, file: str) -> Any:
     """`parseYamlValue` (eemeli/yaml with merge keys); raises LoadFailure like the runtime."""
-    doc = parse_yaml_v4(text)
-    return document_value(doc, file)
+    return document_value(read_yaml_v4(text), file)
+
+
+def read_yaml_v4(text: str) -> MergedDocument:
+    """The one reading of a 4.x YAML text (see the module docstring)."""
+    return merged_document(parse_yaml_v4(text))
+
+
+def merged_document(doc: YamlDocument) -> MergedDocument:
+    """`doc` (a `parse_yaml_v4` result) read as the runtime reads it; a MergedDocument as is."""
+    if isinstance(doc, MergedDocument):
+        return doc
+    text = doc.text
+    if not quick_contains(text, "<<"):
+        return MergedDocument(text=text, value=doc.value, root=doc.root, error=doc.error)
+    parsed = doc
+    if doc.error is not None and doc.error.kind == "duplicate-key":
+        parsed = allow_repeated_merge_keys(doc)
+    if parsed.error is not None:
+        return MergedDocument(text=text, value=parsed.value, root=parsed.root, error=parsed.error)
+    try:
+        with collector_paused():  # the walk allocates a node and a value per collection
+            value, root = _merge(parsed)
+    except _MergeRefused as refused:
+        # `agentv validate` too stops there ("Failed to parse YAML: Merge sources must be …")
+        error = YamlError("syntax", _MERGE_SOURCES, Span.of(refused.source))
+        return MergedDocument(text=text, root=parsed.root, error=error, merge_error=_MERGE_SOURCES)
+    return MergedDocument(text=text, value=value, root=root)
 
 
 def document_value(doc: YamlDocument, file: str) -> Any:
     """The value of an already parsed document, as `parse_yaml_value` gives it."""
-    has_merge_keys = quick_contains(doc.text, "<<")
-    if doc.error is not None and doc.error.kind == "duplicate-key" and has_merge_keys:
-        doc = allow_repeated_merge_keys(doc)
-        has_merge_keys = quick_contains(doc.text, "<<")  # the text that parsed now
-    if doc.error is not None:
+    merged = merged_document(doc)
+    if merged.merge_error is not None:
+        raise LoadFailure(merged.merge_error, "v4-yaml-syntax", file=file)
+    if merged.error is not None:
         raise LoadFailure(
-            runtime_error_text(doc) or doc.error.describe(),
+            runtime_error_text(merged) or merged.error.describe(),
             "v4-yaml-syntax",
             error_type="YAMLParseError",
             file=file,
             yaml_path=None,
         )
-    value = doc.value
-    if has_merge_keys:
-        value = apply_merge_keys(doc, value, file)
-    return value
+    return merged.value
 
 
 def _is_merge_key(node: Node) -> bool:
@@ -97,23 +137,54 @@ def _offset(text: str, line: int, column: int) -> int | None:
     return start + column
 
 
-def apply_merge_keys(doc: YamlDocument, value: Any, file: str) -> Any:
-    if doc.root is None:
-        return value
-    memo: dict[int, Any] = {}
+class _MergeRefused(Exception):
+    def __init__(self, source: Node) -> None:
+        super().__init__(_MERGE_SOURCES)
+        self.source = source  # the merge source that is not a map
 
-    def fix(node: Node, current: Any) -> Any:
+
+_MERGE_SOURCES = "Merge sources must be maps or map aliases"
+
+
+def _merge(doc: YamlDocument) -> tuple[Any, Node | None]:
+    """The value and node tree of `doc` with merge keys applied, built in one walk so that they
+    hold the same pairs: a mapping's pairs are its value's keys, in order, each the (key, value)
+    nodes where that key was written (an explicit key, or one of a merge source)."""
+    if doc.root is None:
+        return doc.value, doc.root
+    memo: dict[int, tuple[Any, Node]] = {}
+
+    def fix(node: Node, current: Any) -> tuple[Any, Node]:
         key = id(node)
-        if key in memo:
+        if key in memo:  # an alias: the anchor's value and nodes, shared
             return memo[key]
         if isinstance(node, SequenceNode) and isinstance(current, list):
             result_list: list[Any] = []
-            memo[key] = result_list
-            result_list.extend(fix(child, item) for child, item in zip(node.value, current, strict=False))
-            return result_list
+            items: list[Node] = []
+            new_sequence = SequenceNode(node.tag, items, node.start_mark, node.end_mark, node.flow_style)
+            memo[key] = (result_list, new_sequence)
+            for child, item in zip(node.value, current, strict=False):
+                fixed, fixed_node = fix(child, item)
+                result_list.append(fixed)
+                items.append(fixed_node)
+            return result_list, new_sequence
         if isinstance(node, MappingNode) and isinstance(current, dict):
             result: dict[str, Any] = {}
-            memo[key] = result
+            origin: dict[str, tuple[Node, Node]] = {}  # key -> the nodes it was written as
+            new_mapping = MappingNode(node.tag, [], node.start_mark, node.end_mark, node.flow_style)
+            memo[key] = (result, new_mapping)
+            if not any(_is_merge_key(k_node) for k_node, _ in node.value):
+                # no merge here: the same keys (those the converter could not name too), the
+                # values below fixed
+                result.update(current)
+                pairs: list[tuple[Node, Node]] = []
+                for k_node, v_node in node.value:
+                    name = _key_string(k_node)
+                    if name is not None and name in current:
+                        result[name], v_node = fix(v_node, current[name])
+                    pairs.append((k_node, v_node))
+                new_mapping.value = pairs
+                return result, new_mapping
             for k_node, v_node in node.value:
                 name = _key_string(k_node)
                 if _is_merge_key(k_node):
@@ -124,17 +195,33 @@ def apply_merge_keys(doc: YamlDocument, value: Any, file: str) -> Any:
                     )
                     for source, source_value in zip(sources, source_values, strict=False):
                         if not isinstance(source, MappingNode) or not isinstance(source_value, dict):
-                            raise LoadFailure(
-                                "Merge sources must be maps or map aliases", "v4-yaml-syntax", file=file
-                            )
-                        for merged_key, merged in fix(source, source_value).items():
-                            result.setdefault(merged_key, merged)
+                            raise _MergeRefused(source)
+                        fixed_source, source_node = fix(source, source_value)
+                        source_origin = _origins(source_node)
+                        for merged_key, merged in fixed_source.items():
+                            if merged_key not in result:
+                                result[merged_key] = merged
+                                where = source_origin.get(merged_key)
+                                if where is not None:
+                                    origin[merged_key] = where
                     continue
                 if name is None or name not in current:
                     continue
-                result[name] = fix(v_node, current[name])
-            return result
-        memo[key] = current
-        return current
+                result[name], fixed_node = fix(v_node, current[name])
+                origin[name] = (k_node, fixed_node)  # an explicit key wins, in the merged key's place
+            new_mapping.value = [origin[name] for name in result if name in origin]
+            return result, new_mapping
+        memo[key] = (current, node)
+        return current, node
 
-    return fix(doc.root, value)
+    return fix(doc.root, doc.value)
+
+
+def _origins(mapping: Node) -> dict[str, tuple[Node, Node]]:
+    """A built mapping's pairs by key (the last of a name, as a JavaScript object keeps it)."""
+    found: dict[str, tuple[Node, Node]] = {}
+    for k_node, v_node in mapping.value if isinstance(mapping, MappingNode) else ():
+        name = _key_string(k_node)
+        if name is not None:
+            found[name] = (k_node, v_node)
+    return found

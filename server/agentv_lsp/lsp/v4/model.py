@@ -22,7 +22,8 @@ from yaml.nodes import Node
 from agentv_lsp.checks.options import CheckOptions, DocumentReport
 from agentv_lsp.formats.runtime import RuntimeChoice
 from agentv_lsp.formats.v4.model import SkippedTest, SuiteLoad, V4Test, YamlPath
-from agentv_lsp.yamlpos import Span, YamlDocument, parse_yaml
+from agentv_lsp.formats.v4.yamlmerge import read_yaml_v4
+from agentv_lsp.yamlpos import Span, YamlDocument
 
 V4Kind = Literal["eval", "config", "targets", "cases"]
 _EVAL_SUFFIXES = (".eval.yaml", ".eval.yml")
@@ -186,7 +187,7 @@ class V4Model:
             report = self.memo.get("report")  # the whole-text check parsed this text already
             if isinstance(report, DocumentReport) and report.doc is not None and report.doc.text is self.text:
                 return report.doc
-            return parse_yaml(self.text)
+            return read_yaml_v4(self.text)  # the check's reading: the same tree either way
 
         found: YamlDocument = self.memoized("doc", parse)
         return found
