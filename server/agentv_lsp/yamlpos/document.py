@@ -771,6 +771,8 @@ def _convert_without_aliases(root: Node, suspects: list[_Suspect]) -> Any:
 def _key_identity(value: Any) -> tuple[str, Any]:
     """What eemeli/yaml compares to find duplicate keys (`a.value === b.value`). JavaScript has
     one number type, so `1`, `1.0` and `0x1` are the same key, while `1` and `"1"` are not."""
+    if isinstance(value, dict):  # a `!!binary` Buffer: an object, compared by identity
+        return ("object", object())
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         if value != value:  # NaN === NaN is false: `.nan` keys are never duplicates
             return ("nan", object())
@@ -1130,6 +1132,8 @@ def _js_key(value: Any) -> str:
         return value
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, dict):  # a `!!binary` Buffer: String(buffer) is its bytes as UTF-8
+        return bytes(value["data"]).decode("utf-8", "replace")
     if isinstance(value, float):
         if value != value:
             return "NaN"

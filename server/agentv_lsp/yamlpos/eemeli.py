@@ -35,6 +35,7 @@ from yaml.tokens import (
     FlowMappingEndToken,
     FlowSequenceEndToken,
     ScalarToken,
+    StreamEndToken,
     TagToken,
     ValueToken,
 )
@@ -83,6 +84,8 @@ class _Scanner(Scanner):
         if self.index == 0 and self.peek() == "\ufeff":
             self.forward()
         before = self.prefix_before()
+        if self.index == 1 and before == "\ufeff":
+            before = "\n"  # the leading BOM is no token: a comment may follow it
         if self.index > 0 and self.peek() == "#" and before not in " \t\r\n":
             raise EemeliError(_GLUED_COMMENT, self.get_mark())
         after_indicator = self.column > 0 and before in "-?:"
@@ -103,6 +106,10 @@ class _Scanner(Scanner):
                 flow_at_top = self.indent < 0 and self.peek() in "[{"
                 if at_line_start and spaces <= max(self.indent, 0) and not flow_at_top:
                     raise EemeliError("Tabs are not allowed as indentation", tab_mark)
+                if at_line_start:
+                    # deeper than the block around it, a tab still may not indent a block
+                    # collection (`a:\n \tb: 1`, `a:\n \t- b`); a scalar may follow it
+                    self.tab_after_indicator = tab_mark
                 if after_indicator:
                     self.tab_after_indicator = tab_mark
                     if before in "-?" and self.peek() in "&!":
@@ -181,7 +188,12 @@ class _Scanner(Scanner):
         self.after_json_node = True
 
     def fetch_flow_scalar(self, style: Any) -> None:
-        super().fetch_flow_scalar(style)
+        start_mark = self.get_mark()
+        try:
+            super().fetch_flow_scalar(style)
+        except ValueError:  # PyYAML's chr() on `\U00110000`: past Unicode, eemeli/yaml's escape error
+            escape = re.search(r"\\U[0-9a-fA-F]{8}", self.buffer[start_mark.index : self.pointer + 1])
+            raise EemeliError(f"Invalid escape sequence {escape.group() if escape else ''}", start_mark) from None
         self.after_json_node = True
         if style == '"':
             token = self.tokens[-1]
@@ -363,10 +375,14 @@ class _Scanner(Scanner):
             self.allow_simple_key = True
             if self._document_marker():
                 return None
+            after_scalar = self.get_mark()
             breaks: list[str] = []
             spaces, tab_mark = 0, None
+            tab_opens_a_line = False
             while self.peek() in " \t" + _BREAKS:
                 if self.peek() in " \t":
+                    if self.column == 0 and self.peek() == "\t":
+                        tab_opens_a_line = True
                     if self.peek() == "\t" and tab_mark is None:
                         tab_mark = self.get_mark()
                     elif tab_mark is None:
@@ -380,7 +396,12 @@ class _Scanner(Scanner):
             if self.flow_level and self.peek() not in _END + "#" and self.column <= self.indent:
                 self._flow_line_indented_too_little()
             continues = self.peek() not in _END + "#" and (self.flow_level or self.column >= indent)
-            if tab_mark is not None and continues and not self.flow_level and spaces <= self.indent:
+            if tab_opens_a_line and continues and not self.flow_level and indent > 0:
+                # eemeli/yaml: a blank line opening with a tab ends an indented plain scalar,
+                # and its next line is then a misplaced entry of the block around it
+                raise EemeliError(self._misplaced_entry(start_mark), after_scalar)
+            content = self.peek() not in _END + "#"
+            if tab_mark is not None and content and not self.flow_level and (spaces <= self.indent or not continues):
                 raise EemeliError("Tabs are not allowed as indentation", tab_mark)
             if not breaks:
                 chunks.append(" ")
@@ -388,6 +409,12 @@ class _Scanner(Scanner):
         elif whitespaces:
             chunks.append(whitespaces)
         return chunks
+
+    def _misplaced_entry(self, scalar_start: Any) -> str:
+        before = self.buffer[: scalar_start.index].rstrip(" \t")
+        if before.endswith("-"):
+            return "Sequence item without - indicator"
+        return "All mapping items must start at the same column"
 
     def _document_marker(self) -> bool:
         return self.prefix(3) in ("---", "...") and self.peek(3) in _BLANK
@@ -694,7 +721,11 @@ class _Parser(Parser):
 
     def parse_implicit_document_start(self) -> Any:
         if self.check_token(DocumentEndToken):
+            # `...` with nothing before it ends an empty document: anything after it but the
+            # end of the stream is another one (`...` then `---`)
             self.get_token()
+            if not self.check_token(StreamEndToken):
+                self._another_document()
             return self.parse_document_start()
         return super().parse_implicit_document_start()
 

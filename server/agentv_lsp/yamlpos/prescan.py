@@ -35,6 +35,9 @@ _TRIGGERS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (">", re.compile(r">(?:[1-9][-+]?|[-+][1-9])[ \t]*(?:#.*)?$", re.MULTILINE)),
     ("|", re.compile(r"\|[-+]?[ \t]*(?:#.*)?\r?\n(?:[ \t]*\r?\n)*[ \t]+\r?\n")),
     (">", re.compile(r">[-+]?[ \t]*(?:#.*)?\r?\n(?:[ \t]*\r?\n)*[ \t]+\r?\n")),
+    # a tab in a line's indentation: it may not indent a block collection, and a blank line
+    # opening with one ends an indented plain scalar
+    ("\t", re.compile(r"^ *\t", re.MULTILINE)),
     # a document end marker `...` (a second one starts another document for eemeli/yaml)
     ("\n...", re.compile(r"\.\.\.(?<=\n\.\.\.)(?=[ \t\r\n]|$)")),
     # an escaped line break (`\` at a line end in a double-quoted string) before a blank line
