@@ -102,7 +102,18 @@ _stack_size_lock = threading.Lock()
 
 _PLAIN = "?plain"  # tag our resolver gives untagged plain scalars: resolved later by YAML 1.2 rules
 _STR = "tag:yaml.org,2002:str"
-_OTHER_COLLECTIONS = frozenset(("tag:yaml.org,2002:set", "tag:yaml.org,2002:omap"))
+_SET = "tag:yaml.org,2002:set"
+_OMAP = "tag:yaml.org,2002:omap"
+_PAIRS = "tag:yaml.org,2002:pairs"
+_MERGE = "tag:yaml.org,2002:merge"
+
+
+class _MergeValue:
+    """A `!!merge` scalar that is no key: eemeli/yaml's merge marker, which JSON.stringify drops
+    from an object and writes as null in an array."""
+
+
+MERGE_VALUE = _MergeValue()
 
 PathItem = str | int
 Path = tuple[PathItem, ...]
@@ -402,6 +413,8 @@ def _convert_into(
         if doc.error is None:
             try:
                 doc.value = _Converter().convert(root, 0)
+                if doc.value is MERGE_VALUE:
+                    doc.value = None
             except _LoadError as exc:
                 doc.error = exc.error
         return
@@ -573,6 +586,8 @@ def _unindented_continuation(root: Node, text: str) -> YamlError | None:
             node.value if node.__class__ is SequenceNode else [n for entry in node.value for n in entry]
         )
         for child in children:
+            if child.start_mark.index < node.start_mark.index:
+                continue  # an alias (`*d`): its lines are where the anchor's node was written
             if child.__class__ is ScalarNode:
                 if child.style in _QUOTED and child.start_mark.line != child.end_mark.line:
                     suspects.append((child, node))
@@ -771,7 +786,7 @@ def _convert_without_aliases(root: Node, suspects: list[_Suspect]) -> Any:
 def _key_identity(value: Any) -> tuple[str, Any]:
     """What eemeli/yaml compares to find duplicate keys (`a.value === b.value`). JavaScript has
     one number type, so `1`, `1.0` and `0x1` are the same key, while `1` and `"1"` are not."""
-    if isinstance(value, dict):  # a `!!binary` Buffer: an object, compared by identity
+    if isinstance(value, dict) or value is MERGE_VALUE:  # a `!!binary` Buffer, a merge key: by identity
         return ("object", object())
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         if value != value:  # NaN === NaN is false: `.nan` keys are never duplicates
@@ -1013,23 +1028,34 @@ class _Converter:
             value = _scalar_value(node)
         elif depth >= MAX_DEPTH:
             raise _LoadError(YamlError("too-deep", TOO_DEEP_MESSAGE, _head_span(node)))
-        elif node.tag in _OTHER_COLLECTIONS:
-            # `!!set`, `!!omap`: a JavaScript Set or Map, which JSON.stringify prints as {}
-            # (read as usual first, for the same errors: duplicate keys, aliases, depth)
+        elif (node.tag == _SET and isinstance(node, MappingNode)) or (
+            node.tag == _OMAP and isinstance(node, SequenceNode)
+        ):
+            # `!!set` on a mapping, `!!omap` on a sequence: a JavaScript Set or Map, which
+            # JSON.stringify prints as {} (read as usual first, for the same errors: duplicate
+            # keys, aliases, depth). On the other kind of collection the tag is passed over.
             self.values[key] = {}
             if isinstance(node, MappingNode):
                 self._fill_mapping(node, {}, depth)
+                if not all(_is_null_value(v) for _, v in node.value):
+                    raise _LoadError(
+                        YamlError("syntax", "Set items must all have null values", _head_span(node))
+                    )
             else:
                 for child in node.value:
                     self.convert(child, depth + 1)
+                _check_pairs(node, ordered=True)
             return self.values[key]
         elif isinstance(node, SequenceNode):
+            if node.tag == _PAIRS:
+                _check_pairs(node, ordered=False)
             items: list[Any] = []
             self.values[key] = items
             for child in node.value:
                 if id(child) in self.values:
                     self.alias_children.setdefault(key, set()).add(id(child))
-                items.append(self.convert(child, depth + 1))
+                item = self.convert(child, depth + 1)
+                items.append(None if item is MERGE_VALUE else item)
             return items
         else:
             mapping: dict[str, Any] = {}
@@ -1066,7 +1092,11 @@ class _Converter:
                 key = collection_key_text(k_node, alias=key_is_alias)
             if key[:1].isdigit():
                 numeric_keys = True
-            mapping[key] = self.convert(v_node, depth + 1)
+            value = self.convert(v_node, depth + 1)
+            if value is MERGE_VALUE:  # JSON.stringify drops the key (a merge key's is merged later)
+                mapping.pop(key, None)
+                continue
+            mapping[key] = value
         if numeric_keys:
             _order_like_js_object(mapping)
 
@@ -1107,9 +1137,40 @@ class _Converter:
         return heaviest
 
 
+def _is_null_value(node: Node) -> bool:
+    """eemeli/yaml's hasAllNullValues for one value: none, or an untagged scalar reading null."""
+    return (
+        isinstance(node, ScalarNode) and node.tag in (_PLAIN, eemeli.PLAIN_11) and _scalar_value(node) is None
+    )
+
+
+def _check_pairs(node: SequenceNode, *, ordered: bool) -> None:
+    """`!!pairs`/`!!omap` items: one pair each; an omap's scalar keys unique (by value)."""
+    seen: list[Any] = []
+    for item in node.value:
+        if isinstance(item, MappingNode) and len(item.value) > 1:
+            raise _LoadError(
+                YamlError("syntax", "Each pair must have its own sequence indicator", _head_span(node))
+            )
+        pair_key = item.value[0][0] if isinstance(item, MappingNode) and item.value else item
+        if ordered and isinstance(pair_key, ScalarNode):
+            value = _scalar_value(pair_key)
+            if value in seen:
+                raise _LoadError(
+                    YamlError(
+                        "syntax",
+                        f"Ordered maps must not include duplicate keys: {_js_key(value)}",
+                        _head_span(node),
+                    )
+                )
+            seen.append(value)
+
+
 def _scalar_value(node: ScalarNode) -> Any:
     tag = node.tag
     text: str = node.value
+    if tag == _MERGE:
+        return MERGE_VALUE
     if tag == _PLAIN:
         return resolve_plain(text)
     if tag == _STR or tag is None:
@@ -1130,6 +1191,8 @@ def _js_key(value: Any) -> str:
         return ""
     if isinstance(value, str):
         return value
+    if value is MERGE_VALUE:  # a `!!merge` key: the merge-key pass (formats/v4) merges it
+        return "<<"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, dict):  # a `!!binary` Buffer: String(buffer) is its bytes as UTF-8

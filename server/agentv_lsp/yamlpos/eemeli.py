@@ -40,11 +40,14 @@ from yaml.tokens import (
     ValueToken,
 )
 
+from agentv_lsp.yamlpos.scalars import is_timestamp
+
 PLAIN = "?plain"  # an untagged plain scalar, resolved later by the YAML 1.2 core schema
 PLAIN_11 = "?plain-1.1"  # the same under `%YAML 1.1`, resolved by eemeli/yaml's yaml-1.1 schema
 STR = "tag:yaml.org,2002:str"
 SEQ = "tag:yaml.org,2002:seq"
 MAP = "tag:yaml.org,2002:map"
+TIMESTAMP = "tag:yaml.org,2002:timestamp"
 
 _BREAKS = "\r\n"
 _END = "\0" + _BREAKS
@@ -193,7 +196,9 @@ class _Scanner(Scanner):
             super().fetch_flow_scalar(style)
         except ValueError:  # PyYAML's chr() on `\U00110000`: past Unicode, eemeli/yaml's escape error
             escape = re.search(r"\\U[0-9a-fA-F]{8}", self.buffer[start_mark.index : self.pointer + 1])
-            raise EemeliError(f"Invalid escape sequence {escape.group() if escape else ''}", start_mark) from None
+            raise EemeliError(
+                f"Invalid escape sequence {escape.group() if escape else ''}", start_mark
+            ) from None
         self.after_json_node = True
         if style == '"':
             token = self.tokens[-1]
@@ -401,7 +406,12 @@ class _Scanner(Scanner):
                 # and its next line is then a misplaced entry of the block around it
                 raise EemeliError(self._misplaced_entry(start_mark), after_scalar)
             content = self.peek() not in _END + "#"
-            if tab_mark is not None and content and not self.flow_level and (spaces <= self.indent or not continues):
+            if (
+                tab_mark is not None
+                and content
+                and not self.flow_level
+                and (spaces <= self.indent or not continues)
+            ):
                 raise EemeliError("Tabs are not allowed as indentation", tab_mark)
             if not breaks:
                 chunks.append(" ")
@@ -680,8 +690,8 @@ def double_quoted_value(source: str) -> str:
 
 
 class _Parser(Parser):
-    # eemeli/yaml: unknown directives are ignored, `%YAML` may repeat, any 1.x version is read
-    # (1.1 with its own scalar rules), and `%YAML` with a version it cannot read fails.
+    # eemeli/yaml: unknown directives are ignored, `%YAML` may repeat, 1.1 and 1.2 are read
+    # (1.1 with its own scalar rules), another `n.m` is passed over, anything else fails.
     def process_directives(self) -> Any:
         self.yaml_version = None
         self.tag_handles = {}
@@ -692,9 +702,11 @@ class _Parser(Parser):
                 if len(params) != 1:
                     raise EemeliError("%YAML directive should contain exactly one part", mark)
                 version = params[0]
-                if version not in ("1.1", "1.2") and not re.fullmatch(r"1\.[0-9]+", version):
+                if version in ("1.1", "1.2"):
+                    self.yaml_version = (1, 1) if version == "1.1" else (1, 2)
+                elif not re.fullmatch(r"[0-9]+\.[0-9]+", version):
                     raise EemeliError(f"Unsupported YAML version {version}", mark)
-                self.yaml_version = (1, 1) if version == "1.1" else (1, 2)
+                # another `n.m` is a warning only: the version read so far stays
             elif token.name == "TAG":
                 if len(params) != 2:
                     raise EemeliError("%TAG directive should contain exactly two parts", mark)
@@ -844,6 +856,13 @@ class _Composer(Composer):
         missing = getattr(event, "missing", False)
         node = super().compose_scalar_node(anchor)
         if tag == "!":
+            node.tag = STR
+        elif (
+            node.tag == TIMESTAMP
+            and getattr(self, "yaml_version", None) == (1, 1)
+            and not is_timestamp(node.value)
+        ):
+            # the yaml-1.1 schema's timestamp applies only where its test matches: a string
             node.tag = STR
         if missing:
             node.missing = True

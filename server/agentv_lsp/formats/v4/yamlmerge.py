@@ -30,6 +30,7 @@ from agentv_lsp.yamlpos.document import _key_string  # the converter's own key r
 _STAND_IN = "\ue000"
 MAX_REPEATS = 64
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_EXCESSIVE_ALIASES = "Excessive alias count indicates a resource exhaustion attack"
 
 
 def parse_yaml_value(text: str, file: str) -> Any:
@@ -40,10 +41,10 @@ def parse_yaml_value(text: str, file: str) -> Any:
 
 def document_value(doc: YamlDocument, file: str) -> Any:
     """The value of an already parsed document, as `parse_yaml_value` gives it."""
-    has_merge_keys = quick_contains(doc.text, "<<")
+    has_merge_keys = _may_merge(doc.text)
     if doc.error is not None and doc.error.kind == "duplicate-key" and has_merge_keys:
         doc = allow_repeated_merge_keys(doc)
-        has_merge_keys = quick_contains(doc.text, "<<")  # the text that parsed now
+        has_merge_keys = _may_merge(doc.text)  # the text that parsed now
     if doc.error is not None:
         raise LoadFailure(
             runtime_error_text(doc) or doc.error.describe(),
@@ -58,7 +59,14 @@ def document_value(doc: YamlDocument, file: str) -> Any:
     return value
 
 
+def _may_merge(text: str) -> bool:
+    """Whether a text may hold a merge key: `<<`, or the `!!merge` tag on any key."""
+    return quick_contains(text, "<<") or quick_contains(text, "merge")
+
+
 def _is_merge_key(node: Node) -> bool:
+    if isinstance(node, ScalarNode) and node.tag == "tag:yaml.org,2002:merge":
+        return True  # `!!merge anything:` is a merge key, whatever its text
     if not isinstance(node, ScalarNode) or node.style:
         return False
     value = node.value
@@ -101,6 +109,7 @@ def apply_merge_keys(doc: YamlDocument, value: Any, file: str) -> Any:
     if doc.root is None:
         return value
     memo: dict[int, Any] = {}
+    building: set[int] = set()  # the mappings being merged now: the path from the root
 
     def fix(node: Node, current: Any) -> Any:
         key = id(node)
@@ -114,6 +123,7 @@ def apply_merge_keys(doc: YamlDocument, value: Any, file: str) -> Any:
         if isinstance(node, MappingNode) and isinstance(current, dict):
             result: dict[str, Any] = {}
             memo[key] = result
+            building.add(key)
             for k_node, v_node in node.value:
                 name = _key_string(k_node)
                 if _is_merge_key(k_node):
@@ -127,12 +137,17 @@ def apply_merge_keys(doc: YamlDocument, value: Any, file: str) -> Any:
                             raise LoadFailure(
                                 "Merge sources must be maps or map aliases", "v4-yaml-syntax", file=file
                             )
+                        if id(source) in building:
+                            # a merge of the mapping into itself, or of a mapping around it:
+                            # eemeli/yaml's alias count grows without end
+                            raise LoadFailure(_EXCESSIVE_ALIASES, "v4-yaml-syntax", file=file)
                         for merged_key, merged in fix(source, source_value).items():
                             result.setdefault(merged_key, merged)
                     continue
                 if name is None or name not in current:
                     continue
                 result[name] = fix(v_node, current[name])
+            building.discard(key)
             return result
         memo[key] = current
         return current
