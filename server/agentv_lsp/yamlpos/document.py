@@ -33,6 +33,7 @@ UTF-16 when a client needs that.
 from __future__ import annotations
 
 import _thread
+import bisect
 import math
 import re
 import sys
@@ -49,7 +50,7 @@ from yaml.nodes import CollectionNode, MappingNode, Node, ScalarNode, SequenceNo
 from agentv_lsp.gcpause import collector_paused
 from agentv_lsp.yamlpos import eemeli
 from agentv_lsp.yamlpos.keytext import collection_key_text
-from agentv_lsp.yamlpos.prescan import needs_eemeli_rules
+from agentv_lsp.yamlpos.prescan import needs_eemeli_rules, tab_indented_lines
 from agentv_lsp.yamlpos.scalars import (
     TagResolveError,
     js_json_stringify,
@@ -304,6 +305,8 @@ def parse_yaml(text: str) -> YamlDocument:
 
 
 def _parse(text: str) -> YamlDocument:
+    if "\r" in text and _LONE_CR.search(text) is not None and eemeli.LONE_CR not in text:
+        return _parse_with_lone_crs(text)
     doc = YamlDocument(text=text)
     end = _end_of(text) if text and not text.endswith(("\n", "\r")) else None
     if end is not None:
@@ -314,6 +317,46 @@ def _parse(text: str) -> YamlDocument:
     _parse_into(doc, text)
     if end is not None:
         _keep_inside(doc, end)
+    return doc
+
+
+_LONE_CR = re.compile(r"\r(?!\n)")
+
+
+def _parse_with_lone_crs(text: str) -> YamlDocument:
+    """eemeli/yaml breaks lines at LF and CRLF only: a lone CR is text (`input: hi\\r  x: y` is
+    one scalar, then a misplaced `:`). The exact reader reads it as `eemeli.LONE_CR`; positions
+    are then moved to the lines an editor counts (a lone CR breaks lines there)."""
+    doc = _parse(_LONE_CR.sub(eemeli.LONE_CR, text))
+    doc.text = text
+    starts = [0, *(m.end() for m in _LINE_BREAK.finditer(text))]
+    lf_starts = [0, *(m.end() for m in re.finditer(r"\n", text))]
+
+    def at(index: int) -> tuple[int, int]:
+        line = bisect.bisect_right(starts, index) - 1
+        return line, index - starts[line]
+
+    if doc.error is not None:
+        span = doc.error.span
+        begin = lf_starts[min(span.start_line, len(lf_starts) - 1)] + span.start_col
+        stop = lf_starts[min(span.end_line, len(lf_starts) - 1)] + span.end_col
+        doc.error = YamlError(doc.error.kind, doc.error.message, Span(*at(begin), *at(stop)))
+    seen: set[int] = set()
+    stack: list[Node] = [doc.root] if doc.root is not None else []
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        for name in ("start_mark", "end_mark"):
+            mark = getattr(node, name)
+            line, column = at(min(mark.index, len(text)))
+            setattr(node, name, yaml.Mark(mark.name, mark.index, line, column, None, 0))
+        if isinstance(node, SequenceNode):
+            stack.extend(node.value)
+        elif isinstance(node, MappingNode):
+            for pair in node.value:
+                stack.extend(pair)
     return doc
 
 
@@ -363,6 +406,9 @@ def _parse_into(doc: YamlDocument, text: str) -> None:
     text, restore = _hide_non_breaks(text)
     escapes: dict[str, str] = {}  # stand-in escape -> the surrogate escape it replaces
     exact_tree = needs_eemeli_rules(text)
+    if eemeli.LONE_CR in text:  # only the exact reader takes a lone CR for text
+        restore[eemeli.LONE_CR] = "\r"
+        exact_tree = True
     if exact_tree:
         exact = _compose_by_eemeli_rules(text)
         if isinstance(exact, YamlError):
@@ -380,6 +426,12 @@ def _parse_into(doc: YamlDocument, text: str) -> None:
         elif isinstance(composed, YamlError):
             doc.error = composed
             return
+        elif composed is not None and _tab_indents_outside_block_scalars(composed, text):
+            exact = _compose_by_eemeli_rules(text)
+            if isinstance(exact, YamlError):
+                doc.error = exact
+                return
+            root, escapes, exact_tree = exact, {}, True
         else:
             root = composed
     try:
@@ -821,6 +873,32 @@ def _check_duplicate(identities: set[tuple[str, Any]], key_node: Node) -> None:
             YamlError("duplicate-key", "Map keys must be unique (duplicate key)", Span.of(key_node))
         )
     identities.add(ident)
+
+
+def _tab_indents_outside_block_scalars(root: Node, text: str) -> bool:
+    """Whether a line indented with a tab lies outside every block scalar of libyaml's tree
+    (see `tab_indented_lines`): then the exact reader decides."""
+    lines = tab_indented_lines(text)
+    if not lines:
+        return False
+    inside: set[int] = set()
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, ScalarNode):
+            if node.style in ("|", ">"):
+                last = node.end_mark.line if node.end_mark.column else node.end_mark.line - 1
+                inside.update(range(node.start_mark.line + 1, last + 1))
+        elif isinstance(node, SequenceNode):
+            stack.extend(node.value)
+        elif isinstance(node, MappingNode):
+            for pair in node.value:
+                stack.extend(pair)
+    return any(line not in inside for line in lines)
 
 
 @dataclass(frozen=True, slots=True)

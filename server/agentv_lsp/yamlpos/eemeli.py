@@ -52,6 +52,11 @@ TIMESTAMP = "tag:yaml.org,2002:timestamp"
 _BREAKS = "\r\n"
 _END = "\0" + _BREAKS
 _BLANK = "\0 \t" + _BREAKS
+# A CR not followed by LF is no line break for eemeli/yaml: an ordinary character of a scalar or
+# comment, yet white space after an indicator (`-`, `?`, `:`, `---`) or a name (`&a`).
+# `document` hands it to this reader as LONE_CR, a noncharacter no text holds.
+LONE_CR = "\ufdd0"
+_EMPTY = _BLANK + LONE_CR
 _FLOW_INDICATORS = ",[]{}"
 # the characters of a tag after its `!` (URI characters but the flow indicators), and `%xx`
 _TAG_CHARS = frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-#;/?:@&=+$_.!~*'()")
@@ -214,7 +219,7 @@ class _Scanner(Scanner):
         self.scan_to_next_token()
         self.after_json_node = was_json
         ch = self.peek()
-        if self.flow_level and ch == "-" and self.peek(1) in _BLANK + _FLOW_INDICATORS:
+        if self.flow_level and ch == "-" and self.peek(1) in _EMPTY + _FLOW_INDICATORS:
             raise EemeliError("Block collections are not allowed within flow collections", self.get_mark())
         # the rest as PyYAML does it, minus the white space already skipped
         self.stale_possible_simple_keys()
@@ -315,22 +320,32 @@ class _Scanner(Scanner):
                 raise EemeliError("Nested mappings are not allowed in compact mappings", key.mark)
         super().fetch_value()
 
+    # -- indicators and document markers: a lone CR after them is white space ------------------
+    def check_block_entry(self) -> bool:
+        return bool(self.peek(1) in _EMPTY)
+
+    def check_document_start(self) -> bool:
+        return bool(self.column == 0 and self.prefix(3) == "---" and self.peek(3) in _EMPTY)
+
+    def check_document_end(self) -> bool:
+        return bool(self.column == 0 and self.prefix(3) == "..." and self.peek(3) in _EMPTY)
+
     # -- `?` and `:` -------------------------------------------------------------------------------
     def check_key(self) -> bool:
         # eemeli/yaml: `?x` starts a plain scalar in flow context too
-        return bool(self.peek(1) in _BLANK or (self.flow_level and self.peek(1) in _FLOW_INDICATORS))
+        return bool(self.peek(1) in _EMPTY or (self.flow_level and self.peek(1) in _FLOW_INDICATORS))
 
     def check_value(self) -> bool:
         if self.flow_level:
-            return bool(self.peek(1) in _BLANK + _FLOW_INDICATORS)
-        return bool(self.peek(1) in _BLANK)
+            return bool(self.peek(1) in _EMPTY + _FLOW_INDICATORS)
+        return bool(self.peek(1) in _EMPTY)
 
     def check_plain(self) -> bool:
         ch = self.peek()
         nxt = self.peek(1)
         if ch not in "\0 \t\r\n-?:,[]{}#&*!|>'\"%@`":
             return True
-        if ch in "-?:" and nxt not in _BLANK:
+        if ch in "-?:" and nxt not in _EMPTY:
             return not (self.flow_level and nxt in _FLOW_INDICATORS)
         return False
 
@@ -350,7 +365,7 @@ class _Scanner(Scanner):
                     break
                 if ch == ":":
                     after = self.peek(length + 1)
-                    if after in _BLANK or (self.flow_level and after in _FLOW_INDICATORS):
+                    if after in _EMPTY or (self.flow_level and after in _FLOW_INDICATORS):
                         break
                 if self.flow_level and ch in _FLOW_INDICATORS:
                     break
@@ -427,7 +442,7 @@ class _Scanner(Scanner):
         return "All mapping items must start at the same column"
 
     def _document_marker(self) -> bool:
-        return self.prefix(3) in ("---", "...") and self.peek(3) in _BLANK
+        return self.prefix(3) in ("---", "...") and self.peek(3) in _EMPTY
 
     # -- anchors and aliases: any characters but white space and flow indicators ---------------------
     def scan_anchor(self, TokenClass: Any) -> Any:
@@ -435,7 +450,7 @@ class _Scanner(Scanner):
         name = "alias" if self.peek() == "*" else "anchor"
         self.forward()
         length = 0
-        while self.peek(length) not in _BLANK + _FLOW_INDICATORS:
+        while self.peek(length) not in _EMPTY + _FLOW_INDICATORS:
             length += 1
         if not length:
             raise ScannerError(
@@ -481,7 +496,7 @@ class _Scanner(Scanner):
         start_mark = self.get_mark()
         if self.peek(1) == "<":
             length = 2
-            while self.peek(length) not in _BLANK + ">":
+            while self.peek(length) not in _EMPTY + ">":
                 length += 1
             if self.peek(length) != ">":
                 raise ScannerError("while parsing a tag", start_mark, "expected '>'", self.get_mark())
@@ -928,4 +943,4 @@ def compose(text: str) -> Node | None:
         loader.dispose()
 
 
-__all__ = ["MAP", "PLAIN", "PLAIN_11", "SEQ", "STR", "EemeliError", "EemeliLoader", "compose"]
+__all__ = ["LONE_CR", "MAP", "PLAIN", "PLAIN_11", "SEQ", "STR", "EemeliError", "EemeliLoader", "compose"]
