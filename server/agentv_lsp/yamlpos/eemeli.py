@@ -29,11 +29,18 @@ from yaml.reader import Reader
 from yaml.resolver import BaseResolver
 from yaml.scanner import Scanner, ScannerError, SimpleKey
 from yaml.tokens import (
+    BlockEndToken,
+    BlockEntryToken,
+    BlockMappingStartToken,
+    BlockSequenceStartToken,
     DirectiveToken,
     DocumentEndToken,
     FlowEntryToken,
     FlowMappingEndToken,
+    FlowMappingStartToken,
     FlowSequenceEndToken,
+    FlowSequenceStartToken,
+    KeyToken,
     ScalarToken,
     StreamEndToken,
     TagToken,
@@ -41,6 +48,9 @@ from yaml.tokens import (
 )
 
 from agentv_lsp.yamlpos.scalars import is_timestamp
+
+_OPENING = (BlockMappingStartToken, BlockSequenceStartToken, FlowMappingStartToken, FlowSequenceStartToken)
+_CLOSING = (BlockEndToken, FlowMappingEndToken, FlowSequenceEndToken)
 
 PLAIN = "?plain"  # an untagged plain scalar, resolved later by the YAML 1.2 core schema
 PLAIN_11 = "?plain-1.1"  # the same under `%YAML 1.1`, resolved by eemeli/yaml's yaml-1.1 schema
@@ -811,8 +821,26 @@ class _Parser(Parser):
     def parse_block_mapping_value(self) -> Any:
         if self.check_token(ValueToken):
             return super().parse_block_mapping_value()
+        mark = self.peek_token().start_mark
+        # eemeli/yaml: what follows an explicit key on lines of its own, neither a `:` nor the
+        # next key (`? k` then `- x`, `? b: 1` then ` k`), is passed over; the key has no value
+        while not self.check_token(KeyToken, BlockEndToken, StreamEndToken, ValueToken):
+            self._skip_node_tokens()
         self.state = self.parse_block_mapping_key
-        return self._missing_value(self.peek_token().start_mark)
+        return self._missing_value(mark)
+
+    def _skip_node_tokens(self) -> None:
+        depth = 0
+        while True:
+            token = self.get_token()
+            if isinstance(token, _OPENING):
+                depth += 1
+            elif isinstance(token, _CLOSING):
+                depth -= 1
+            if depth <= 0 and self.check_token(
+                BlockEntryToken, KeyToken, BlockEndToken, StreamEndToken, ValueToken
+            ):
+                return
 
     def parse_flow_mapping_value(self) -> Any:
         if self.check_token(ValueToken):
