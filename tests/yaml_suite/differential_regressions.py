@@ -265,6 +265,19 @@ _GROUPS: dict[str, tuple[str, ...]] = {
         ">\r",
         "&5\r",
     ),
+    # a BOM opening a line before the document's first content is dropped, as at the start
+    # (and counts a column there); elsewhere it is text
+    "bom-before-the-document": (
+        "\n\ufeff[]",
+        "# c\n\ufeffa: 1\n",
+        "%YAML 1.2\n\ufeff---\na: 1\n",
+        "\ufeff\n\ufeffa: 1\n",
+        "\n\ufeff# c\na: 1\n",
+        "a: 1\n\ufeffb: 2\n",
+        "---\n\ufeffa: 1\n",
+        "\n\ufeff- id: x\n",
+        "...\n\ufeffa\n",
+    ),
     # Left: a comment inside a collection key (eemeli/yaml keeps it in the key's text); a lone
     # escaped surrogate (eemeli/yaml keeps it, we give U+FFFD so that any UTF-8 output holds);
     # a document that is only a `!!merge` scalar (undefined for eemeli/yaml)

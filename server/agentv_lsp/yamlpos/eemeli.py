@@ -99,10 +99,10 @@ class _Scanner(Scanner):
         # eemeli/yaml: spaces and tabs both separate tokens, but a tab may not indent block
         # content (at a line start, or after `-`, `?`, `:` before a block collection), and a
         # comment needs white space before it.
-        if self.index == 0 and self.peek() == "\ufeff":
-            self.forward()
+        if self.column == 0 and self.peek() == "\ufeff":
+            self.forward()  # as libyaml: a BOM opening a line (formats/v4 hides the ones that are text)
         before = self.prefix_before()
-        if self.index == 1 and before == "\ufeff":
+        if self.column == 0 and before == "\ufeff":  # (PyYAML counts no column for a BOM)
             before = "\n"  # the leading BOM is no token: a comment may follow it
         if self.index > 0 and self.peek() == "#" and before not in " \t\r\n":
             raise EemeliError(_GLUED_COMMENT, self.get_mark())
@@ -594,7 +594,12 @@ class _Scanner(Scanner):
             chunks.append(line_break)
         if chomping is True:
             chunks.extend(breaks)
-        return ScalarToken("".join(chunks), False, start_mark, end_mark, style)
+        value = "".join(chunks)
+        if increment is not None and value and not value.strip(" \r\n"):
+            # eemeli/yaml: a scalar of lines of spaces only has no content, whatever the
+            # indicator says: empty, or its line breaks when kept
+            value = "\n" * max(1, value.count("\n")) if chomping is True else ""
+        return ScalarToken(value, False, start_mark, end_mark, style)
 
     def scan_block_scalar_indicators(self, start_mark: Any) -> Any:
         # PyYAML's wants a space after the indicators; eemeli/yaml takes a tab too
@@ -824,10 +829,23 @@ class _Parser(Parser):
         mark = self.peek_token().start_mark
         # eemeli/yaml: what follows an explicit key on lines of its own, neither a `:` nor the
         # next key (`? k` then `- x`, `? b: 1` then ` k`), is passed over; the key has no value
-        while not self.check_token(KeyToken, BlockEndToken, StreamEndToken, ValueToken):
+        while (
+            not self.check_token(KeyToken, BlockEndToken, StreamEndToken, ValueToken)
+            and self._opens_its_line()
+        ):
             self._skip_node_tokens()
         self.state = self.parse_block_mapping_key
         return self._missing_value(mark)
+
+    def _opens_its_line(self) -> bool:
+        """A `-` at the mapping's column, or any node deeper, first on its line (a node at the
+        mapping's column is its next, implicit key)."""
+        token = self.peek_token()
+        start = token.start_mark.index
+        line_start = max(self.buffer.rfind("\n", 0, start), self.buffer.rfind("\r", 0, start)) + 1
+        if self.buffer[line_start:start].strip(" "):
+            return False
+        return isinstance(token, BlockEntryToken) or token.start_mark.column > self.marks[-1].column
 
     def _skip_node_tokens(self) -> None:
         depth = 0
