@@ -118,16 +118,20 @@ _GROUPS: dict[str, tuple[str, ...]] = {
         "1: a\n1.0: b\n",
         "0x1: a\n1: b\n",
     ),
-    # Left (see the report of the fuzzer's first runs): formats/v4/yamlmerge.py merges over the
-    # merge-off reading of yamlpos, and these corners are out of its reach today. The tests mark
-    # them as expected failures (strict: fixing one tells).
-    "left-merge-corners": (
-        # a quoted '<<' is an ordinary key beside a merge key, not its duplicate
+    # formats/v4/yamlmerge.py merges over the merge-off reading of yamlpos: a quoted '<<' is an
+    # ordinary key beside a merge key, not its duplicate; an anchored second `<<` is a merge key
+    # too; merged keys become String(key) (`~` gives "null", `[a, b]` "a,b"); a collection key
+    # beside a merge key stays
+    "merge-corners": (
         "<<: {a: 1}\n'<<': 2\n",
-        # an anchored second `<<` is a merge key too, never a duplicate
+        '\u00e9: 1\n<<: {}\n"<<": 2\n',
         "<<: {}\n&k <<: {}\n",
-        # merged keys become String(key): `~` gives "null", `[a, b]` gives "a,b"
         "<<: {~: 1, 1.0: 2, true: 3, [a, b]: 4, {c: d}: 5}\n",
+        "x: &x {~: 1}\n<<: *x\n",
+        "<<: {a: 1}\n[x]: 2\n",
+        "<<: {a: 1}\n? [x, y]\n: 2\n",
+        "<<: {a: 1}\n'<<': 2\n'<<': 3\n",
+        "<<: {}\n&k <<: 1\n",
     ),
     # a one-line key of a flow sequence pair whose `:` is on the next line: eemeli/yaml reads it
     # (only the key must be on one line); the exact reader wants key and `:` on one line

@@ -46,7 +46,9 @@ def read_live(cases: Sequence[tuple[str, str]]) -> list[dict[str, object]]:
         timeout=120,
         check=True,
     )
-    return [json.loads(line) for line in done.stdout.split("\n") if line]  # not splitlines: U+2028/2029 stay raw in JSON
+    return [
+        json.loads(line) for line in done.stdout.split("\n") if line
+    ]  # not splitlines: U+2028/2029 stay raw in JSON
 
 
 def print_recording(cases: Sequence[tuple[str, str]]) -> None:

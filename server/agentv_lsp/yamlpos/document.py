@@ -1133,6 +1133,8 @@ class _Converter:
                 if id(child) in self.values:
                     self.alias_children.setdefault(key, set()).add(id(child))
                 item = self.convert(child, depth + 1)
+                if node.tag == _PAIRS and isinstance(child, ScalarNode):
+                    item = {_js_key(item): None}  # `!!pairs [a]`: the pair `a:` with no value
                 items.append(None if item is MERGE_VALUE else item)
             return items
         else:

@@ -110,6 +110,8 @@ class _Scanner(Scanner):
         at_line_start = self.column == 0
         self.tab_after_indicator = None
         while True:
+            if self.column == 0 and self.peek() == "\ufeff":
+                self.forward()
             spaces = 0
             tab_mark = None
             while self.peek() in " \t":
@@ -486,12 +488,12 @@ class _Scanner(Scanner):
         self.forward(length)
         params: list[str] = []
         while True:
-            while self.peek() in " \t":
+            while self.peek() in " \t" + LONE_CR:
                 self.forward()
             if self.peek() in _END or self.peek() == "#":
                 break
             length = 0
-            while self.peek(length) not in _BLANK:
+            while self.peek(length) not in _EMPTY:
                 length += 1
             params.append(self.prefix(length))
             self.forward(length)

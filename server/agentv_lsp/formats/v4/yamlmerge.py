@@ -22,7 +22,13 @@ from agentv_lsp.formats.v4.runtime import LoadFailure, quick_contains
 from agentv_lsp.formats.v4.yamlbom import parse_yaml_v4
 from agentv_lsp.formats.v4.yamlerrors import runtime_error_text
 from agentv_lsp.yamlpos import YamlDocument
-from agentv_lsp.yamlpos.document import _key_string  # the converter's own key rule
+from agentv_lsp.yamlpos.document import (  # the converter's own key rules
+    MERGE_VALUE,
+    _js_key,
+    _key_string,
+    _scalar_value,
+)
+from agentv_lsp.yamlpos.keytext import collection_key_text
 
 # A mapping may repeat `<<` (the runtime allows it with merging on; the shared parser calls
 # it a duplicate key): later ones are renamed to these two-character stand-ins, which keep
@@ -44,7 +50,7 @@ def document_value(doc: YamlDocument, file: str) -> Any:
     has_merge_keys = _may_merge(doc.text)
     if doc.error is not None and doc.error.kind == "duplicate-key" and has_merge_keys:
         doc = allow_repeated_merge_keys(doc)
-        has_merge_keys = _may_merge(doc.text)  # the text that parsed now
+        has_merge_keys = _may_merge(doc.text) or _STAND_IN in doc.text  # the text that parsed now
     if doc.error is not None:
         raise LoadFailure(
             runtime_error_text(doc) or doc.error.describe(),
@@ -75,6 +81,48 @@ def _is_merge_key(node: Node) -> bool:
 
 def allow_repeated_merge_keys(doc: YamlDocument) -> YamlDocument:
     """Re-parse a text whose only fault is a repeated plain `<<` key in one mapping."""
+    offsets = _merge_key_offsets(doc)
+    if offsets:  # every plain `<<` key gets a stand-in: a quoted '<<' beside one is no duplicate
+        text = doc.text
+        for n, offset in enumerate(offsets):
+            text = f"{text[:offset]}{_STAND_IN}{chr(0xE001 + n)}{text[offset + 2 :]}"
+        retried = parse_yaml_v4(text)
+        if retried.error is None or retried.error.kind != "duplicate-key":
+            return retried
+    return _rename_one_at_a_time(doc)
+
+
+def _merge_key_offsets(doc: YamlDocument) -> list[int]:
+    """Where the untagged plain `<<` keys of the parsed tree are written (anchored ones too)."""
+    if doc.root is None:
+        return []
+    found: list[int] = []
+    seen: set[int] = set()
+    stack: list[Node] = [doc.root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, SequenceNode):
+            stack.extend(node.value)
+        elif isinstance(node, MappingNode):
+            for key, value in node.value:
+                stack.extend((key, value))
+                if (
+                    isinstance(key, ScalarNode)
+                    and not key.style
+                    and key.value == "<<"
+                    and key.tag.startswith("?plain")
+                ):
+                    offset = key.end_mark.index - 2
+                    if doc.text[offset : offset + 2] != "<<":
+                        return []  # marks that do not index the text: the slow way
+                    found.append(offset)
+    return sorted(set(found))[: 0xF8FF - 0xE001]
+
+
+def _rename_one_at_a_time(doc: YamlDocument) -> YamlDocument:
     text = doc.text
     for n in range(MAX_REPEATS):
         error = doc.error
@@ -141,9 +189,13 @@ def apply_merge_keys(doc: YamlDocument, value: Any, file: str) -> Any:
                             # a merge of the mapping into itself, or of a mapping around it:
                             # eemeli/yaml's alias count grows without end
                             raise LoadFailure(_EXCESSIVE_ALIASES, "v4-yaml-syntax", file=file)
+                        own_keys = _js_string_keys(source, source_value)
                         for merged_key, merged in fix(source, source_value).items():
-                            result.setdefault(merged_key, merged)
+                            # a merged key is String(key): `~` is "null", `[a, b]` "a,b"
+                            result.setdefault(own_keys.get(merged_key, merged_key), merged)
                     continue
+                if name is None:
+                    name = _collection_key(k_node, current)
                 if name is None or name not in current:
                     continue
                 result[name] = fix(v_node, current[name])
@@ -153,3 +205,40 @@ def apply_merge_keys(doc: YamlDocument, value: Any, file: str) -> Any:
         return current
 
     return fix(doc.root, value)
+
+
+def _collection_key(node: Node, current: dict[str, Any]) -> str | None:
+    """The key the converter gave a collection key (its YAML text, or `*anchor` for an alias)."""
+    if isinstance(node, ScalarNode):
+        return None
+    for alias in (False, True):
+        text = collection_key_text(node, alias=alias)
+        if text in current:
+            return text
+    return None
+
+
+def _js_string_keys(source: MappingNode, value: dict[str, Any]) -> dict[str, str]:
+    """A merge source's own keys as the converter wrote them -> as merging writes them
+    (JavaScript's String(key)), where the two differ."""
+    renamed: dict[str, str] = {}
+    for k_node, _ in source.value:
+        if _is_merge_key(k_node):
+            continue
+        written = _key_string(k_node) if isinstance(k_node, ScalarNode) else _collection_key(k_node, value)
+        if written is not None:
+            js = _js_string(k_node)
+            if js != written:
+                renamed[written] = js
+    return renamed
+
+
+def _js_string(node: Node, in_array: bool = False) -> str:
+    if isinstance(node, ScalarNode):
+        value = _scalar_value(node)
+        if value is None or value is MERGE_VALUE:
+            return "" if in_array else "null"
+        return _js_key(value)
+    if isinstance(node, SequenceNode):
+        return ",".join(_js_string(child, in_array=True) for child in node.value)
+    return "[object Object]"
