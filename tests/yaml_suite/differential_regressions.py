@@ -287,6 +287,9 @@ _GROUPS: dict[str, tuple[str, ...]] = {
     # a document that is only a `!!merge` scalar (undefined for eemeli/yaml)
     "left-collection-key-comment": ("? []:\t#",),
     "left-lone-surrogate-escape": ('"\\ud800"\n',),
+    # a stray node after an explicit key that is no whole node to PyYAML's scanner (an unclosed
+    # bracket, a key without `:`): eemeli/yaml passes over it, we fail (once: an endless loop)
+    "left-explicit-key-stray-unfinished": ("? -\n [", "? -\n [-", "? r\n- :\n  e"),
 }
 
 

@@ -843,6 +843,8 @@ class _Parser(Parser):
         """A `-` at the mapping's column, or any node deeper, first on its line (a node at the
         mapping's column is its next, implicit key)."""
         token = self.peek_token()
+        if token is None:
+            return False
         start = token.start_mark.index
         line_start = max(self.buffer.rfind("\n", 0, start), self.buffer.rfind("\r", 0, start)) + 1
         if self.buffer[line_start:start].strip(" "):
@@ -850,15 +852,18 @@ class _Parser(Parser):
         return isinstance(token, BlockEntryToken) or token.start_mark.column > self.marks[-1].column
 
     def _skip_node_tokens(self) -> None:
+        """Consume one node's tokens (at least one token; never past what closes around it)."""
         depth = 0
         while True:
+            if self.peek_token() is None or self.check_token(StreamEndToken):
+                return  # (an unclosed flow collection: the stream's end stays for the parser)
             token = self.get_token()
             if isinstance(token, _OPENING):
                 depth += 1
             elif isinstance(token, _CLOSING):
                 depth -= 1
             if depth <= 0 and self.check_token(
-                BlockEntryToken, KeyToken, BlockEndToken, StreamEndToken, ValueToken
+                BlockEntryToken, KeyToken, BlockEndToken, StreamEndToken, ValueToken, *_CLOSING
             ):
                 return
 
