@@ -15,12 +15,13 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.reliability.yaml_differential import Found, Runtime, disagreement, ours, shrink
+from tests.reliability.yaml_differential import Found, Runtime, classify, ours, shrink
 from tests.yaml_suite.eemeli_live import live_unavailable
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -256,6 +257,35 @@ def mutants(count: int, at_seed: int, pool: list[str]) -> list[str]:
     return out
 
 
+# Classes left alone beyond yaml_differential's KNOWN_LEFT (recorded as strict xfails in
+# differential_regressions.py): what eemeli/yaml passes over after an explicit key (`? k`)
+# when it is no whole node to PyYAML's scanner, a flow pair whose `:` is on the next line, a
+# lone escaped surrogate, and a `!!merge` document.
+_EXPLICIT_KEY = re.compile(r"^[ \t-]*\?(?:[ \t]|$)", re.MULTILINE)
+_SURROGATE_ESCAPE = re.compile(r"\\[uU]0{0,4}[dD][89a-fA-F]")
+_FLOW_COLON_NEXT_LINE = re.compile(r"[\[,][^\n]*\n[ \t]*:")
+LEFT: tuple[tuple[str, Callable[[str], bool]], ...] = (
+    ("after an explicit key", lambda text: _EXPLICIT_KEY.search(text) is not None),
+    ("a flow pair's `:` on the next line", lambda text: _FLOW_COLON_NEXT_LINE.search(text) is not None),
+    # a lone escaped surrogate (`"\\ud800"`): eemeli/yaml keeps it, we give U+FFFD (what any
+    # UTF-8 output of the runtime writes; our outputs can then always be encoded)
+    ("a lone escaped surrogate", lambda text: _SURROGATE_ESCAPE.search(text) is not None),
+    # a document that is a `!!merge` scalar: undefined for eemeli/yaml, null for us
+    ("a `!!merge` document", lambda text: "!!merge" in text),
+)
+
+
+def classify_mutant(text: str, theirs: dict[str, object], mine: dict[str, object]) -> str | None:
+    """The class of a disagreement (None when both agree); "left: ..." for the classes left."""
+    cls = classify(text, theirs, mine)
+    if cls is None or cls.startswith("left: "):
+        return cls
+    for name, applies in LEFT:
+        if applies(text):
+            return f"left: {name}: {cls}"
+    return cls
+
+
 def run(
     texts: int, at_seed: int, batch: int = 500, shrink_them: bool = True, seconds: float | None = None
 ) -> tuple[int, int, dict[str, Found]]:
@@ -272,7 +302,7 @@ def run(
             round_ += 1
             for text, theirs in zip(chunk, runtime.read(chunk), strict=True):
                 mine = _ours_guarded(text)
-                cls = disagreement(theirs, mine)
+                cls = classify_mutant(text, theirs, mine)
                 if cls is None:
                     agree += 1
                     continue
@@ -287,7 +317,7 @@ def run(
             for f in found.values():
 
                 def same_class(t: str, cls: str = f.cls) -> bool:
-                    return disagreement(runtime.read([t])[0], _ours_guarded(t)) == cls
+                    return classify_mutant(t, runtime.read([t])[0], _ours_guarded(t)) == cls
 
                 f.example = shrink(f.example, same_class, budget=600, seconds=8)
                 f.theirs, f.mine = runtime.read([f.example])[0], _ours_guarded(f.example)
@@ -317,16 +347,17 @@ def main() -> int:
         return 2
     start = time.monotonic()
     done, agree, found = run(args.texts, args.seed, shrink_them=not args.no_shrink, seconds=args.seconds)
+    left = [f for f in found.values() if f.cls.startswith("left: ")]
     print(
         f"{agree}/{done} mutants read alike (seed {args.seed}, {time.monotonic() - start:.0f} s); "
-        f"{len(found)} classes of disagreement"
+        f"{len(found) - len(left)} classes of disagreement, {len(left)} more in classes left alone"
     )
-    for f in sorted(found.values(), key=lambda f: -f.count):
+    for f in sorted(found.values(), key=lambda f: (f.cls.startswith("left: "), -f.count)):
         print(f"\n== {f.cls}: {f.count} texts; smallest, shrunk:")
         print(f"   text:   {json.dumps(f.example)}")
         print(f"   eemeli: {json.dumps(f.theirs)}")
         print(f"   ours:   {json.dumps(f.mine)}")
-    return 1 if found else 0
+    return 1 if len(found) > len(left) else 0
 
 
 if __name__ == "__main__":

@@ -35,6 +35,9 @@ _TRIGGERS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (">", re.compile(r">(?:[1-9][-+]?|[-+][1-9])[ \t]*(?:#.*)?$", re.MULTILINE)),
     ("|", re.compile(r"\|[-+]?[ \t]*(?:#.*)?\r?\n(?:[ \t]*\r?\n)*[ \t]+\r?\n")),
     (">", re.compile(r">[-+]?[ \t]*(?:#.*)?\r?\n(?:[ \t]*\r?\n)*[ \t]+\r?\n")),
+    # a BOM opening a later line (formats/v4 leaves only those before the document's content):
+    # libyaml keeps it as text before `...` and other markers, the exact reader skips it
+    ("\ufeff", re.compile(r"\ufeff(?<=\n\ufeff)")),
     # a document end marker `...` (a second one starts another document for eemeli/yaml)
     ("\n...", re.compile(r"\.\.\.(?<=\n\.\.\.)(?=[ \t\r\n]|$)")),
     # an escaped line break (`\` at a line end in a double-quoted string) before a blank line
