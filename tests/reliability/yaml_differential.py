@@ -490,21 +490,15 @@ def disagreement(theirs: dict[str, object], mine: dict[str, object]) -> str | No
 
 # Classes of disagreement left alone (the runtime's own quirk, or out of this layer's reach);
 # a disagreeing text that one matches is counted under "left: <name>", apart from the others.
-_LONE_CR = re.compile(r"\r(?!\n)")
 _COLLECTION_KEY = re.compile(r'[{,]"[\[{]')  # a key written as a collection's YAML text
-
-
-def _left_lone_cr(text: str, theirs: dict[str, object], mine: dict[str, object]) -> bool:
-    # eemeli/yaml 2.9.1 takes a CR not followed by LF for no line break ("Not a YAML token")
-    # in some places and for one in others; libyaml and LSP clients break lines there
-    return _LONE_CR.search(text) is not None
+_BOM_BEFORE_INDENTED_CONTENT = re.compile(r"^\ufeff[ \t?:]", re.MULTILINE)
 
 
 def _left_bom(text: str, theirs: dict[str, object], mine: dict[str, object]) -> bool:
-    # eemeli/yaml's lexer counts a leading BOM as a character of the first line (a BOM then an
-    # indented or `- ` line fails) and takes one after a line break as a new stream's;
-    # formats/v4's yamlbom drops the first and keeps the others as text
-    return "\ufeff" in text
+    # eemeli/yaml's lexer counts a BOM opening the document's first content line as a column:
+    # formats/v4's yamlbom reproduces that for a `-` item there, not for indentation or a
+    # `?`/`:` entry after it
+    return _BOM_BEFORE_INDENTED_CONTENT.search(text) is not None
 
 
 def _left_collection_key_text(text: str, theirs: dict[str, object], mine: dict[str, object]) -> bool:
@@ -514,8 +508,7 @@ def _left_collection_key_text(text: str, theirs: dict[str, object], mine: dict[s
 
 
 KNOWN_LEFT: tuple[tuple[str, Callable[[str, dict[str, object], dict[str, object]], bool]], ...] = (
-    ("a lone CR", _left_lone_cr),
-    ("a BOM", _left_bom),
+    ("a BOM before indented content", _left_bom),
     ("the text of a collection key", _left_collection_key_text),
 )
 

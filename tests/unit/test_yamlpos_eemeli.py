@@ -182,3 +182,16 @@ def test_exact_reader_gives_libyaml_s_tree_where_both_read_alike() -> None:
         assert _tree(eemeli.compose(text)) == _tree(fast), path
         compared += 1
     assert compared > 100
+
+
+def test_a_lone_cr_is_text_yet_positions_count_it_as_editors_do() -> None:
+    # eemeli/yaml: the CR is a character of the block scalar; an editor breaks the line there
+    doc = parse_yaml("a: x\nb: |\n  y\rz\nc: 1\n")
+    assert doc.error is None
+    assert doc.value == {"a": "x", "b": "y\rz\n", "c": 1}
+    assert doc.span_of(["c"]).start_line == 4
+    assert doc.span_of(["c"], key=True).start_line == 4
+    failed = parse_yaml("tests:\n  - id: x\n    input: hi there\r    criteria: ok\n")
+    assert failed.error is not None
+    # at the `:` after the CR, on the line an editor shows it (AgentV fails there too)
+    assert (failed.error.span.start_line, failed.error.span.start_col) == (3, 12)

@@ -118,23 +118,178 @@ _GROUPS: dict[str, tuple[str, ...]] = {
         "1: a\n1.0: b\n",
         "0x1: a\n1: b\n",
     ),
-    # Left (see the report of the fuzzer's first runs): formats/v4/yamlmerge.py merges over the
-    # merge-off reading of yamlpos, and these corners are out of its reach today. The tests mark
-    # them as expected failures (strict: fixing one tells).
-    "left-merge-corners": (
-        # a quoted '<<' is an ordinary key beside a merge key, not its duplicate
+    # formats/v4/yamlmerge.py merges over the merge-off reading of yamlpos: a quoted '<<' is an
+    # ordinary key beside a merge key, not its duplicate; an anchored second `<<` is a merge key
+    # too; merged keys become String(key) (`~` gives "null", `[a, b]` "a,b"); a collection key
+    # beside a merge key stays
+    "merge-corners": (
         "<<: {a: 1}\n'<<': 2\n",
-        # an anchored second `<<` is a merge key too, never a duplicate
+        '\u00e9: 1\n<<: {}\n"<<": 2\n',
         "<<: {}\n&k <<: {}\n",
-        # merged keys become String(key): `~` gives "null", `[a, b]` gives "a,b"
         "<<: {~: 1, 1.0: 2, true: 3, [a, b]: 4, {c: d}: 5}\n",
+        "x: &x {~: 1}\n<<: *x\n",
+        "<<: {a: 1}\n[x]: 2\n",
+        "<<: {a: 1}\n? [x, y]\n: 2\n",
+        "<<: {a: 1}\n'<<': 2\n'<<': 3\n",
+        "<<: {}\n&k <<: 1\n",
     ),
     # a one-line key of a flow sequence pair whose `:` is on the next line: eemeli/yaml reads it
     # (only the key must be on one line); the exact reader wants key and `:` on one line
     "left-flow-pair-colon-on-next-line": ("[{a: 1}\n : 1]\n",),
-    # a block scalar with an indentation indicator ending in lines of spaces only: eemeli/yaml
-    # takes them for empty lines (chomped), the exact reader keeps the spaces past the indentation
-    "left-indicated-block-scalar-space-lines": (">2\n   \n", "|2-\n   \n", "- |1\n    \n- x\n"),
+    # a block scalar with an indentation indicator and lines of spaces only: no content for
+    # eemeli/yaml (empty, or its line breaks when kept), whatever the spaces past the indicator
+    "indicated-block-scalar-space-lines": (
+        ">2\n   \n",
+        "|2-\n   \n",
+        "- |1\n    \n- x\n",
+        "|2+\n   \n",
+        "|2+\n   \n   \n",
+        "a: |2+\n     \nb: 1\n",
+        "|2\n   \n  x\n   \n",
+        "- |1\n   \n  x\n",
+        "- |2\n x\n",
+    ),
+    # The classes below came from the mutation differential (tests/reliability/yaml_mutations.py)
+    # and issue 34. A tab in a line's indentation: it may not indent a block collection (after
+    # spaces too), and a blank line opening with one ends an indented plain scalar; inside a
+    # block scalar it is text
+    "tab-in-indentation": (
+        "a:\n \tb: 1\n",
+        " \t-",
+        ": p\n\t\n t",
+        "a:\n  \tb\n",
+        "a: p\n \t\n q\n",
+        "- x\n\t\n  y\n",
+        "a: p\n\t\nb: 2\n",
+        "a:\n \t- b\n",
+        "a:\n  b: x\n\t c: 1\n",
+        "a:\n  b: x\n \tc: 1\n",
+        "tests:\n  - id: go\n    input: |\n      \tfmt.Println(1)\n      }\n",
+    ),
+    # an alias of a multi-line flow collection or quoted scalar: its lines are held to the
+    # indentation where the anchor's node was written, not where the alias is
+    "aliased-multi-line-flow-node": (
+        "defaults: &d {\n  provider: openai,\n  model: gpt-4\n}\ntests:\n  - id: a\n    target: *d\n",
+        "a: &q 'x\n y'\nb:\n  c: *q\n",
+        "a: &q [1,\n2]\nb: *q\n",
+        "b:\n  - &q [1,\n  2]\n",
+    ),
+    # `...` after an empty first document, then anything: a second document; a comment may
+    # follow the leading BOM
+    "document-end-marker": (
+        "\ufeff# c\n---\na: 1\n...\n",
+        "# c\n...\n---\na: 1\n",
+        "...\n---\n",
+        "...\n",
+        "\ufeff# c\n...\n",
+        "... # c\n---\na\n",
+    ),
+    # once internal errors (TypeError, ValueError): a `!!binary` key is its bytes as UTF-8,
+    # an escape past Unicode a YAML error
+    "no-internal-error": (
+        "? !!binary aGVsbG8=\n: x\n",
+        "? !!binary aGVsbG8=\n: x\n? !!binary aGVsbG8=\n: y\n",
+        '"\\U00110000"\n',
+        'k: "a\\U00110000"\n',
+    ),
+    # `%YAML`: 1.1 and 1.2 read, another n.m passed over (a warning), anything else fails
+    "yaml-directive-version": (
+        "%YAML 2.0\n---\na: 1\n",
+        "%YAML 1.3\n---\ny\n",
+        "%YAML 1.1\n%YAML 2.0\n---\ny\n",
+        "%YAML 1.2\n%YAML 1.2\n---\na: 1\n",
+        "%YAML 3\n---\na\n",
+        "%YAML x\n---\na\n",
+        "%YAML 1.1\u2029---\na\n",
+    ),
+    # a node after an explicit key on lines of its own, neither its `:` nor the next key,
+    # is passed over
+    "explicit-key-stray-node": (
+        "? k\n-",
+        "? b:\n k",
+        "? -\n ,",
+        "? k\n- a\n: v\n",
+        "x:\n  ? a\n  - b\n  c: 1\n",
+        "? a\nb\n",
+        "? k\n: v\n-\n",
+    ),
+    # `!!set` applies to mappings (null values only), `!!omap` to sequences (unique keys),
+    # `!!pairs`/`!!omap` items one pair each; on the other kind of collection the tag is
+    # passed over
+    "collection-tags": (
+        "!!set []\n",
+        "!!set [a]\n",
+        "!!set {a: , b: ~}\n",
+        "!!omap {a: 1}\n",
+        "!!set {a: 1}\n",
+        "!!omap [{a: 1}, {a: 2}]\n",
+        "!!omap [{a: 1, b: 2}]\n",
+        "!!pairs [{a: 1, b: 2}]\n",
+    ),
+    # `!!merge` on a value: the merge marker, which JSON.stringify drops; on a key: a merge key
+    "merge-tag": (
+        "a: !!merge x\n",
+        "- !!merge x\n",
+        "!!merge a: {b: 1}\n",
+        "!!merge a: 1\n",
+    ),
+    # `!!timestamp` under `%YAML 1.1` keeps a text that is no date (1.2: an error)
+    "timestamp-yaml-1-1": (
+        "%YAML 1.1\n---\n!!timestamp\n",
+        "%YAML 1.1\n---\nk: !!timestamp x\n",
+        "%YAML 1.1\n---\nk: !!timestamp 2001-12-14\n",
+        "!!timestamp ''\n",
+    ),
+    # a merge of a mapping into itself or into a mapping inside it: the alias count explodes
+    "self-merge": (
+        "&m1\n<<: *m1",
+        "&m1\na: 1\n<<: *m1\n",
+        "x: &x\n  b: 1\n  c:\n    <<: *x\n",
+        "x: &x\n  <<: [*x]\n",
+        "x: &x\n  b: 1\ny:\n  <<: *x\n",
+    ),
+    # a CR not followed by LF is no line break: text in a scalar or comment, white space only
+    # after an indicator
+    "lone-cr": (
+        "tests:\n  - id: x\n    input: hi there\r    criteria: ok\n",
+        "a: 1\rb: 2\n",
+        "a: x\r",
+        "a: 'x\ry'\n",
+        'a: "x\ry"\n',
+        "a: |\n  x\r  y\n",
+        "a:\r  b: 1\n",
+        "- a\r- b\n",
+        "a: x # c\rd\n",
+        "a: [1,\r2]\n",
+        "\ra: 1\n",
+        "a: 1\r\r\nb: 2\n",
+        "a: x\r\n  y\r  z\n",
+        "a:\rb\n",
+        "\r",
+        ">\r",
+        "&5\r",
+    ),
+    # a BOM opening a line before the document's first content is dropped, as at the start
+    # (and counts a column there); elsewhere it is text
+    "bom-before-the-document": (
+        "\n\ufeff[]",
+        "# c\n\ufeffa: 1\n",
+        "%YAML 1.2\n\ufeff---\na: 1\n",
+        "\ufeff\n\ufeffa: 1\n",
+        "\n\ufeff# c\na: 1\n",
+        "a: 1\n\ufeffb: 2\n",
+        "---\n\ufeffa: 1\n",
+        "\n\ufeff- id: x\n",
+        "...\n\ufeffa\n",
+    ),
+    # Left: a comment inside a collection key (eemeli/yaml keeps it in the key's text); a lone
+    # escaped surrogate (eemeli/yaml keeps it, we give U+FFFD so that any UTF-8 output holds);
+    # a document that is only a `!!merge` scalar (undefined for eemeli/yaml)
+    "left-collection-key-comment": ("? []:\t#",),
+    "left-lone-surrogate-escape": ('"\\ud800"\n',),
+    # a stray node after an explicit key that is no whole node to PyYAML's scanner (an unclosed
+    # bracket, a key without `:`): eemeli/yaml passes over it, we fail (once: an endless loop)
+    "left-explicit-key-stray-unfinished": ("? -\n [", "? -\n [-", "? r\n- :\n  e"),
 }
 
 

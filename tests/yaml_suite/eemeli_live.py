@@ -46,7 +46,8 @@ def read_live(cases: Sequence[tuple[str, str]]) -> list[dict[str, object]]:
         timeout=120,
         check=True,
     )
-    return [json.loads(line) for line in done.stdout.splitlines()]
+    # split at LF only: JSON.stringify leaves U+2028/U+2029 raw, which splitlines() breaks at
+    return [json.loads(line) for line in done.stdout.split("\n") if line]
 
 
 def print_recording(cases: Sequence[tuple[str, str]]) -> None:

@@ -33,6 +33,7 @@ UTF-16 when a client needs that.
 from __future__ import annotations
 
 import _thread
+import bisect
 import math
 import re
 import sys
@@ -49,7 +50,7 @@ from yaml.nodes import CollectionNode, MappingNode, Node, ScalarNode, SequenceNo
 from agentv_lsp.gcpause import collector_paused
 from agentv_lsp.yamlpos import eemeli
 from agentv_lsp.yamlpos.keytext import collection_key_text
-from agentv_lsp.yamlpos.prescan import needs_eemeli_rules
+from agentv_lsp.yamlpos.prescan import needs_eemeli_rules, tab_indented_lines
 from agentv_lsp.yamlpos.scalars import (
     TagResolveError,
     js_json_stringify,
@@ -102,7 +103,18 @@ _stack_size_lock = threading.Lock()
 
 _PLAIN = "?plain"  # tag our resolver gives untagged plain scalars: resolved later by YAML 1.2 rules
 _STR = "tag:yaml.org,2002:str"
-_OTHER_COLLECTIONS = frozenset(("tag:yaml.org,2002:set", "tag:yaml.org,2002:omap"))
+_SET = "tag:yaml.org,2002:set"
+_OMAP = "tag:yaml.org,2002:omap"
+_PAIRS = "tag:yaml.org,2002:pairs"
+_MERGE = "tag:yaml.org,2002:merge"
+
+
+class _MergeValue:
+    """A `!!merge` scalar that is no key: eemeli/yaml's merge marker, which JSON.stringify drops
+    from an object and writes as null in an array."""
+
+
+MERGE_VALUE = _MergeValue()
 
 PathItem = str | int
 Path = tuple[PathItem, ...]
@@ -293,6 +305,8 @@ def parse_yaml(text: str) -> YamlDocument:
 
 
 def _parse(text: str) -> YamlDocument:
+    if "\r" in text and _LONE_CR.search(text) is not None and eemeli.LONE_CR not in text:
+        return _parse_with_lone_crs(text)
     doc = YamlDocument(text=text)
     end = _end_of(text) if text and not text.endswith(("\n", "\r")) else None
     if end is not None:
@@ -303,6 +317,46 @@ def _parse(text: str) -> YamlDocument:
     _parse_into(doc, text)
     if end is not None:
         _keep_inside(doc, end)
+    return doc
+
+
+_LONE_CR = re.compile(r"\r(?!\n)")
+
+
+def _parse_with_lone_crs(text: str) -> YamlDocument:
+    """eemeli/yaml breaks lines at LF and CRLF only: a lone CR is text (`input: hi\\r  x: y` is
+    one scalar, then a misplaced `:`). The exact reader reads it as `eemeli.LONE_CR`; positions
+    are then moved to the lines an editor counts (a lone CR breaks lines there)."""
+    doc = _parse(_LONE_CR.sub(eemeli.LONE_CR, text))
+    doc.text = text
+    starts = [0, *(m.end() for m in _LINE_BREAK.finditer(text))]
+    lf_starts = [0, *(m.end() for m in re.finditer(r"\n", text))]
+
+    def at(index: int) -> tuple[int, int]:
+        line = bisect.bisect_right(starts, index) - 1
+        return line, index - starts[line]
+
+    if doc.error is not None:
+        span = doc.error.span
+        begin = lf_starts[min(span.start_line, len(lf_starts) - 1)] + span.start_col
+        stop = lf_starts[min(span.end_line, len(lf_starts) - 1)] + span.end_col
+        doc.error = YamlError(doc.error.kind, doc.error.message, Span(*at(begin), *at(stop)))
+    seen: set[int] = set()
+    stack: list[Node] = [doc.root] if doc.root is not None else []
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        for name in ("start_mark", "end_mark"):
+            mark = getattr(node, name)
+            line, column = at(min(mark.index, len(text)))
+            setattr(node, name, yaml.Mark(mark.name, mark.index, line, column, None, 0))
+        if isinstance(node, SequenceNode):
+            stack.extend(node.value)
+        elif isinstance(node, MappingNode):
+            for pair in node.value:
+                stack.extend(pair)
     return doc
 
 
@@ -352,6 +406,9 @@ def _parse_into(doc: YamlDocument, text: str) -> None:
     text, restore = _hide_non_breaks(text)
     escapes: dict[str, str] = {}  # stand-in escape -> the surrogate escape it replaces
     exact_tree = needs_eemeli_rules(text)
+    if eemeli.LONE_CR in text:  # only the exact reader takes a lone CR for text
+        restore[eemeli.LONE_CR] = "\r"
+        exact_tree = True
     if exact_tree:
         exact = _compose_by_eemeli_rules(text)
         if isinstance(exact, YamlError):
@@ -369,6 +426,12 @@ def _parse_into(doc: YamlDocument, text: str) -> None:
         elif isinstance(composed, YamlError):
             doc.error = composed
             return
+        elif composed is not None and _tab_indents_outside_block_scalars(composed, text):
+            exact = _compose_by_eemeli_rules(text)
+            if isinstance(exact, YamlError):
+                doc.error = exact
+                return
+            root, escapes, exact_tree = exact, {}, True
         else:
             root = composed
     try:
@@ -402,6 +465,8 @@ def _convert_into(
         if doc.error is None:
             try:
                 doc.value = _Converter().convert(root, 0)
+                if doc.value is MERGE_VALUE:
+                    doc.value = None
             except _LoadError as exc:
                 doc.error = exc.error
         return
@@ -573,6 +638,8 @@ def _unindented_continuation(root: Node, text: str) -> YamlError | None:
             node.value if node.__class__ is SequenceNode else [n for entry in node.value for n in entry]
         )
         for child in children:
+            if child.start_mark.index < node.start_mark.index:
+                continue  # an alias (`*d`): its lines are where the anchor's node was written
             if child.__class__ is ScalarNode:
                 if child.style in _QUOTED and child.start_mark.line != child.end_mark.line:
                     suspects.append((child, node))
@@ -771,6 +838,8 @@ def _convert_without_aliases(root: Node, suspects: list[_Suspect]) -> Any:
 def _key_identity(value: Any) -> tuple[str, Any]:
     """What eemeli/yaml compares to find duplicate keys (`a.value === b.value`). JavaScript has
     one number type, so `1`, `1.0` and `0x1` are the same key, while `1` and `"1"` are not."""
+    if isinstance(value, dict) or value is MERGE_VALUE:  # a `!!binary` Buffer, a merge key: by identity
+        return ("object", object())
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         if value != value:  # NaN === NaN is false: `.nan` keys are never duplicates
             return ("nan", object())
@@ -804,6 +873,32 @@ def _check_duplicate(identities: set[tuple[str, Any]], key_node: Node) -> None:
             YamlError("duplicate-key", "Map keys must be unique (duplicate key)", Span.of(key_node))
         )
     identities.add(ident)
+
+
+def _tab_indents_outside_block_scalars(root: Node, text: str) -> bool:
+    """Whether a line indented with a tab lies outside every block scalar of libyaml's tree
+    (see `tab_indented_lines`): then the exact reader decides."""
+    lines = tab_indented_lines(text)
+    if not lines:
+        return False
+    inside: set[int] = set()
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, ScalarNode):
+            if node.style in ("|", ">"):
+                last = node.end_mark.line if node.end_mark.column else node.end_mark.line - 1
+                inside.update(range(node.start_mark.line + 1, last + 1))
+        elif isinstance(node, SequenceNode):
+            stack.extend(node.value)
+        elif isinstance(node, MappingNode):
+            for pair in node.value:
+                stack.extend(pair)
+    return any(line not in inside for line in lines)
 
 
 @dataclass(frozen=True, slots=True)
@@ -1011,23 +1106,36 @@ class _Converter:
             value = _scalar_value(node)
         elif depth >= MAX_DEPTH:
             raise _LoadError(YamlError("too-deep", TOO_DEEP_MESSAGE, _head_span(node)))
-        elif node.tag in _OTHER_COLLECTIONS:
-            # `!!set`, `!!omap`: a JavaScript Set or Map, which JSON.stringify prints as {}
-            # (read as usual first, for the same errors: duplicate keys, aliases, depth)
+        elif (node.tag == _SET and isinstance(node, MappingNode)) or (
+            node.tag == _OMAP and isinstance(node, SequenceNode)
+        ):
+            # `!!set` on a mapping, `!!omap` on a sequence: a JavaScript Set or Map, which
+            # JSON.stringify prints as {} (read as usual first, for the same errors: duplicate
+            # keys, aliases, depth). On the other kind of collection the tag is passed over.
             self.values[key] = {}
             if isinstance(node, MappingNode):
                 self._fill_mapping(node, {}, depth)
+                if not all(_is_null_value(v) for _, v in node.value):
+                    raise _LoadError(
+                        YamlError("syntax", "Set items must all have null values", _head_span(node))
+                    )
             else:
                 for child in node.value:
                     self.convert(child, depth + 1)
+                _check_pairs(node, ordered=True)
             return self.values[key]
         elif isinstance(node, SequenceNode):
+            if node.tag == _PAIRS:
+                _check_pairs(node, ordered=False)
             items: list[Any] = []
             self.values[key] = items
             for child in node.value:
                 if id(child) in self.values:
                     self.alias_children.setdefault(key, set()).add(id(child))
-                items.append(self.convert(child, depth + 1))
+                item = self.convert(child, depth + 1)
+                if node.tag == _PAIRS and isinstance(child, ScalarNode):
+                    item = {_js_key(item): None}  # `!!pairs [a]`: the pair `a:` with no value
+                items.append(None if item is MERGE_VALUE else item)
             return items
         else:
             mapping: dict[str, Any] = {}
@@ -1064,7 +1172,11 @@ class _Converter:
                 key = collection_key_text(k_node, alias=key_is_alias)
             if key[:1].isdigit():
                 numeric_keys = True
-            mapping[key] = self.convert(v_node, depth + 1)
+            value = self.convert(v_node, depth + 1)
+            if value is MERGE_VALUE:  # JSON.stringify drops the key (a merge key's is merged later)
+                mapping.pop(key, None)
+                continue
+            mapping[key] = value
         if numeric_keys:
             _order_like_js_object(mapping)
 
@@ -1105,9 +1217,40 @@ class _Converter:
         return heaviest
 
 
+def _is_null_value(node: Node) -> bool:
+    """eemeli/yaml's hasAllNullValues for one value: none, or an untagged scalar reading null."""
+    return (
+        isinstance(node, ScalarNode) and node.tag in (_PLAIN, eemeli.PLAIN_11) and _scalar_value(node) is None
+    )
+
+
+def _check_pairs(node: SequenceNode, *, ordered: bool) -> None:
+    """`!!pairs`/`!!omap` items: one pair each; an omap's scalar keys unique (by value)."""
+    seen: list[Any] = []
+    for item in node.value:
+        if isinstance(item, MappingNode) and len(item.value) > 1:
+            raise _LoadError(
+                YamlError("syntax", "Each pair must have its own sequence indicator", _head_span(node))
+            )
+        pair_key = item.value[0][0] if isinstance(item, MappingNode) and item.value else item
+        if ordered and isinstance(pair_key, ScalarNode):
+            value = _scalar_value(pair_key)
+            if value in seen:
+                raise _LoadError(
+                    YamlError(
+                        "syntax",
+                        f"Ordered maps must not include duplicate keys: {_js_key(value)}",
+                        _head_span(node),
+                    )
+                )
+            seen.append(value)
+
+
 def _scalar_value(node: ScalarNode) -> Any:
     tag = node.tag
     text: str = node.value
+    if tag == _MERGE:
+        return MERGE_VALUE
     if tag == _PLAIN:
         return resolve_plain(text)
     if tag == _STR or tag is None:
@@ -1128,8 +1271,12 @@ def _js_key(value: Any) -> str:
         return ""
     if isinstance(value, str):
         return value
+    if value is MERGE_VALUE:  # a `!!merge` key: the merge-key pass (formats/v4) merges it
+        return "<<"
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, dict):  # a `!!binary` Buffer: String(buffer) is its bytes as UTF-8
+        return bytes(value["data"]).decode("utf-8", "replace")
     if isinstance(value, float):
         if value != value:
             return "NaN"

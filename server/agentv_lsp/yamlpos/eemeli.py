@@ -29,25 +29,44 @@ from yaml.reader import Reader
 from yaml.resolver import BaseResolver
 from yaml.scanner import Scanner, ScannerError, SimpleKey
 from yaml.tokens import (
+    BlockEndToken,
+    BlockEntryToken,
+    BlockMappingStartToken,
+    BlockSequenceStartToken,
     DirectiveToken,
     DocumentEndToken,
     FlowEntryToken,
     FlowMappingEndToken,
+    FlowMappingStartToken,
     FlowSequenceEndToken,
+    FlowSequenceStartToken,
+    KeyToken,
     ScalarToken,
+    StreamEndToken,
     TagToken,
     ValueToken,
 )
+
+from agentv_lsp.yamlpos.scalars import is_timestamp
+
+_OPENING = (BlockMappingStartToken, BlockSequenceStartToken, FlowMappingStartToken, FlowSequenceStartToken)
+_CLOSING = (BlockEndToken, FlowMappingEndToken, FlowSequenceEndToken)
 
 PLAIN = "?plain"  # an untagged plain scalar, resolved later by the YAML 1.2 core schema
 PLAIN_11 = "?plain-1.1"  # the same under `%YAML 1.1`, resolved by eemeli/yaml's yaml-1.1 schema
 STR = "tag:yaml.org,2002:str"
 SEQ = "tag:yaml.org,2002:seq"
 MAP = "tag:yaml.org,2002:map"
+TIMESTAMP = "tag:yaml.org,2002:timestamp"
 
 _BREAKS = "\r\n"
 _END = "\0" + _BREAKS
 _BLANK = "\0 \t" + _BREAKS
+# A CR not followed by LF is no line break for eemeli/yaml: an ordinary character of a scalar or
+# comment, yet white space after an indicator (`-`, `?`, `:`, `---`) or a name (`&a`).
+# `document` hands it to this reader as LONE_CR, a noncharacter no text holds.
+LONE_CR = "\ufdd0"
+_EMPTY = _BLANK + LONE_CR
 _FLOW_INDICATORS = ",[]{}"
 # the characters of a tag after its `!` (URI characters but the flow indicators), and `%xx`
 _TAG_CHARS = frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-#;/?:@&=+$_.!~*'()")
@@ -80,15 +99,19 @@ class _Scanner(Scanner):
         # eemeli/yaml: spaces and tabs both separate tokens, but a tab may not indent block
         # content (at a line start, or after `-`, `?`, `:` before a block collection), and a
         # comment needs white space before it.
-        if self.index == 0 and self.peek() == "\ufeff":
-            self.forward()
+        if self.column == 0 and self.peek() == "\ufeff":
+            self.forward()  # as libyaml: a BOM opening a line (formats/v4 hides the ones that are text)
         before = self.prefix_before()
+        if self.column == 0 and before == "\ufeff":  # (PyYAML counts no column for a BOM)
+            before = "\n"  # the leading BOM is no token: a comment may follow it
         if self.index > 0 and self.peek() == "#" and before not in " \t\r\n":
             raise EemeliError(_GLUED_COMMENT, self.get_mark())
         after_indicator = self.column > 0 and before in "-?:"
         at_line_start = self.column == 0
         self.tab_after_indicator = None
         while True:
+            if self.column == 0 and self.peek() == "\ufeff":
+                self.forward()
             spaces = 0
             tab_mark = None
             while self.peek() in " \t":
@@ -103,6 +126,10 @@ class _Scanner(Scanner):
                 flow_at_top = self.indent < 0 and self.peek() in "[{"
                 if at_line_start and spaces <= max(self.indent, 0) and not flow_at_top:
                     raise EemeliError("Tabs are not allowed as indentation", tab_mark)
+                if at_line_start:
+                    # deeper than the block around it, a tab still may not indent a block
+                    # collection (`a:\n \tb: 1`, `a:\n \t- b`); a scalar may follow it
+                    self.tab_after_indicator = tab_mark
                 if after_indicator:
                     self.tab_after_indicator = tab_mark
                     if before in "-?" and self.peek() in "&!":
@@ -181,7 +208,14 @@ class _Scanner(Scanner):
         self.after_json_node = True
 
     def fetch_flow_scalar(self, style: Any) -> None:
-        super().fetch_flow_scalar(style)
+        start_mark = self.get_mark()
+        try:
+            super().fetch_flow_scalar(style)
+        except ValueError:  # PyYAML's chr() on `\U00110000`: past Unicode, eemeli/yaml's escape error
+            escape = re.search(r"\\U[0-9a-fA-F]{8}", self.buffer[start_mark.index : self.pointer + 1])
+            raise EemeliError(
+                f"Invalid escape sequence {escape.group() if escape else ''}", start_mark
+            ) from None
         self.after_json_node = True
         if style == '"':
             token = self.tokens[-1]
@@ -197,7 +231,7 @@ class _Scanner(Scanner):
         self.scan_to_next_token()
         self.after_json_node = was_json
         ch = self.peek()
-        if self.flow_level and ch == "-" and self.peek(1) in _BLANK + _FLOW_INDICATORS:
+        if self.flow_level and ch == "-" and self.peek(1) in _EMPTY + _FLOW_INDICATORS:
             raise EemeliError("Block collections are not allowed within flow collections", self.get_mark())
         # the rest as PyYAML does it, minus the white space already skipped
         self.stale_possible_simple_keys()
@@ -298,22 +332,32 @@ class _Scanner(Scanner):
                 raise EemeliError("Nested mappings are not allowed in compact mappings", key.mark)
         super().fetch_value()
 
+    # -- indicators and document markers: a lone CR after them is white space ------------------
+    def check_block_entry(self) -> bool:
+        return bool(self.peek(1) in _EMPTY)
+
+    def check_document_start(self) -> bool:
+        return bool(self.column == 0 and self.prefix(3) == "---" and self.peek(3) in _EMPTY)
+
+    def check_document_end(self) -> bool:
+        return bool(self.column == 0 and self.prefix(3) == "..." and self.peek(3) in _EMPTY)
+
     # -- `?` and `:` -------------------------------------------------------------------------------
     def check_key(self) -> bool:
         # eemeli/yaml: `?x` starts a plain scalar in flow context too
-        return bool(self.peek(1) in _BLANK or (self.flow_level and self.peek(1) in _FLOW_INDICATORS))
+        return bool(self.peek(1) in _EMPTY or (self.flow_level and self.peek(1) in _FLOW_INDICATORS))
 
     def check_value(self) -> bool:
         if self.flow_level:
-            return bool(self.peek(1) in _BLANK + _FLOW_INDICATORS)
-        return bool(self.peek(1) in _BLANK)
+            return bool(self.peek(1) in _EMPTY + _FLOW_INDICATORS)
+        return bool(self.peek(1) in _EMPTY)
 
     def check_plain(self) -> bool:
         ch = self.peek()
         nxt = self.peek(1)
         if ch not in "\0 \t\r\n-?:,[]{}#&*!|>'\"%@`":
             return True
-        if ch in "-?:" and nxt not in _BLANK:
+        if ch in "-?:" and nxt not in _EMPTY:
             return not (self.flow_level and nxt in _FLOW_INDICATORS)
         return False
 
@@ -333,7 +377,7 @@ class _Scanner(Scanner):
                     break
                 if ch == ":":
                     after = self.peek(length + 1)
-                    if after in _BLANK or (self.flow_level and after in _FLOW_INDICATORS):
+                    if after in _EMPTY or (self.flow_level and after in _FLOW_INDICATORS):
                         break
                 if self.flow_level and ch in _FLOW_INDICATORS:
                     break
@@ -363,10 +407,14 @@ class _Scanner(Scanner):
             self.allow_simple_key = True
             if self._document_marker():
                 return None
+            after_scalar = self.get_mark()
             breaks: list[str] = []
             spaces, tab_mark = 0, None
+            tab_opens_a_line = False
             while self.peek() in " \t" + _BREAKS:
                 if self.peek() in " \t":
+                    if self.column == 0 and self.peek() == "\t":
+                        tab_opens_a_line = True
                     if self.peek() == "\t" and tab_mark is None:
                         tab_mark = self.get_mark()
                     elif tab_mark is None:
@@ -380,7 +428,17 @@ class _Scanner(Scanner):
             if self.flow_level and self.peek() not in _END + "#" and self.column <= self.indent:
                 self._flow_line_indented_too_little()
             continues = self.peek() not in _END + "#" and (self.flow_level or self.column >= indent)
-            if tab_mark is not None and continues and not self.flow_level and spaces <= self.indent:
+            if tab_opens_a_line and continues and not self.flow_level and indent > 0:
+                # eemeli/yaml: a blank line opening with a tab ends an indented plain scalar,
+                # and its next line is then a misplaced entry of the block around it
+                raise EemeliError(self._misplaced_entry(start_mark), after_scalar)
+            content = self.peek() not in _END + "#"
+            if (
+                tab_mark is not None
+                and content
+                and not self.flow_level
+                and (spaces <= self.indent or not continues)
+            ):
                 raise EemeliError("Tabs are not allowed as indentation", tab_mark)
             if not breaks:
                 chunks.append(" ")
@@ -389,8 +447,14 @@ class _Scanner(Scanner):
             chunks.append(whitespaces)
         return chunks
 
+    def _misplaced_entry(self, scalar_start: Any) -> str:
+        before = self.buffer[: scalar_start.index].rstrip(" \t")
+        if before.endswith("-"):
+            return "Sequence item without - indicator"
+        return "All mapping items must start at the same column"
+
     def _document_marker(self) -> bool:
-        return self.prefix(3) in ("---", "...") and self.peek(3) in _BLANK
+        return self.prefix(3) in ("---", "...") and self.peek(3) in _EMPTY
 
     # -- anchors and aliases: any characters but white space and flow indicators ---------------------
     def scan_anchor(self, TokenClass: Any) -> Any:
@@ -398,7 +462,7 @@ class _Scanner(Scanner):
         name = "alias" if self.peek() == "*" else "anchor"
         self.forward()
         length = 0
-        while self.peek(length) not in _BLANK + _FLOW_INDICATORS:
+        while self.peek(length) not in _EMPTY + _FLOW_INDICATORS:
             length += 1
         if not length:
             raise ScannerError(
@@ -424,12 +488,12 @@ class _Scanner(Scanner):
         self.forward(length)
         params: list[str] = []
         while True:
-            while self.peek() in " \t":
+            while self.peek() in " \t" + LONE_CR:
                 self.forward()
             if self.peek() in _END or self.peek() == "#":
                 break
             length = 0
-            while self.peek(length) not in _BLANK:
+            while self.peek(length) not in _EMPTY:
                 length += 1
             params.append(self.prefix(length))
             self.forward(length)
@@ -444,7 +508,7 @@ class _Scanner(Scanner):
         start_mark = self.get_mark()
         if self.peek(1) == "<":
             length = 2
-            while self.peek(length) not in _BLANK + ">":
+            while self.peek(length) not in _EMPTY + ">":
                 length += 1
             if self.peek(length) != ">":
                 raise ScannerError("while parsing a tag", start_mark, "expected '>'", self.get_mark())
@@ -532,7 +596,12 @@ class _Scanner(Scanner):
             chunks.append(line_break)
         if chomping is True:
             chunks.extend(breaks)
-        return ScalarToken("".join(chunks), False, start_mark, end_mark, style)
+        value = "".join(chunks)
+        if increment is not None and value and not value.strip(" \r\n"):
+            # eemeli/yaml: a scalar of lines of spaces only has no content, whatever the
+            # indicator says: empty, or its line breaks when kept
+            value = "\n" * max(1, value.count("\n")) if chomping is True else ""
+        return ScalarToken(value, False, start_mark, end_mark, style)
 
     def scan_block_scalar_indicators(self, start_mark: Any) -> Any:
         # PyYAML's wants a space after the indicators; eemeli/yaml takes a tab too
@@ -653,8 +722,8 @@ def double_quoted_value(source: str) -> str:
 
 
 class _Parser(Parser):
-    # eemeli/yaml: unknown directives are ignored, `%YAML` may repeat, any 1.x version is read
-    # (1.1 with its own scalar rules), and `%YAML` with a version it cannot read fails.
+    # eemeli/yaml: unknown directives are ignored, `%YAML` may repeat, 1.1 and 1.2 are read
+    # (1.1 with its own scalar rules), another `n.m` is passed over, anything else fails.
     def process_directives(self) -> Any:
         self.yaml_version = None
         self.tag_handles = {}
@@ -665,9 +734,11 @@ class _Parser(Parser):
                 if len(params) != 1:
                     raise EemeliError("%YAML directive should contain exactly one part", mark)
                 version = params[0]
-                if version not in ("1.1", "1.2") and not re.fullmatch(r"1\.[0-9]+", version):
+                if version in ("1.1", "1.2"):
+                    self.yaml_version = (1, 1) if version == "1.1" else (1, 2)
+                elif not re.fullmatch(r"[0-9]+\.[0-9]+", version):
                     raise EemeliError(f"Unsupported YAML version {version}", mark)
-                self.yaml_version = (1, 1) if version == "1.1" else (1, 2)
+                # another `n.m` is a warning only: the version read so far stays
             elif token.name == "TAG":
                 if len(params) != 2:
                     raise EemeliError("%TAG directive should contain exactly two parts", mark)
@@ -694,7 +765,11 @@ class _Parser(Parser):
 
     def parse_implicit_document_start(self) -> Any:
         if self.check_token(DocumentEndToken):
+            # `...` with nothing before it ends an empty document: anything after it but the
+            # end of the stream is another one (`...` then `---`)
             self.get_token()
+            if not self.check_token(StreamEndToken):
+                self._another_document()
             return self.parse_document_start()
         return super().parse_implicit_document_start()
 
@@ -753,8 +828,44 @@ class _Parser(Parser):
     def parse_block_mapping_value(self) -> Any:
         if self.check_token(ValueToken):
             return super().parse_block_mapping_value()
+        mark = self.peek_token().start_mark
+        # eemeli/yaml: what follows an explicit key on lines of its own, neither a `:` nor the
+        # next key (`? k` then `- x`, `? b: 1` then ` k`), is passed over; the key has no value
+        while (
+            not self.check_token(KeyToken, BlockEndToken, StreamEndToken, ValueToken)
+            and self._opens_its_line()
+        ):
+            self._skip_node_tokens()
         self.state = self.parse_block_mapping_key
-        return self._missing_value(self.peek_token().start_mark)
+        return self._missing_value(mark)
+
+    def _opens_its_line(self) -> bool:
+        """A `-` at the mapping's column, or any node deeper, first on its line (a node at the
+        mapping's column is its next, implicit key)."""
+        token = self.peek_token()
+        if token is None:
+            return False
+        start = token.start_mark.index
+        line_start = max(self.buffer.rfind("\n", 0, start), self.buffer.rfind("\r", 0, start)) + 1
+        if self.buffer[line_start:start].strip(" "):
+            return False
+        return isinstance(token, BlockEntryToken) or token.start_mark.column > self.marks[-1].column
+
+    def _skip_node_tokens(self) -> None:
+        """Consume one node's tokens (at least one token; never past what closes around it)."""
+        depth = 0
+        while True:
+            if self.peek_token() is None or self.check_token(StreamEndToken):
+                return  # (an unclosed flow collection: the stream's end stays for the parser)
+            token = self.get_token()
+            if isinstance(token, _OPENING):
+                depth += 1
+            elif isinstance(token, _CLOSING):
+                depth -= 1
+            if depth <= 0 and self.check_token(
+                BlockEntryToken, KeyToken, BlockEndToken, StreamEndToken, ValueToken, *_CLOSING
+            ):
+                return
 
     def parse_flow_mapping_value(self) -> Any:
         if self.check_token(ValueToken):
@@ -813,6 +924,13 @@ class _Composer(Composer):
         missing = getattr(event, "missing", False)
         node = super().compose_scalar_node(anchor)
         if tag == "!":
+            node.tag = STR
+        elif (
+            node.tag == TIMESTAMP
+            and getattr(self, "yaml_version", None) == (1, 1)
+            and not is_timestamp(node.value)
+        ):
+            # the yaml-1.1 schema's timestamp applies only where its test matches: a string
             node.tag = STR
         if missing:
             node.missing = True
@@ -878,4 +996,4 @@ def compose(text: str) -> Node | None:
         loader.dispose()
 
 
-__all__ = ["MAP", "PLAIN", "PLAIN_11", "SEQ", "STR", "EemeliError", "EemeliLoader", "compose"]
+__all__ = ["LONE_CR", "MAP", "PLAIN", "PLAIN_11", "SEQ", "STR", "EemeliError", "EemeliLoader", "compose"]

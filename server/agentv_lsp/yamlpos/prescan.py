@@ -35,6 +35,9 @@ _TRIGGERS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (">", re.compile(r">(?:[1-9][-+]?|[-+][1-9])[ \t]*(?:#.*)?$", re.MULTILINE)),
     ("|", re.compile(r"\|[-+]?[ \t]*(?:#.*)?\r?\n(?:[ \t]*\r?\n)*[ \t]+\r?\n")),
     (">", re.compile(r">[-+]?[ \t]*(?:#.*)?\r?\n(?:[ \t]*\r?\n)*[ \t]+\r?\n")),
+    # a BOM opening a later line (formats/v4 leaves only those before the document's content):
+    # libyaml keeps it as text before `...` and other markers, the exact reader skips it
+    ("\ufeff", re.compile(r"\ufeff(?<=\n\ufeff)")),
     # a document end marker `...` (a second one starts another document for eemeli/yaml)
     ("\n...", re.compile(r"\.\.\.(?<=\n\.\.\.)(?=[ \t\r\n]|$)")),
     # an escaped line break (`\` at a line end in a double-quoted string) before a blank line
@@ -61,3 +64,23 @@ def needs_eemeli_rules(text: str) -> bool:
         and _ANCHOR.search(text) is not None
         and _ALIAS_WITH_COLON.search(text) is not None
     )
+
+
+# A tab in a line's indentation: eemeli/yaml lets it indent no block collection, and a blank
+# line opening with one ends an indented plain scalar; libyaml reads both. Inside a block
+# scalar (pasted Go code, Makefiles) both read it alike, so `document` asks the exact reader
+# only when such a line is outside every block scalar libyaml found.
+_TAB_INDENTED = re.compile(r"^ *\t", re.MULTILINE)
+
+
+def tab_indented_lines(text: str) -> list[int]:
+    """The (0-based, LF-counted) lines whose indentation holds a tab."""
+    if "\t" not in text:
+        return []
+    lines: list[int] = []
+    line = counted_to = 0
+    for match in _TAB_INDENTED.finditer(text):
+        line += text.count("\n", counted_to, match.start())
+        counted_to = match.start()
+        lines.append(line)
+    return lines

@@ -402,6 +402,11 @@ def resolve_tagged(tag: str, text: str) -> object:
     return text
 
 
+def is_timestamp(text: str) -> bool:
+    """Whether `!!timestamp` reads `text` as a date (under `%YAML 1.1` another text stays a string)."""
+    return _TIMESTAMP.fullmatch(text) is not None
+
+
 TIMESTAMP_EXPECTS_A_DATE = "!!timestamp expects a date, starting with yyyy-mm-dd"
 
 

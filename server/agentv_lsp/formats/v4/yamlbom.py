@@ -1,15 +1,16 @@
 """U+FEFF (byte order mark) in YAML the way AgentV 4.42.4's parser (eemeli/yaml 2.x) reads it.
 
 `agentv_lsp.yamlpos` parses with libyaml, which skips a BOM at the start of ANY line (its
-scanner drops U+FEFF in column 0 before every token). eemeli/yaml skips one only at the
-very start of the text; anywhere else it is an ordinary character, so after a `---` line
+scanner drops U+FEFF in column 0 before every token). eemeli/yaml skips one only where it
+opens a line before the document's first content (its lexer's stream state: the start of the
+text, or after blank, comment and directive lines); anywhere else it is an ordinary character, so after a `---` line
 `\\ufeff"tests": …` is the key `\\ufeff"tests"` and the file has no `tests`. And even the
 leading one is not harmless: its lexer emits it as a token of its own that still takes a
 column, so a first line `\\ufeff- id: t0` opens a sequence item whose content the parser then
 rejects ("Unexpected scalar at node end at line 1, column 4").
 
 `parse_yaml_v4` reproduces both on top of the shared parser (which v2 relies on and must not
-change): every BOM after the first character is swapped for an unused private-use character
+change): every other BOM is swapped for an unused private-use character
 (one code point, so every position holds) while libyaml reads the text, and swapped back
 in the node tree and the value afterwards; a first line of the failing shape becomes the
 runtime's error.
@@ -45,8 +46,8 @@ _TOKEN_NAMES = {
     "*": "alias",
 }
 _HINT = (
-    " (AgentV's YAML parser counts the byte order mark U+FEFF at the start of the file as a column, "
-    "which breaks a '-' item on the first line: save the file without a BOM, or start it with a "
+    " (AgentV's YAML parser counts a byte order mark U+FEFF opening the file (or a line before its first content) as a column, "
+    "which breaks a '-' item on that line: save the file without a BOM, or start it with a "
     "comment line)"
 )
 
@@ -55,14 +56,22 @@ def parse_yaml_v4(text: str) -> YamlDocument:
     """`parse_yaml` with eemeli/yaml's handling of U+FEFF (see the module docstring)."""
     if BOM not in text:
         return parse_yaml(text)
-    if text.startswith(BOM):
-        error = leading_bom_error(text)
+    stream_boms = _stream_boms(text)
+    if stream_boms:
+        line_start = stream_boms[-1]
+        line = text.count("\n", 0, line_start)
+        error = leading_bom_error(text[line_start:])
         if error is not None:
-            return YamlDocument(text=text, error=error)
-    if BOM not in text[1:]:
+            span = error.span
+            return YamlDocument(
+                text=text,
+                error=YamlError(error.kind, error.message, Span(line, span.start_col, line, span.end_col)),
+            )
+    if text.count(BOM) == len(stream_boms):
         return parse_yaml(text)
     stand_in = _unused_private_character(text)
-    doc = parse_yaml(text[:1] + text[1:].replace(BOM, stand_in))
+    kept = set(stream_boms)
+    doc = parse_yaml("".join(stand_in if c == BOM and i not in kept else c for i, c in enumerate(text)))
     if doc.root is not None:
         _restore_nodes(doc.root, stand_in)
     if doc.value is not None:
@@ -71,6 +80,27 @@ def parse_yaml_v4(text: str) -> YamlDocument:
         doc.error = YamlError(doc.error.kind, doc.error.message.replace(stand_in, BOM), doc.error.span)
     doc.text = text
     return doc
+
+
+_PRELUDE_LINE = re.compile(r"[ \t]*(?:#.*)?\r?$|%")
+
+
+def _stream_boms(text: str) -> list[int]:
+    """Where a BOM opens a line before the document's first content or `---` line: eemeli/yaml's
+    lexer drops it there (stream state), as at the very start; elsewhere a BOM is text."""
+    found: list[int] = []
+    start = 0
+    while start < len(text):
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        bom = text.startswith(BOM, start)
+        if bom:
+            found.append(start)
+        line = text[start + bom : end]
+        if _PRELUDE_LINE.match(line) is None:
+            break  # the first line of the document (its BOM, if any, is the last found)
+        start = end + 1
+    return found
 
 
 def leading_bom_error(text: str) -> YamlError | None:

@@ -30,7 +30,13 @@ from agentv_lsp.formats.v4.yamlbom import parse_yaml_v4
 from agentv_lsp.formats.v4.yamlerrors import runtime_error_text
 from agentv_lsp.gcpause import collector_paused
 from agentv_lsp.yamlpos import Span, YamlDocument, YamlError
-from agentv_lsp.yamlpos.document import _key_string  # the converter's own key rule
+from agentv_lsp.yamlpos.document import (  # the converter's own key rules
+    MERGE_VALUE,
+    _js_key,
+    _key_string,
+    _scalar_value,
+)
+from agentv_lsp.yamlpos.keytext import collection_key_text
 
 # A mapping may repeat `<<` (the runtime allows it with merging on; the shared parser calls
 # it a duplicate key): later ones are renamed to these two-character stand-ins, which keep
@@ -38,6 +44,7 @@ from agentv_lsp.yamlpos.document import _key_string  # the converter's own key r
 _STAND_IN = "\ue000"
 MAX_REPEATS = 64
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_EXCESSIVE_ALIASES = "Excessive alias count indicates a resource exhaustion attack"
 
 
 @dataclass(slots=True)
@@ -65,7 +72,7 @@ def merged_document(doc: YamlDocument) -> MergedDocument:
     if isinstance(doc, MergedDocument):
         return doc
     text = doc.text
-    if not quick_contains(text, "<<"):
+    if not _may_merge(text):
         return MergedDocument(text=text, value=doc.value, root=doc.root, error=doc.error)
     parsed = doc
     if doc.error is not None and doc.error.kind == "duplicate-key":
@@ -77,8 +84,8 @@ def merged_document(doc: YamlDocument) -> MergedDocument:
             value, root = _merge(parsed)
     except _MergeRefused as refused:
         # `agentv validate` too stops there ("Failed to parse YAML: Merge sources must be …")
-        error = YamlError("syntax", _MERGE_SOURCES, Span.of(refused.source))
-        return MergedDocument(text=text, root=parsed.root, error=error, merge_error=_MERGE_SOURCES)
+        error = YamlError("syntax", refused.message, Span.of(refused.source))
+        return MergedDocument(text=text, root=parsed.root, error=error, merge_error=refused.message)
     return MergedDocument(text=text, value=value, root=root)
 
 
@@ -98,7 +105,14 @@ def document_value(doc: YamlDocument, file: str) -> Any:
     return merged.value
 
 
+def _may_merge(text: str) -> bool:
+    """Whether a text may hold a merge key: `<<`, or the `!!merge` tag on any key."""
+    return quick_contains(text, "<<") or quick_contains(text, "merge")
+
+
 def _is_merge_key(node: Node) -> bool:
+    if isinstance(node, ScalarNode) and node.tag == "tag:yaml.org,2002:merge":
+        return True  # `!!merge anything:` is a merge key, whatever its text
     if not isinstance(node, ScalarNode) or node.style:
         return False
     value = node.value
@@ -107,6 +121,48 @@ def _is_merge_key(node: Node) -> bool:
 
 def allow_repeated_merge_keys(doc: YamlDocument) -> YamlDocument:
     """Re-parse a text whose only fault is a repeated plain `<<` key in one mapping."""
+    offsets = _merge_key_offsets(doc)
+    if offsets:  # every plain `<<` key gets a stand-in: a quoted '<<' beside one is no duplicate
+        text = doc.text
+        for n, offset in enumerate(offsets):
+            text = f"{text[:offset]}{_STAND_IN}{chr(0xE001 + n)}{text[offset + 2 :]}"
+        retried = parse_yaml_v4(text)
+        if retried.error is None or retried.error.kind != "duplicate-key":
+            return retried
+    return _rename_one_at_a_time(doc)
+
+
+def _merge_key_offsets(doc: YamlDocument) -> list[int]:
+    """Where the untagged plain `<<` keys of the parsed tree are written (anchored ones too)."""
+    if doc.root is None:
+        return []
+    found: list[int] = []
+    seen: set[int] = set()
+    stack: list[Node] = [doc.root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, SequenceNode):
+            stack.extend(node.value)
+        elif isinstance(node, MappingNode):
+            for key, value in node.value:
+                stack.extend((key, value))
+                if (
+                    isinstance(key, ScalarNode)
+                    and not key.style
+                    and key.value == "<<"
+                    and key.tag.startswith("?plain")
+                ):
+                    offset = key.end_mark.index - 2
+                    if doc.text[offset : offset + 2] != "<<":
+                        return []  # marks that do not index the text: the slow way
+                    found.append(offset)
+    return sorted(set(found))[: 0xF8FF - 0xE001]
+
+
+def _rename_one_at_a_time(doc: YamlDocument) -> YamlDocument:
     text = doc.text
     for n in range(MAX_REPEATS):
         error = doc.error
@@ -138,9 +194,10 @@ def _offset(text: str, line: int, column: int) -> int | None:
 
 
 class _MergeRefused(Exception):
-    def __init__(self, source: Node) -> None:
-        super().__init__(_MERGE_SOURCES)
-        self.source = source  # the merge source that is not a map
+    def __init__(self, source: Node, message: str) -> None:
+        super().__init__(message)
+        self.source = source  # the merge source that is not a map, or merges into itself
+        self.message = message
 
 
 _MERGE_SOURCES = "Merge sources must be maps or map aliases"
@@ -153,6 +210,7 @@ def _merge(doc: YamlDocument) -> tuple[Any, Node | None]:
     if doc.root is None:
         return doc.value, doc.root
     memo: dict[int, tuple[Any, Node]] = {}
+    building: set[int] = set()  # the mappings being merged now: the path from the root
 
     def fix(node: Node, current: Any) -> tuple[Any, Node]:
         key = id(node)
@@ -173,6 +231,7 @@ def _merge(doc: YamlDocument) -> tuple[Any, Node | None]:
             origin: dict[str, tuple[Node, Node]] = {}  # key -> the nodes it was written as
             new_mapping = MappingNode(node.tag, [], node.start_mark, node.end_mark, node.flow_style)
             memo[key] = (result, new_mapping)
+            building.add(key)
             if not any(_is_merge_key(k_node) for k_node, _ in node.value):
                 # no merge here: the same keys (those the converter could not name too), the
                 # values below fixed
@@ -184,6 +243,7 @@ def _merge(doc: YamlDocument) -> tuple[Any, Node | None]:
                         result[name], v_node = fix(v_node, current[name])
                     pairs.append((k_node, v_node))
                 new_mapping.value = pairs
+                building.discard(key)
                 return result, new_mapping
             for k_node, v_node in node.value:
                 name = _key_string(k_node)
@@ -195,20 +255,30 @@ def _merge(doc: YamlDocument) -> tuple[Any, Node | None]:
                     )
                     for source, source_value in zip(sources, source_values, strict=False):
                         if not isinstance(source, MappingNode) or not isinstance(source_value, dict):
-                            raise _MergeRefused(source)
+                            raise _MergeRefused(source, _MERGE_SOURCES)
+                        if id(source) in building:
+                            # a merge of the mapping into itself, or of a mapping around it:
+                            # eemeli/yaml's alias count grows without end
+                            raise _MergeRefused(source, _EXCESSIVE_ALIASES)
+                        own_keys = _js_string_keys(source, source_value)
                         fixed_source, source_node = fix(source, source_value)
                         source_origin = _origins(source_node)
-                        for merged_key, merged in fixed_source.items():
+                        for written_key, merged in fixed_source.items():
+                            # a merged key is String(key): `~` is "null", `[a, b]` "a,b"
+                            merged_key = own_keys.get(written_key, written_key)
                             if merged_key not in result:
                                 result[merged_key] = merged
-                                where = source_origin.get(merged_key)
+                                where = source_origin.get(written_key)
                                 if where is not None:
                                     origin[merged_key] = where
                     continue
+                if name is None:
+                    name = _collection_key(k_node, current)
                 if name is None or name not in current:
                     continue
                 result[name], fixed_node = fix(v_node, current[name])
                 origin[name] = (k_node, fixed_node)  # an explicit key wins, in the merged key's place
+            building.discard(key)
             new_mapping.value = [origin[name] for name in result if name in origin]
             return result, new_mapping
         memo[key] = (current, node)
@@ -225,3 +295,40 @@ def _origins(mapping: Node) -> dict[str, tuple[Node, Node]]:
         if name is not None:
             found[name] = (k_node, v_node)
     return found
+
+
+def _collection_key(node: Node, current: dict[str, Any]) -> str | None:
+    """The key the converter gave a collection key (its YAML text, or `*anchor` for an alias)."""
+    if isinstance(node, ScalarNode):
+        return None
+    for alias in (False, True):
+        text = collection_key_text(node, alias=alias)
+        if text in current:
+            return text
+    return None
+
+
+def _js_string_keys(source: MappingNode, value: dict[str, Any]) -> dict[str, str]:
+    """A merge source's own keys as the converter wrote them -> as merging writes them
+    (JavaScript's String(key)), where the two differ."""
+    renamed: dict[str, str] = {}
+    for k_node, _ in source.value:
+        if _is_merge_key(k_node):
+            continue
+        written = _key_string(k_node) if isinstance(k_node, ScalarNode) else _collection_key(k_node, value)
+        if written is not None:
+            js = _js_string(k_node)
+            if js != written:
+                renamed[written] = js
+    return renamed
+
+
+def _js_string(node: Node, in_array: bool = False) -> str:
+    if isinstance(node, ScalarNode):
+        value = _scalar_value(node)
+        if value is None or value is MERGE_VALUE:
+            return "" if in_array else "null"
+        return _js_key(value)
+    if isinstance(node, SequenceNode):
+        return ",".join(_js_string(child, in_array=True) for child in node.value)
+    return "[object Object]"
