@@ -1,0 +1,136 @@
+"""The exact reader (`yamlpos.eemeli`) is linear whatever the flow nesting, and a budget stops it.
+
+Its simple-key bookkeeping visits only the saved keys that may be stale (`stale_possible_simple_keys`);
+PyYAML visits every open flow level at every token. Held here: the same tokens, nodes and errors
+as the full visit on the YAML test suite's inputs and on generated flow texts; time per character
+that does not grow with the nesting depth; and `engine.budget` stopping a long read.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from yaml.nodes import Node
+
+from agentv_lsp.engine.budget import Budget, CheckStopped, limited
+from agentv_lsp.yamlpos import eemeli, parse_yaml
+
+SUITE = Path(__file__).resolve().parents[1] / "yaml_suite" / "data"
+
+
+class _FullVisit(eemeli.EemeliLoader):
+    """The reader with PyYAML's bookkeeping: every saved key visited at every token."""
+
+    def stale_possible_simple_keys(self) -> None:
+        for level in list(self.possible_simple_keys):
+            key = self.possible_simple_keys[level]
+            if (key.line != self.line and not self._in_flow_map(level)) or self.index - key.index > 1024:
+                if key.required:
+                    raise eemeli.EemeliError(eemeli._NO_VALUE, key.mark)
+                if level > 0 and key.line != self.line:
+                    self.stale_flow_key = key
+                    self.stale_flow_level = level
+                del self.possible_simple_keys[level]
+
+    def next_possible_simple_key(self) -> int | None:
+        numbers = [key.token_number for key in self.possible_simple_keys.values()]
+        return min(numbers) if numbers else None
+
+
+def _shape(node: Node | None) -> object:
+    if node is None:
+        return None
+    where = (node.start_mark.index, node.end_mark.index, node.tag, node.anchor)
+    if isinstance(node.value, list):
+        return (where, [(_shape(k), _shape(v)) if isinstance(k, Node) else _shape(k) for k, v in _pairs(node)])
+    return (where, node.value, node.style)
+
+
+def _pairs(node: Node) -> list[tuple[object, object]]:
+    return [item if isinstance(item, tuple) else (item, None) for item in node.value]
+
+
+def _read(loader_class: type[eemeli.EemeliLoader], text: str) -> object:
+    loader = loader_class(text)
+    try:
+        return ("ok", _shape(loader.get_single_node()))
+    except yaml.MarkedYAMLError as exc:
+        return ("error", type(exc).__name__, exc.problem, exc.problem_mark and exc.problem_mark.index)
+    except RecursionError:
+        return ("recursion",)
+    finally:
+        loader.dispose()
+
+
+def _suite_texts() -> list[str]:
+    return [path.read_bytes().decode("utf-8") for path in sorted(SUITE.glob("*/in.yaml"))]
+
+
+def test_same_reading_as_the_full_visit_on_the_yaml_test_suite() -> None:
+    texts = _suite_texts()
+    assert len(texts) >= 300
+    errors = 0
+    for text in texts:
+        ours = _read(eemeli.EemeliLoader, text)
+        assert ours == _read(_FullVisit, text), text
+        errors += ours[0] == "error"
+    assert 0 < errors < len(texts)  # both kinds were compared
+
+
+# pieces that open, close and fill flow collections across lines, with keys, so that keys go
+# stale by line (in sequences), stay (in mappings), and pass the 1024-character limit
+_PIECES = st.sampled_from(
+    ["[", "]", "{", "}", ",", ": ", "a", "? ", "'q'", '"d"', "\n", "\n ", "  ", "&x ", "*x", "!t ", "- ", "#c\n",
+     "k: ", "x" * 600, "\t"]
+)  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_PIECES, max_size=40), st.sampled_from(["", "%YAML 1.2\n---\n", "a: ", "- "]))
+def test_same_reading_as_the_full_visit_on_generated_flow_texts(pieces: list[str], head: str) -> None:
+    text = head + "".join(pieces)
+    assert _read(eemeli.EemeliLoader, text) == _read(_FullVisit, text)
+
+
+def nested_flow(size: int, depth: int) -> str:
+    """About `size` characters of `%YAML 1.2` (the exact reader's) lines of `[[…x…]]`, `depth` deep."""
+    head = "%YAML 1.2\n---\ntests:\n"
+    item = "  - " + "[" * depth + "x" + "]" * depth + "\n"
+    return head + item * max(1, (size - len(head)) // len(item))
+
+
+def _seconds(text: str) -> float:
+    start = time.process_time()
+    eemeli.compose(text)
+    return time.process_time() - start
+
+
+def test_time_does_not_grow_with_flow_nesting_depth() -> None:
+    # PyYAML's bookkeeping costs size x depth: at 40 KB, depth 400 took 10x depth 10
+    shallow = min(_seconds(nested_flow(40_000, 10)) for _ in range(2))
+    deep = min(_seconds(nested_flow(40_000, 400)) for _ in range(2))
+    assert deep < 2.5 * shallow, (shallow, deep)
+
+
+def test_a_budget_stops_the_reader_mid_text() -> None:
+    # through `parse_yaml`: a large text is read in a thread of its own (a bigger stack)
+    text = nested_flow(400_000, 50)
+    budget = Budget(0.2)
+    start = time.monotonic()
+    with limited(budget), pytest.raises(CheckStopped) as stopped:
+        parse_yaml(text)
+    assert stopped.value.reason == "budget"
+    assert time.monotonic() - start < 1.0  # the whole read takes several seconds
+
+
+def test_a_cancelled_budget_stops_it_too() -> None:
+    budget = Budget(0)
+    budget.cancel()
+    with limited(budget), pytest.raises(CheckStopped) as stopped:
+        eemeli.compose(nested_flow(20_000, 5))
+    assert stopped.value.reason == "cancelled"
