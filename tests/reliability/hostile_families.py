@@ -139,6 +139,19 @@ def merge_keys_v4(n: int) -> Files:
     return _one("merge.eval.yaml", base + "tests:\n" + tests)
 
 
+def nested_flow_text(size: int, depth: int) -> str:
+    """About `size` characters of test lines `- [[…x…]]`, `depth` deep, under `%YAML 1.2` (which
+    sends the text to the exact reader, PyYAML's pure-Python stages: issue 34)."""
+    head = "%YAML 1.2\n---\ntests:\n"
+    item = "  - " + "[" * depth + "x" + "]" * depth + "\n"
+    return head + item * max(1, (size - len(head)) // len(item))
+
+
+def deep_flow_exact_v4(n: int) -> Files:
+    """n / 20 characters (n tests' worth) of flow sequences 25 deep, read by the exact reader."""
+    return _one("deepflow.eval.yaml", nested_flow_text(n * 20, 25))
+
+
 def many_files(n: int) -> Files:
     """n / 50 files of 50 erroneous cases each."""
     per = 50

@@ -15,6 +15,7 @@ import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.reliability.hostile_families import nested_flow_text
 from yaml.nodes import Node
 
 from agentv_lsp.engine.budget import Budget, CheckStopped, limited
@@ -97,13 +98,6 @@ def test_same_reading_as_the_full_visit_on_generated_flow_texts(pieces: list[str
     assert _read(eemeli.EemeliLoader, text) == _read(_FullVisit, text)
 
 
-def nested_flow(size: int, depth: int) -> str:
-    """About `size` characters of `%YAML 1.2` (the exact reader's) lines of `[[…x…]]`, `depth` deep."""
-    head = "%YAML 1.2\n---\ntests:\n"
-    item = "  - " + "[" * depth + "x" + "]" * depth + "\n"
-    return head + item * max(1, (size - len(head)) // len(item))
-
-
 def _seconds(text: str) -> float:
     start = time.process_time()
     eemeli.compose(text)
@@ -112,14 +106,14 @@ def _seconds(text: str) -> float:
 
 def test_time_does_not_grow_with_flow_nesting_depth() -> None:
     # PyYAML's bookkeeping costs size x depth: at 40 KB, depth 400 took 10x depth 10
-    shallow = min(_seconds(nested_flow(40_000, 10)) for _ in range(2))
-    deep = min(_seconds(nested_flow(40_000, 400)) for _ in range(2))
+    shallow = min(_seconds(nested_flow_text(40_000, 10)) for _ in range(2))
+    deep = min(_seconds(nested_flow_text(40_000, 400)) for _ in range(2))
     assert deep < 2.5 * shallow, (shallow, deep)
 
 
 def test_a_budget_stops_the_reader_mid_text() -> None:
     # through `parse_yaml`: a large text is read in a thread of its own (a bigger stack)
-    text = nested_flow(400_000, 50)
+    text = nested_flow_text(400_000, 50)
     budget = Budget(0.2)
     start = time.monotonic()
     with limited(budget), pytest.raises(CheckStopped) as stopped:
@@ -132,5 +126,5 @@ def test_a_cancelled_budget_stops_it_too() -> None:
     budget = Budget(0)
     budget.cancel()
     with limited(budget), pytest.raises(CheckStopped) as stopped:
-        eemeli.compose(nested_flow(20_000, 5))
+        eemeli.compose(nested_flow_text(20_000, 5))
     assert stopped.value.reason == "cancelled"
