@@ -1,9 +1,10 @@
 """The exact reader (`yamlpos.eemeli`) is linear whatever the flow nesting, and a budget stops it.
 
 Its simple-key bookkeeping visits only the saved keys that may be stale (`stale_possible_simple_keys`);
-PyYAML visits every open flow level at every token. Held here: the same tokens, nodes and errors
-as the full visit on the YAML test suite's inputs and on generated flow texts; time per character
-that does not grow with the nesting depth; and `engine.budget` stopping a long read.
+PyYAML visits every open flow level at every token; `fastpaths` replaces two more of PyYAML's hot
+paths. Held here: the same nodes, marks and errors as PyYAML's own paths on the YAML test suite's
+inputs and on generated texts; time per character that does not grow with the nesting depth;
+and `engine.budget` stopping a long read.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests.reliability.hostile_families import nested_flow_text
 from yaml.nodes import Node
+from yaml.reader import Reader
+from yaml.scanner import Scanner
 
 from agentv_lsp.engine.budget import Budget, CheckStopped, limited
 from agentv_lsp.yamlpos import eemeli, parse_yaml
@@ -24,8 +27,15 @@ from agentv_lsp.yamlpos import eemeli, parse_yaml
 SUITE = Path(__file__).resolve().parents[1] / "yaml_suite" / "data"
 
 
-class _FullVisit(eemeli.EemeliLoader):
-    """The reader with PyYAML's bookkeeping: every saved key visited at every token."""
+class _PyYAMLPaths(eemeli.EemeliLoader):
+    """The reader with PyYAML's own bookkeeping and hot paths (`fastpaths` replaces them):
+    every saved key visited at every token, one character forward at a time, the token queue
+    asked whether it needs more at every look."""
+
+    forward = Reader.forward
+    check_token = Scanner.check_token
+    peek_token = Scanner.peek_token
+    get_token = Scanner.get_token
 
     def stale_possible_simple_keys(self) -> None:
         for level in list(self.possible_simple_keys):
@@ -46,7 +56,8 @@ class _FullVisit(eemeli.EemeliLoader):
 def _shape(node: Node | None) -> object:
     if node is None:
         return None
-    where = (node.start_mark.index, node.end_mark.index, node.tag, node.anchor)
+    marks = (node.start_mark, node.end_mark)
+    where = (*((m.index, m.line, m.column, m.pointer) for m in marks), node.tag, node.anchor)
     if isinstance(node.value, list):
         return (where, [(_shape(k), _shape(v)) if isinstance(k, Node) else _shape(k) for k, v in _pairs(node)])
     return (where, node.value, node.style)
@@ -61,7 +72,8 @@ def _read(loader_class: type[eemeli.EemeliLoader], text: str) -> object:
     try:
         return ("ok", _shape(loader.get_single_node()))
     except yaml.MarkedYAMLError as exc:
-        return ("error", type(exc).__name__, exc.problem, exc.problem_mark and exc.problem_mark.index)
+        mark = exc.problem_mark
+        return ("error", type(exc).__name__, exc.problem, mark and (mark.index, mark.line, mark.column))
     except RecursionError:
         return ("recursion",)
     finally:
@@ -72,13 +84,13 @@ def _suite_texts() -> list[str]:
     return [path.read_bytes().decode("utf-8") for path in sorted(SUITE.glob("*/in.yaml"))]
 
 
-def test_same_reading_as_the_full_visit_on_the_yaml_test_suite() -> None:
+def test_same_reading_as_pyyaml_paths_on_the_yaml_test_suite() -> None:
     texts = _suite_texts()
     assert len(texts) >= 300
     errors = 0
     for text in texts:
         ours = _read(eemeli.EemeliLoader, text)
-        assert ours == _read(_FullVisit, text), text
+        assert ours == _read(_PyYAMLPaths, text), text
         errors += ours[0] == "error"
     assert 0 < errors < len(texts)  # both kinds were compared
 
@@ -87,15 +99,15 @@ def test_same_reading_as_the_full_visit_on_the_yaml_test_suite() -> None:
 # stale by line (in sequences), stay (in mappings), and pass the 1024-character limit
 _PIECES = st.sampled_from(
     ["[", "]", "{", "}", ",", ": ", "a", "? ", "'q'", '"d"', "\n", "\n ", "  ", "&x ", "*x", "!t ", "- ", "#c\n",
-     "k: ", "x" * 600, "\t"]
+     "k: ", "x" * 600, "\t", "\r\n", "\r", "\ufeff", "\u2028", "\x85", "é ", "|\n  l\n"]
 )  # fmt: skip
 
 
 @settings(max_examples=400, deadline=None)
 @given(st.lists(_PIECES, max_size=40), st.sampled_from(["", "%YAML 1.2\n---\n", "a: ", "- "]))
-def test_same_reading_as_the_full_visit_on_generated_flow_texts(pieces: list[str], head: str) -> None:
+def test_same_reading_as_pyyaml_paths_on_generated_flow_texts(pieces: list[str], head: str) -> None:
     text = head + "".join(pieces)
-    assert _read(eemeli.EemeliLoader, text) == _read(_FullVisit, text)
+    assert _read(eemeli.EemeliLoader, text) == _read(_PyYAMLPaths, text)
 
 
 def _seconds(text: str) -> float:

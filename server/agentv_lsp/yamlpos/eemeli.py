@@ -41,6 +41,7 @@ from yaml.tokens import (
 )
 
 from agentv_lsp.engine.budget import checkpoint
+from agentv_lsp.yamlpos.fastpaths import FastReader, FastTokens
 
 PLAIN = "?plain"  # an untagged plain scalar, resolved later by the YAML 1.2 core schema
 PLAIN_11 = "?plain-1.1"  # the same under `%YAML 1.1`, resolved by eemeli/yaml's yaml-1.1 schema
@@ -902,7 +903,7 @@ MAX_NESTING = 1000
 TOO_DEEP = "too deep"
 
 
-class EemeliLoader(Reader, _Scanner, _Parser, _Composer, BaseResolver):
+class EemeliLoader(FastReader, FastTokens, _Scanner, _Parser, _Composer, BaseResolver):
     def __init__(self, stream: str) -> None:
         Reader.__init__(self, stream)
         _Scanner.__init__(self)
