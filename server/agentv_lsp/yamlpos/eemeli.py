@@ -157,8 +157,9 @@ class _Scanner(Scanner):
     # stale keys and the first live one are visited.
     def stale_possible_simple_keys(self) -> None:
         keys = self.possible_simple_keys
-        if not keys:
-            return
+        if not keys or self.index == self.keys_staled_at:
+            return  # (called up to three times a token: at one position, once is enough)
+        self.keys_staled_at = self.index
         stale: list[int] = []
         for level, key in keys.items():
             if self.index - key.index <= 1024:
@@ -191,6 +192,7 @@ class _Scanner(Scanner):
             return number
         return None
 
+    keys_staled_at = -1  # the position `stale_possible_simple_keys` last looked at the keys
     stale_flow_key: SimpleKey | None = None
     # the flow level of that key: a `:` of a flow mapping nested in the sequence (`[{? 'a
     # ...' : 1}]`, the mapping itself the stale key) is not that sequence's pair
