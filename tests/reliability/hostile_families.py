@@ -148,8 +148,9 @@ def nested_flow_text(size: int, depth: int) -> str:
 
 
 def deep_flow_exact_v4(n: int) -> Files:
-    """n / 20 characters (n tests' worth) of flow sequences 25 deep, read by the exact reader."""
-    return _one("deepflow.eval.yaml", nested_flow_text(n * 20, 25))
+    """20 n characters of flow sequences n / 5 deep (to 400), read by the exact reader: size and
+    depth grow together, so a cost of size x depth (PyYAML's simple-key bookkeeping) shows."""
+    return _one("deepflow.eval.yaml", nested_flow_text(n * 20, min(400, max(2, n // 5))))
 
 
 def many_files(n: int) -> Files:
@@ -177,6 +178,7 @@ FAMILIES: dict[str, Callable[[int], Files]] = {
     "many-messages": many_messages,
     "many-duplicate-ids": many_duplicate_ids,
     "merge-keys-v4": merge_keys_v4,
+    "deep-flow-exact-v4": deep_flow_exact_v4,
     "many-files": many_files,
 }
 
