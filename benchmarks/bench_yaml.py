@@ -8,7 +8,14 @@ files), in-process CPU time (best of `--repeat`) of:
 - `exact`: the same texts through the exact reader alone (`eemeli`), which only the texts
   libyaml refuses or may misread take (a tab opening a line of a block scalar, `%YAML 1.1`...).
 Targets: the pre-scan a few per cent of `parse_yaml`; the workloads themselves never flagged.
-Run: python benchmarks/bench_yaml.py [--repeat N] [--no-exact]
+`exact/libyaml` is the exact reader's time over a bare libyaml compose of the same texts.
+
+The flow-nesting family (issue 34, `--nesting`): lines of `[[…x…]]` under `%YAML 1.2` (the
+exact reader's), at a fixed size with the depth growing (25 to 800 at 200 KB) and at a fixed
+depth with the size growing (to 1 MB): CPU time of the exact reader alone, of `parse_yaml`
+(with its depth guard), and of libyaml. Targets: the time at depth 800 within 1.5x of depth 25,
+and linear in size.
+Run: python benchmarks/bench_yaml.py [--repeat N] [--no-exact] [--nesting]
 """
 
 from __future__ import annotations
@@ -21,9 +28,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.reliability.hostile_families import nested_flow_text
+
 from _workloads import eval_files, workload_v4
 
 ROWS = [(2000, 1), (10000, 1), (10000, 100)]
+# (KB, depth): the depth grows at 200 KB, then the size at depth 25 and 200
+NESTING = [(200, 25), (200, 100), (200, 400), (200, 800), (100, 25), (400, 25), (1000, 25), (1000, 200)]
 
 
 def best_cpu(work: Callable[[], object], repeat: int) -> float:
@@ -42,7 +54,11 @@ def main() -> None:
     )
     parser.add_argument("--repeat", type=int, default=5, help="timed runs per measure (the best is kept)")
     parser.add_argument("--no-exact", action="store_true", help="skip the (slow) exact reader alone")
+    parser.add_argument("--nesting", action="store_true", help="only the flow-nesting family")
     args = parser.parse_args()
+    if args.nesting:
+        nesting(args.repeat)
+        return
 
     import yaml
 
@@ -51,7 +67,7 @@ def main() -> None:
     from agentv_lsp.yamlpos.prescan import needs_eemeli_rules
 
     print(f"{'workload':<16}{'MB':>6}{'flagged':>9}{'compose s':>11}{'prescan s':>11}{'parse s':>9}"
-          f"{'prescan %':>11}{'exact s':>9}{'exact/parse':>13}")  # fmt: skip
+          f"{'prescan %':>11}{'exact s':>9}{'exact/parse':>13}{'exact/libyaml':>15}")  # fmt: skip
     for cases, files in ROWS:
         texts = [p.read_text(encoding="utf-8") for p in eval_files(workload_v4(cases, files))]
         size = sum(len(t.encode("utf-8")) for t in texts) / 1e6
@@ -76,7 +92,29 @@ def main() -> None:
         name = f"v4w{cases}" + (f"x{files}" if files > 1 else "")
         print(
             f"{name:<16}{size:>6.1f}{flagged:>9}{compose:>11.3f}{prescan:>11.3f}{parse:>9.3f}"
-            f"{100 * prescan / parse:>10.1f}%{exact:>9.2f}{exact / parse:>12.1f}x"
+            f"{100 * prescan / parse:>10.1f}%{exact:>9.2f}{exact / parse:>12.1f}x{exact / compose:>14.1f}x"
+        )
+
+
+def nesting(repeat: int) -> None:
+    import yaml
+
+    from agentv_lsp.yamlpos import eemeli, parse_yaml
+
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 20_000))  # libyaml's composer, 800 deep
+    print(f"{'KB':>6}{'depth':>7}{'exact s':>9}{'parse s':>9}{'libyaml s':>11}{'exact/libyaml':>15}{'exact us/char':>15}")
+    for kb, depth in NESTING:
+        text = nested_flow_text(kb * 1000, depth)
+        gc.disable()
+        try:
+            exact = best_cpu(lambda t=text: eemeli.compose(t), repeat)
+            parse = best_cpu(lambda t=text: parse_yaml(t), repeat)
+            libyaml = best_cpu(lambda t=text: yaml.compose(t, Loader=yaml.CSafeLoader), repeat)
+        finally:
+            gc.enable()
+        print(
+            f"{kb:>6}{depth:>7}{exact:>9.2f}{parse:>9.2f}{libyaml:>11.3f}{exact / libyaml:>14.1f}x"
+            f"{exact / len(text) * 1e6:>15.2f}"
         )
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import pytest_lsp
 from lsprotocol import types as lsp
-from pytest_lsp import LanguageClient
+from pytest_lsp import LanguageClient, client_capabilities
 
 from agentv_lsp.checks.model import CHECK_INCOMPLETE, TOO_MANY_DIAGNOSTICS
 from tests.lsp.conftest import (
@@ -23,7 +23,7 @@ from tests.lsp.conftest import (
     open_doc,
     write_repo,
 )
-from tests.reliability.hostile_families import FAMILIES
+from tests.reliability.hostile_families import FAMILIES, nested_flow_text
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -120,3 +120,86 @@ async def test_a_check_over_its_budget_says_the_file_was_too_complex(
     assert [d.code for d in shown] == [CHECK_INCOMPLETE]
     assert "too complex to check completely" in shown[0].message
     assert "agentv-lsp check" in shown[0].message
+
+
+PARSE_BUDGET_MS = 1500
+
+
+@pytest_lsp.fixture(config=SERVER, scope="module")
+async def parse_budget_client(lsp_client: LanguageClient, hostile_repo: Path):  # type: ignore[no-untyped-def]
+    accept_registrations(lsp_client)
+    await lsp_client.initialize_session(init_params(hostile_repo, {"checkTimeBudgetMs": PARSE_BUDGET_MS}))
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.parametrize(
+    ("name", "head"), [("deep.eval.yaml", ""), ("deep.yaml", "$schema: agentv-eval-v2\nevalcases: []\n")]
+)
+async def test_the_budget_stops_a_long_parse_and_other_documents_stay_answered(
+    parse_budget_client: LanguageClient, hostile_repo: Path, name: str, head: str
+) -> None:
+    # 1 MB of flow sequences 200 deep under `%YAML 1.2`: the exact (pure-Python) reader takes
+    # tens of seconds on it; the budget must stop the parse itself (issue 34)
+    client = parse_budget_client
+    small_text = next(iter(FAMILIES["many-cases-with-errors"](2).values()))
+    small = open_doc(client, put(hostile_repo, f"small-{name}", small_text), small_text)
+    await diagnostics_until(client, small, lambda d: len(d) > 0)
+    big_text = nested_flow_text(1_000_000, 200).replace("---\n", "---\n" + head, 1)
+    opened = time.perf_counter()
+    big = open_doc(client, put(hostile_repo, name, big_text), big_text)
+    waits = []
+    while time.perf_counter() - opened < PARSE_BUDGET_MS / 1000 * 0.8:
+        start = time.perf_counter()
+        hover = await client.text_document_hover_async(
+            lsp.HoverParams(
+                text_document=lsp.TextDocumentIdentifier(uri=small), position=lsp.Position(line=3, character=6)
+            )
+        )
+        waits.append(time.perf_counter() - start)
+        assert hover is not None
+        await asyncio.sleep(0.05)
+    shown = await diagnostics_until(client, big, lambda d: len(d) > 0, timeout=15)
+    stopped_after = time.perf_counter() - opened
+    assert [d.code for d in shown] == [CHECK_INCOMPLETE]
+    # the budget plus a generous margin for a loaded machine (the whole parse takes 20 s and more)
+    assert stopped_after < PARSE_BUDGET_MS / 1000 + 3.5, stopped_after
+    waits.sort()
+    median = waits[len(waits) // 2]
+    print(f"{name}: check-incomplete after {stopped_after:.2f} s; hover elsewhere median "
+          f"{median * 1000:.0f} ms, worst {waits[-1] * 1000:.0f} ms over {len(waits)}")  # fmt: skip
+    assert median < 0.25, waits
+
+
+@pytest_lsp.fixture(config=SERVER, scope="module")
+async def pull_budget_client(lsp_client: LanguageClient, hostile_repo: Path):  # type: ignore[no-untyped-def]
+    capabilities = client_capabilities("visual-studio-code")
+    assert capabilities.text_document is not None
+    capabilities.text_document.diagnostic = lsp.DiagnosticClientCapabilities(related_document_support=True)
+    accept_registrations(lsp_client)
+    settings = {"checkTimeBudgetMs": PARSE_BUDGET_MS}
+    await lsp_client.initialize_session(init_params(hostile_repo, settings, capabilities))
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.parametrize(
+    ("name", "head"), [("pulled.eval.yaml", ""), ("pulled.yaml", "$schema: agentv-eval-v2\nevalcases: []\n")]
+)
+async def test_a_pulled_check_is_stopped_by_the_budget_too(
+    pull_budget_client: LanguageClient, hostile_repo: Path, name: str, head: str
+) -> None:
+    client = pull_budget_client
+    text = nested_flow_text(1_000_000, 200).replace("---\n", "---\n" + head, 1)
+    uri = open_doc(client, put(hostile_repo, name, text), text)
+    start = time.perf_counter()
+    report = await asyncio.wait_for(
+        client.text_document_diagnostic_async(
+            lsp.DocumentDiagnosticParams(text_document=lsp.TextDocumentIdentifier(uri=uri))
+        ),
+        15,
+    )
+    answered = time.perf_counter() - start
+    assert isinstance(report, lsp.RelatedFullDocumentDiagnosticReport)
+    assert [d.code for d in report.items] == [CHECK_INCOMPLETE]
+    assert answered < PARSE_BUDGET_MS / 1000 + 3.5, answered

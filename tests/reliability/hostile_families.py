@@ -139,6 +139,20 @@ def merge_keys_v4(n: int) -> Files:
     return _one("merge.eval.yaml", base + "tests:\n" + tests)
 
 
+def nested_flow_text(size: int, depth: int) -> str:
+    """About `size` characters of test lines `- [[…x…]]`, `depth` deep, under `%YAML 1.2` (which
+    sends the text to the exact reader, PyYAML's pure-Python stages: issue 34)."""
+    head = "%YAML 1.2\n---\ntests:\n"
+    item = "  - " + "[" * depth + "x" + "]" * depth + "\n"
+    return head + item * max(1, (size - len(head)) // len(item))
+
+
+def deep_flow_exact_v4(n: int) -> Files:
+    """20 n characters of flow sequences n / 5 deep (to 400), read by the exact reader: size and
+    depth grow together, so a cost of size x depth (PyYAML's simple-key bookkeeping) shows."""
+    return _one("deepflow.eval.yaml", nested_flow_text(n * 20, min(400, max(2, n // 5))))
+
+
 def many_files(n: int) -> Files:
     """n / 50 files of 50 erroneous cases each."""
     per = 50
@@ -164,6 +178,7 @@ FAMILIES: dict[str, Callable[[int], Files]] = {
     "many-messages": many_messages,
     "many-duplicate-ids": many_duplicate_ids,
     "merge-keys-v4": merge_keys_v4,
+    "deep-flow-exact-v4": deep_flow_exact_v4,
     "many-files": many_files,
 }
 

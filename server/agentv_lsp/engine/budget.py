@@ -2,7 +2,8 @@
 
 The language server runs checks in worker threads, which cannot be killed. It gives each
 check a `Budget` (a deadline and a cancel flag) for the thread that runs it; the engine
-calls `checkpoint()` between cases and phases, which raises `CheckStopped` once the newer
+calls `checkpoint()` between cases and phases (and the exact YAML reader every few hundred
+tokens), which raises `CheckStopped` once the newer
 version of the document made the check stale, or its time is up. Without a budget (the
 CLI, tests, every other thread) `checkpoint()` does nothing.
 """
@@ -68,6 +69,12 @@ def run_limited(budget: Budget, work: Callable[..., T], *args: object) -> T:
     """`work(*args)` under `budget` (for `asyncio.to_thread`)."""
     with limited(budget):
         return work(*args)
+
+
+def current() -> Budget | None:
+    """The budget this thread's checks run under (for work it hands to another thread)."""
+    budget: Budget | None = getattr(_current, "budget", None)
+    return budget
 
 
 def checkpoint() -> None:

@@ -93,6 +93,8 @@ class AgentVLanguageServer(LanguageServer):
         self._caches: dict[str, UnitCache] = {}
         self._lines: dict[str, tuple[int | None, str, list[str]]] = {}
         self._building: dict[str, tuple[int | None, str, asyncio.Future[FileModel | V4Model | None]]] = {}
+        # per document: the version whose model build ran past the check budget, and why
+        self._build_stopped: dict[str, tuple[int | None, str, CheckStopped]] = {}
         # the runtime judging each document, with what it was chosen from (see `runtime_of`)
         self._runtimes: dict[str, tuple[tuple[str, int, str], str, bool, RuntimeChoice]] = {}
         self._marker_free: dict[str, str] = {}  # per document: its last text known to hold no v2 marker
@@ -345,6 +347,9 @@ class AgentVLanguageServer(LanguageServer):
             cached = self._models.get(uri)
             if cached is not None and cached.version == version and cached.text is text:
                 return cached.model
+            stopped = self._build_stopped.get(uri)
+            if stopped is not None and stopped[0] == version and stopped[1] is text:
+                raise stopped[2]  # this version's build ran out of time once: not again per request
             building = self._building.get(uri)
             if building is None or (building[0] == version and building[1] is text) or building[2].done():
                 break
@@ -357,19 +362,32 @@ class AgentVLanguageServer(LanguageServer):
             edits = None
             if cached is not None and state is not None and cached.state is not None:
                 edits = document.edits_since(*cached.state)
+            # the budget of a check: building parses the text (a v2 model, a file naming its
+            # AgentV `$schema`), which may take the exact reader long (`engine.budget`)
+            budget = Budget(self.settings.check_budget_ms / 1000)
             future = asyncio.ensure_future(
-                asyncio.to_thread(_paused, self.build_model, uri, version, text, state, edits)
+                asyncio.to_thread(
+                    _paused, run_limited, budget, self.build_model, uri, version, text, state, edits
+                )
             )
             building = self._building[uri] = (version, text, future)
-            future.add_done_callback(functools.partial(self._built, uri))
+            future.add_done_callback(functools.partial(self._built, uri, version, text))
         return await asyncio.shield(building[2])
 
-    def _built(self, uri: str, future: asyncio.Future[FileModel | V4Model | None]) -> None:
+    def _built(
+        self, uri: str, version: int | None, text: str, future: asyncio.Future[FileModel | V4Model | None]
+    ) -> None:
         building = self._building.get(uri)
         if building is not None and building[2] is future:
             del self._building[uri]
         if not future.cancelled() and future.exception() is not None:
             exc = future.exception()
+            if isinstance(exc, CheckStopped):
+                self._build_stopped[uri] = (version, text, exc)
+                self.log(
+                    f"agentv-lsp: {uri} v{version}: reading it stopped after {exc.seconds:.1f} s (the check budget)"
+                )
+                return
             self.log(f"agentv-lsp: could not read {uri}: {type(exc).__name__}: {exc}", lsp.MessageType.Error)
 
     def document_lines(self, uri: str) -> list[str] | None:
@@ -395,6 +413,7 @@ class AgentVLanguageServer(LanguageServer):
         if is_file_uri(uri):
             forget_v4_path(uri_to_path(uri))
         self._lines.pop(uri, None)
+        self._build_stopped.pop(uri, None)
         self._runtimes.pop(uri, None)
         self._marker_free.pop(uri, None)
         self.v4_history.pop(uri, None)
@@ -467,6 +486,16 @@ class AgentVLanguageServer(LanguageServer):
             path, Span(0, 0, 0, 0), "warning", CHECK_INCOMPLETE, message, data={"seconds": stop.seconds}
         )
         return [diagnostic_json(diagnostic, no_lines)]
+
+    def publish_incomplete(self, uri: str, version: int | None, stop: CheckStopped) -> None:
+        """Reading the document (building its model) ran out of time: say so, as a check does."""
+        document = self.workspace.text_documents.get(uri)
+        if document is None or document.version != version or not is_file_uri(uri):
+            return
+        self.publish(
+            uri, version, self.shown(uri, [Placed.of_items(self.incomplete_json(uri_to_path(uri), stop))])
+        )
+        self.published.add(uri)
 
     def _cap(self, uri: str) -> tuple[int, str, str]:
         """How a file's diagnostics are capped: at most `agentv.maxDiagnosticsPerFile`, and the

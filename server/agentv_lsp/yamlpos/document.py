@@ -47,6 +47,8 @@ from typing import Any, Literal, cast
 import yaml
 from yaml.nodes import CollectionNode, MappingNode, Node, ScalarNode, SequenceNode
 
+from agentv_lsp.engine.budget import checkpoint, limited
+from agentv_lsp.engine.budget import current as current_budget
 from agentv_lsp.gcpause import collector_paused
 from agentv_lsp.yamlpos import eemeli
 from agentv_lsp.yamlpos.keytext import collection_key_text
@@ -973,10 +975,15 @@ def _in_big_stack(compose: Callable[[str], Node | None], text: str) -> Node | No
     # The Cython composer recurses on the C stack: give it room in a thread of its own.
     result: list[Node | None] = []
     failure: list[BaseException] = []
+    budget = current_budget()  # the caller's: the exact reader stops at its checkpoints
 
     def work() -> None:
         try:
-            result.append(compose(text))
+            if budget is None:
+                result.append(compose(text))
+            else:
+                with limited(budget):
+                    result.append(compose(text))
         except BaseException as exc:  # re-raised in the caller's thread
             failure.append(exc)
 
@@ -1005,6 +1012,9 @@ def _compose_here(text: str) -> Node | None:
         loader.dispose()
 
 
+_EVENTS_TO_CHECKPOINT = 1024
+
+
 def _depth_guard(text: str) -> YamlError | None:
     """Reject nesting deeper than MAX_DEPTH before libyaml spends quadratic time on it.
 
@@ -1020,13 +1030,16 @@ def _depth_guard(text: str) -> YamlError | None:
         and _longest_line(text) < _SAFE_DEPTH_BOUND // 2
     ):
         return None  # brackets + longest line < bound, so the depth is too
-    depth = 0
+    depth = events = 0
     loader = _PositionLoader(text)
     try:
         while True:
             event = loader.get_event()
             if event is None:
                 return None
+            events += 1
+            if not events % _EVENTS_TO_CHECKPOINT:
+                checkpoint()  # a second per 400 KB of deep flow collections: the budget may stop it
             if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
                 depth += 1
                 if depth > MAX_DEPTH:

@@ -18,6 +18,7 @@ libyaml refuses or might misread (`needs_eemeli_rules`).
 from __future__ import annotations
 
 import re
+from collections import deque
 from typing import Any
 
 import yaml
@@ -47,6 +48,8 @@ from yaml.tokens import (
     ValueToken,
 )
 
+from agentv_lsp.engine.budget import checkpoint
+from agentv_lsp.yamlpos.fastpaths import FastReader, FastTokens
 from agentv_lsp.yamlpos.scalars import is_timestamp
 
 _OPENING = (BlockMappingStartToken, BlockSequenceStartToken, FlowMappingStartToken, FlowSequenceStartToken)
@@ -85,6 +88,10 @@ _NO_VALUE = "Implicit map keys need to be followed by map values"
 _UNSEPARATED = "Tags and anchors must be separated from the next token by white space"
 
 
+# Tokens read between two budget checkpoints: a few milliseconds of reading.
+CHECKPOINT_TOKENS = 256
+
+
 class _Scanner(Scanner):
     def __init__(self) -> None:
         super().__init__()
@@ -93,6 +100,9 @@ class _Scanner(Scanner):
         self.tab_after_indicator: Any = None  # mark of a tab separating a block indicator from content
         self.explicit_key_columns: set[int] = set()
         self.empty_key_line = -1  # the line of the last `: value` entry with an empty implicit key
+        # the saved simple keys a line end makes stale, in the order saved (some dropped since)
+        self.line_bound_keys: deque[tuple[int, SimpleKey]] = deque()
+        self.tokens_to_checkpoint = CHECKPOINT_TOKENS
 
     # -- white space and comments ---------------------------------------------------------------
     def scan_to_next_token(self) -> None:
@@ -165,18 +175,50 @@ class _Scanner(Scanner):
         return self.buffer[self.pointer - 1] if self.pointer > 0 else "\n"
 
     # -- simple keys: eemeli/yaml lets an implicit key of a flow mapping span lines --------------
+    # Linear whatever the flow nesting: PyYAML visits every saved key (one per open flow level)
+    # at every token. The saved keys are in level order, which is also position and line order
+    # (a key is saved at the current level, and closing a level drops its key), so the keys
+    # past the 1024-character limit are the first ones, and the keys a new line makes stale
+    # (`line_bound_keys`: those not in a flow mapping) the first ones of that queue: only the
+    # stale keys and the first live one are visited.
     def stale_possible_simple_keys(self) -> None:
-        for level in list(self.possible_simple_keys):
-            key = self.possible_simple_keys[level]
-            in_flow_map = level > 0 and level <= len(self.flow_kinds) and self.flow_kinds[level - 1] == "{"
-            if (key.line != self.line and not in_flow_map) or self.index - key.index > 1024:
-                if key.required:
-                    raise EemeliError(_NO_VALUE, key.mark)
-                if level > 0 and key.line != self.line:
-                    self.stale_flow_key = key  # a `:` next in this flow sequence is an error
-                    self.stale_flow_level = level
-                del self.possible_simple_keys[level]
+        keys = self.possible_simple_keys
+        if not keys or self.index == self.keys_staled_at:
+            return  # (called up to three times a token: at one position, once is enough)
+        self.keys_staled_at = self.index
+        stale: list[int] = []
+        for level, key in keys.items():
+            if self.index - key.index <= 1024:
+                break
+            stale.append(level)
+        bound = self.line_bound_keys
+        while bound:
+            level, key = bound[0]
+            if keys.get(level) is key:
+                if key.line == self.line:
+                    break
+                stale.append(level)
+            bound.popleft()  # stale, or dropped already
+        for level in sorted(set(stale)) if len(stale) > 1 else stale:
+            key = keys[level]
+            if key.required:
+                raise EemeliError(_NO_VALUE, key.mark)
+            if level > 0 and key.line != self.line:
+                self.stale_flow_key = key  # a `:` next in this flow sequence is an error
+                self.stale_flow_level = level
+            del keys[level]
 
+    def _in_flow_map(self, level: int) -> bool:
+        return 0 < level <= len(self.flow_kinds) and self.flow_kinds[level - 1] == "{"
+
+    def next_possible_simple_key(self) -> int | None:
+        # the lowest level's key is the earliest (see above)
+        for key in self.possible_simple_keys.values():
+            number: int = key.token_number
+            return number
+        return None
+
+    keys_staled_at = -1  # the position `stale_possible_simple_keys` last looked at the keys
     stale_flow_key: SimpleKey | None = None
     # the flow level of that key: a `:` of a flow mapping nested in the sequence (`[{? 'a
     # ...' : 1}]`, the mapping itself the stale key) is not that sequence's pair
@@ -190,8 +232,12 @@ class _Scanner(Scanner):
 
     def save_possible_simple_key(self) -> None:
         self.stale_flow_key = None
+        level = self.flow_level
+        before = self.possible_simple_keys.get(level)
         super().save_possible_simple_key()
-        key = self.possible_simple_keys.get(self.flow_level)
+        key = self.possible_simple_keys.get(level)
+        if key is not None and key is not before and not self._in_flow_map(level):
+            self.line_bound_keys.append((level, key))
         if key is not None and self.tab_after_indicator is not None:
             key.tab_mark = self.tab_after_indicator
 
@@ -226,6 +272,12 @@ class _Scanner(Scanner):
                 raise EemeliError(exc.problem or "Invalid escape sequence", token.start_mark) from None
 
     def fetch_more_tokens(self) -> None:
+        self.tokens_to_checkpoint -= 1
+        if not self.tokens_to_checkpoint:
+            # the language server may stop a stale or overlong check here (`engine.budget`):
+            # a large text takes this reader seconds
+            self.tokens_to_checkpoint = CHECKPOINT_TOKENS
+            checkpoint()
         was_json = self.after_json_node
         self.after_json_node = False
         self.scan_to_next_token()
@@ -970,7 +1022,7 @@ MAX_NESTING = 1000
 TOO_DEEP = "too deep"
 
 
-class EemeliLoader(Reader, _Scanner, _Parser, _Composer, BaseResolver):
+class EemeliLoader(FastReader, FastTokens, _Scanner, _Parser, _Composer, BaseResolver):
     def __init__(self, stream: str) -> None:
         Reader.__init__(self, stream)
         _Scanner.__init__(self)

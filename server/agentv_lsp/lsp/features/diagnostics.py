@@ -20,7 +20,8 @@ import time
 
 from lsprotocol import types as lsp
 
-from agentv_lsp.lsp.convert import is_agentv_path, uri_to_path
+from agentv_lsp.engine.budget import Budget, CheckStopped, run_limited
+from agentv_lsp.lsp.convert import is_agentv_path, is_file_uri, uri_to_path
 from agentv_lsp.lsp.dispatch import by_format
 from agentv_lsp.lsp.server import AgentVLanguageServer, guard
 from agentv_lsp.lsp.v2 import diagnostics as v2_diagnostics
@@ -89,7 +90,13 @@ def register(server: AgentVLanguageServer) -> None:
         ls: AgentVLanguageServer, params: lsp.DocumentDiagnosticParams
     ) -> lsp.DocumentDiagnosticReport:
         uri = params.text_document.uri
-        model = await ls.model(uri)
+        try:
+            model = await ls.model(uri)
+        except CheckStopped as stop:  # reading the text ran past the check budget
+            document = ls.workspace.text_documents.get(uri)
+            result_id = f"{document.version if document else 0}@{ls.generation}"
+            items = ls.incomplete_json(uri_to_path(uri), stop) if is_file_uri(uri) else []
+            return {"kind": "full", "resultId": result_id, "items": items}  # type: ignore[return-value]
         if model is None:
             return lsp.RelatedFullDocumentDiagnosticReport(items=[])
         document = ls.workspace.text_documents.get(uri)
@@ -97,7 +104,14 @@ def register(server: AgentVLanguageServer) -> None:
         if params.previous_result_id == result_id:
             return lsp.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
         items_of = by_format(model, v2=v2_diagnostics.pull_items, v4=v4_diagnostics.pull_items)
-        items = await asyncio.to_thread(items_of, ls, model, uri)
+        # under the check budget too (not registered: a pull never stops another's answer)
+        budget = Budget(ls.settings.check_budget_ms / 1000)
+        try:
+            items = await asyncio.to_thread(run_limited, budget, items_of, ls, model, uri)
+        except CheckStopped as stop:
+            if stop.reason != "budget":
+                raise
+            items = ls.incomplete_json(model.path, stop)
         # JSON items: the typed report would rebuild thousands of objects for a large file
         return {"kind": "full", "resultId": result_id, "items": ls.capped(uri, items)}  # type: ignore[return-value]
 
@@ -140,7 +154,11 @@ async def _publish_later(ls: AgentVLanguageServer, uri: str, delay: float) -> No
             return
         version = document.version
         start = time.perf_counter()
-        model = await ls.model(uri)
+        try:
+            model = await ls.model(uri)
+        except CheckStopped as stop:  # reading the text ran past the check budget
+            ls.publish_incomplete(uri, version, stop)
+            return
         if model is None:
             return
         publish = by_format(model, v2=v2_diagnostics.publish, v4=v4_diagnostics.publish)
