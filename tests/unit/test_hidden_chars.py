@@ -423,3 +423,15 @@ def test_the_long_text_filter_sees_lone_surrogates_and_tag_characters():
     assert not hidden_chars.may_hide(long + "\udc80" + long)
     assert hidden_chars.may_hide(long + "\udc80\U000e0041" + long)
     assert hidden_chars.may_hide(long + "\u202e")
+
+
+@pytest.mark.parametrize("letters", ["gbeng", "gb", "gbengland"])
+def test_a_text_ending_in_a_flag_whose_tags_are_never_cancelled(letters: str) -> None:
+    """U+1F3F4 and tag letters at the very end, no CANCEL TAG: the tags are reported, and the
+    look for the CANCEL TAG past the last character never reads beyond the text (issue 38 item 4)."""
+    for text in ("🏴" + tags(letters), "x 🏴" + tags(letters)):
+        (run,) = find_hidden_runs(text)
+        assert run.kind == "tag" and run.hidden_text == letters
+    # one tag too few or too many for a subdivision flag, CANCEL TAG present: still reported
+    for wrong in ("gb", "gbengland"):
+        assert find_hidden_runs("🏴" + tags(wrong) + "\U000e007f")[0].hidden_text == wrong
