@@ -135,6 +135,25 @@ _GROUPS: dict[str, tuple[str, ...]] = {
     # a block scalar with an indentation indicator ending in lines of spaces only: eemeli/yaml
     # takes them for empty lines (chomped), the exact reader keeps the spaces past the indentation
     "left-indicated-block-scalar-space-lines": (">2\n   \n", "|2-\n   \n", "- |1\n    \n- x\n"),
+    # issue 38 item 7: `%YAML 1.1` timestamps build a Date with Date.UTC, which carries a month,
+    # day or hour past its range over; a zone under 30 in size is hours, from 30 on minutes
+    "timestamp-11-carry-and-zone": (
+        "%YAML 1.1\n---\na: 2001-13-05\n",
+        "%YAML 1.1\n---\na: 2001-12-32\n",
+        "%YAML 1.1\n---\na: 2001-00-05\n",
+        "%YAML 1.1\n---\na: 2001-12-14t21:59:43.10+00:30\n",
+        "%YAML 1.1\n---\na: 2001-12-14t21:59:43.10-00:30\n",
+        "%YAML 1.1\n---\na: 2001-12-14t21:59:43.10+29\n",
+        "%YAML 1.1\n---\na: 2001-12-14t21:59:43.10-29\n",
+        "%YAML 1.1\n---\na: 2001-12-14t21:59:43.10+30\n",
+        "%YAML 1.1\n---\na: 2001-12-14t21:59:43.10-30\n",
+        "%YAML 1.1\n---\na: 2001-12-14 25:00:00 +5\n",
+        "%YAML 1.1\n---\na: !!timestamp 2001-13-05\n",
+        "%YAML 1.1\n---\na: 2001-13-05\na: 2002-01-05\n",  # fails: a duplicate key, whatever its dates
+    ),
+    # `!!timestamp` on a text that is no date: eemeli/yaml keeps the string (found while recording
+    # the group above); we fail the document
+    "left-timestamp-tag-on-a-non-date": ("%YAML 1.1\n---\na: !!timestamp 13-05\n",),
 }
 
 
