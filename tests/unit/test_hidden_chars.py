@@ -435,3 +435,10 @@ def test_a_text_ending_in_a_flag_whose_tags_are_never_cancelled(letters: str) ->
     # one tag too few or too many for a subdivision flag, CANCEL TAG present: still reported
     for wrong in ("gb", "gbengland"):
         assert find_hidden_runs("🏴" + tags(wrong) + "\U000e007f")[0].hidden_text == wrong
+
+
+def test_a_subdivision_flag_holds_three_to_seven_tag_letters_or_digits() -> None:
+    for letters in ("abc", "gbsct", "us12345"):  # 3, 5 and 7: a flag, nothing hidden
+        assert find_hidden_runs("🏴" + tags(letters) + "\U000e007f") == [], letters
+    for letters in ("ab", "us123456"):  # 2 and 8: tag characters, reported
+        assert find_hidden_runs("🏴" + tags(letters) + "\U000e007f")[0].hidden_text == letters
