@@ -442,3 +442,23 @@ def test_a_subdivision_flag_holds_three_to_seven_tag_letters_or_digits() -> None
         assert find_hidden_runs("🏴" + tags(letters) + "\U000e007f") == [], letters
     for letters in ("ab", "us123456"):  # 2 and 8: tag characters, reported
         assert find_hidden_runs("🏴" + tags(letters) + "\U000e007f")[0].hidden_text == letters
+
+
+def test_the_last_ideographic_variation_selector_is_one_too() -> None:
+    # U+E01EF VARIATION SELECTOR-256 ends the block: after a visible character, allowed
+    assert find_hidden_runs("葛\U000e01ef") == []
+    assert [r.code_points for r in find_hidden_runs("\U000e01ef")] == [(0xE01EF,)]
+
+
+@pytest.mark.parametrize(
+    ("text", "count"), [("a\u200bb", 1), ("a\u200b\u200cb", 2), ("x" + tags("hi"), 2), ("x\U000e0041", 1)]
+)
+def test_a_run_message_says_it_for_one_character_and_them_for_more(text: str, count: int) -> None:
+    (run,) = find_hidden_runs(text)
+    _code, _severity, message = hidden_chars.run_message(run)
+    pronoun = "them" if count > 1 else "it"
+    assert f"Remove {pronoun} (quick fix)" in message
+    if run.kind == "tag":
+        assert f"{count} Unicode tag character{'s' if count > 1 else ''} " in message
+    else:
+        assert f"the model reads {pronoun}." in message
