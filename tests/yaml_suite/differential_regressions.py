@@ -290,6 +290,25 @@ _GROUPS: dict[str, tuple[str, ...]] = {
     # a stray node after an explicit key that is no whole node to PyYAML's scanner (an unclosed
     # bracket, a key without `:`): eemeli/yaml passes over it, we fail (once: an endless loop)
     "left-explicit-key-stray-unfinished": ("? -\n [", "? -\n [-", "? r\n- :\n  e"),
+    # issue 38 item 7: `%YAML 1.1` timestamps build a Date with Date.UTC, which carries a month,
+    # day or hour past its range over; a zone under 30 in size is hours, from 30 on minutes
+    "timestamp-11-carry-and-zone": (
+        "%YAML 1.1\n---\na: 2001-13-05\n",
+        "%YAML 1.1\n---\na: 2001-12-32\n",
+        "%YAML 1.1\n---\na: 2001-00-05\n",
+        "%YAML 1.1\n---\na: 2001-12-14t21:59:43.10+00:30\n",
+        "%YAML 1.1\n---\na: 2001-12-14t21:59:43.10-00:30\n",
+        "%YAML 1.1\n---\na: 2001-12-14t21:59:43.10+29\n",
+        "%YAML 1.1\n---\na: 2001-12-14t21:59:43.10-29\n",
+        "%YAML 1.1\n---\na: 2001-12-14t21:59:43.10+30\n",
+        "%YAML 1.1\n---\na: 2001-12-14t21:59:43.10-30\n",
+        "%YAML 1.1\n---\na: 2001-12-14 25:00:00 +5\n",
+        "%YAML 1.1\n---\na: !!timestamp 2001-13-05\n",
+        "%YAML 1.1\n---\na: 2001-13-05\na: 2002-01-05\n",  # fails: a duplicate key, whatever its dates
+    ),
+    # `!!timestamp` on a text that is no date under `%YAML 1.1`: eemeli/yaml keeps the string
+    # (found while recording the group above)
+    "timestamp-tag-on-a-non-date": ("%YAML 1.1\n---\na: !!timestamp 13-05\n",),
 }
 
 

@@ -26,7 +26,7 @@ from agentv_lsp.lsp.v2.commands import case_preview
 from agentv_lsp.lsp.v2.filemodel import FileModel
 from agentv_lsp.lsp.v2.schema_nav import schema_for_path
 from agentv_lsp.lsp.yamlnav import path_at, value_at
-from agentv_lsp.tokens import case_tokens, describe
+from agentv_lsp.tokens import case_tokens_soon, describe
 
 CASE_HEADER_KEYS = ("id", "outcome", "conversation_id", "note")
 
@@ -47,7 +47,7 @@ def case_markdown(preview: dict[str, Any]) -> str:
             parts.append(fence(turn["content"]))
     else:
         parts.append("*One visible turn: the question is sent flat (no chatPrompt).*")
-    parts.append(f"*{describe(case_tokens(preview))}*")
+    parts.append(f"*{describe(case_tokens_soon(preview))}*")
     guidelines = preview["guideline_paths"]
     parts.append("**Guidelines:** " + (", ".join(f"`{g}`" for g in guidelines) if guidelines else "none"))
     if preview.get("warnings"):

@@ -26,7 +26,7 @@ from agentv_lsp.lsp.v4.references import Reference, reference_at
 from agentv_lsp.lsp.v4.schema_nav import schema_for_path
 from agentv_lsp.lsp.v4.units import unit_at
 from agentv_lsp.lsp.yamlnav import path_at
-from agentv_lsp.tokens import case_tokens, describe
+from agentv_lsp.tokens import case_tokens_soon, counted, describe
 
 MAX_TURNS_SHOWN = 6
 _REF_NAMES = {
@@ -81,11 +81,19 @@ def markdown_of_test(preview: dict[str, Any], runtime: str) -> str:
         parts += [heading, fence(str(judge.get("question", "")))]
     else:
         parts.append("*No LLM grader prompt (deterministic or script graders only).*")
-    parts.append(f"*{describe(case_tokens(preview))}*")
+    parts.append(f"*{describe(case_tokens_soon(preview))}*")
     warnings = preview.get("warnings")
     if isinstance(warnings, list) and warnings:
         parts.append("**AgentV warns:**\n" + "\n".join(f"- {str(w).splitlines()[0]}" for w in warnings if w))
     return "\n\n".join(parts)
+
+
+def _test_markdown(model: V4Model, key: Any, preview: dict[str, Any]) -> str:
+    """The test's hover, remembered once its tokens are counted (until then it says "counting…")."""
+    if not counted(preview):
+        return markdown_of_test(preview, model.choice.version)
+    found: str = model.memoized(key, lambda: markdown_of_test(preview, model.choice.version))
+    return found
 
 
 def cases_hover(model: V4Model, line: int) -> str | None:
@@ -103,7 +111,7 @@ def cases_hover(model: V4Model, line: int) -> str | None:
         return None
     where = os.path.relpath(eval_model.path, os.path.dirname(model.path))
     key = ("cases-hover", entry.start_line, preview.get("id"))
-    body: str = model.memoized(key, lambda: markdown_of_test(preview, model.choice.version))
+    body = _test_markdown(model, key, preview)
     return f"*As `{where}` loads it:*\n\n{body}"
 
 
@@ -149,7 +157,7 @@ def hover_markdown(model: V4Model, line: int, character: int, encoding: str) -> 
         preview = preview_at(model, line)
         if preview is not None:
             key = ("hover", preview.get("index"), preview.get("id"))
-            found: str = model.memoized(key, lambda: markdown_of_test(preview, model.choice.version))
+            found = _test_markdown(model, key, preview)
             last = hover_section(last_run_of(model, preview)) if "error" not in preview else None
             return found if last is None else f"{last}\n\n---\n\n{found}"
     root = model.doc.root
