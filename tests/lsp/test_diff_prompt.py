@@ -116,3 +116,12 @@ async def test_each_test_has_a_compare_prompt_with_head_lens(client: LanguageCli
         [{"uri": uri, "caseId": "review"}],
         [{"uri": uri, "caseId": "greet"}],
     ]
+
+
+async def test_a_field_a_test_does_not_have_is_left_out(client: LanguageClient, repo: Path) -> None:
+    """'greet' has no expected_output and no assertions: no `[]` under their headings, no heading."""
+    uri = open_doc(client, repo / "evals" / "suite.eval.yaml")
+    text = (await rendered(client, uri, "greet", "head"))["text"]
+    assert "## criteria\ngreets" in text
+    assert "## expected_output" not in text and "## assertions" not in text
+    assert "[]" not in text.splitlines()
