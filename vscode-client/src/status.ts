@@ -78,9 +78,12 @@ function describeTrusted(
   // a short line, the whole reason in the tooltip; the files in use go to a second item
   if (info.runtime) {
     const [config, ...rest] = parts;
+    const text = `AgentV ${schema}`;
+    const why = shortReason(info.runtime.reason);
     return {
-      text: `AgentV ${schema}`,
-      detail: `AgentV ${info.runtime.version} · ${shortReason(info.runtime.reason)}`,
+      text,
+      // the version once: a 4.x file's text already names it
+      detail: schema === info.runtime.version ? why : `AgentV ${info.runtime.version} · ${why}`,
       tooltip: `Judged as AgentV ${info.runtime.version}: ${info.runtime.reason}`,
       severity,
       files: { text: config, detail: rest.join(" · ") },

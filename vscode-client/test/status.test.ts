@@ -45,7 +45,7 @@ describe("describeStatus", () => {
     );
     assert.equal(d.text, "AgentV 4.42.4");
     // a short line (the popup is narrow), the whole reason in the tooltip
-    assert.equal(d.detail, "AgentV 4.42.4 · installed in the project");
+    assert.equal(d.detail, "installed in the project"); // the text names the version already
     assert.equal(d.tooltip, "Judged as AgentV 4.42.4: installed node_modules/agentv 4.42.4");
   });
 
