@@ -12,6 +12,7 @@ from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient, client_capabilities
 
 from agentv_lsp.engine.files import FileSystem
+from agentv_lsp.formats.runtime import choose_runtime, undeclared_v2_note
 from agentv_lsp.formats.v2.document import CheckOptions, check_document
 from tests.lsp.conftest import (
     EVAL,
@@ -159,8 +160,11 @@ async def test_a_large_file_checked_case_by_case_matches_the_cli(client: Languag
     expected = check_document(
         str(path), text, CheckOptions(repo_root=str(repo), cwd=str(repo), fs=FileSystem())
     )
+    # and, as `agentv-lsp check` adds it, the note that only the file's format chose v2
+    note = undeclared_v2_note(str(path), text, choose_runtime(str(path), text, str(repo)))
+    shown = [*expected.diagnostics, *([note] if note is not None else [])]
     got = sorted((d.range.start.line, d.range.start.character, d.code, d.message) for d in diagnostics)
-    want = sorted((d.span.start_line, d.span.start_col, d.code, d.message) for d in expected.diagnostics)
+    want = sorted((d.span.start_line, d.span.start_col, d.code, d.message) for d in shown)
     assert got == want
 
 

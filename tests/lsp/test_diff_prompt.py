@@ -138,3 +138,12 @@ async def test_the_text_is_the_prompt_alone_and_the_label_names_the_side(
         assert head["text"] == buffer["text"]
         assert head["text"].splitlines()[0] == f"# {test_id} (evals/suite.eval.yaml)"
         assert "HEAD" not in head["text"] and "unsaved buffer" not in buffer["text"]
+
+
+async def test_a_field_a_test_does_not_have_is_left_out(client: LanguageClient, repo: Path) -> None:
+    """'greet' has no expected_output and no assertions: no `[]` under their headings, no heading."""
+    uri = open_doc(client, repo / "evals" / "suite.eval.yaml")
+    text = (await rendered(client, uri, "greet", "head"))["text"]
+    assert "## criteria\ngreets" in text
+    assert "## expected_output" not in text and "## assertions" not in text
+    assert "[]" not in text.splitlines()

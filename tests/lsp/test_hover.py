@@ -3,6 +3,7 @@ target entry, and schema descriptions on keys."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -27,8 +28,17 @@ async def hover_text(client: LanguageClient, uri: str, position: lsp.Position) -
 async def test_hover_on_a_case_header_shows_the_exact_question(client: LanguageClient, repo: Path) -> None:
     uri = open_eval(client, repo)
     on_id = await hover_text(client, uri, pos(EVAL, "id: plain-two-turn", 6))
-    assert on_id is not None and f"```text\n{PLAIN_TWO_TURN_QUESTION}\n```" in on_id
-    assert "chatPrompt**: 2 turns" in on_id and "**Guidelines:** none" in on_id
+    assert on_id is not None and "**Guidelines:** none" in on_id
+    # the glance first (2 turns), the preview a click away, then each turn once (the flat
+    # question is these turns with role markers: not shown again)
+    first, second = on_id.split("\n")[:2]
+    assert first.startswith("**`plain-two-turn`** · AgentV v2 · ") and " · 2 turns" in first
+    assert second.startswith("[Open in the preview panel](command:agentv.showPreview?")
+    turns = re.findall(r"@\[(\w+)\]:\n(.*?)(?=\n\n@\[|\Z)", PLAIN_TWO_TURN_QUESTION, re.S)
+    assert len(turns) == 2
+    for role, content in turns:
+        assert f"*{role.lower()}*\n\n```text\n{content}\n```" in on_id
+    assert f"```text\n{PLAIN_TWO_TURN_QUESTION}\n```" not in on_id
     on_dash = await hover_text(client, uri, pos(EVAL, "- id: plain-two-turn"))
     assert on_dash == on_id
     on_outcome = await hover_text(client, uri, pos(EVAL, "Reviews."))

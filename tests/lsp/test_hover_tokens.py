@@ -15,6 +15,7 @@ from pytest_lsp import LanguageClient
 from agentv_lsp import tokens
 from agentv_lsp.engine.files import FileSystem
 from agentv_lsp.formats.v4.preview import preview_v4
+from agentv_lsp.lsp.markdown import tokens_phrase
 from tests.lsp.conftest import (
     SERVER,
     accept_registrations,
@@ -82,4 +83,4 @@ async def test_the_first_hover_on_a_test_inlining_4_mb_answers_within_a_second(
     preview = preview_v4(str(repo / "evals" / "s.eval.yaml"), str(repo), str(repo), FileSystem())
     expected = tokens.case_tokens(preview["cases"][0])
     assert expected["candidate"] > tokens.count(BIG)  # the file and the text around it
-    assert f"*{tokens.describe(expected)}*" in shown.split("\n\n")
+    assert tokens_phrase(expected) in shown.splitlines()[0]  # on the glance line

@@ -82,7 +82,8 @@ async def test_lenses_and_hover_show_each_tests_last_verdict(client: LanguageCli
     assert "✓" not in never and "✗" not in never
     text = path.read_text(encoding="utf-8")
     shown = await hover_text(client, uri, pos(text, "capital of France"))
-    assert shown.startswith("**Last run** ✓ 1.00 · default")
+    assert "· last run ✓ 1.00 · default" in shown.splitlines()[0]  # the glance line first
+    assert "**Last run** ✓ 1.00 · default" in shown
     assert "- contains-Paris: pass 1.00" in shown and "Paris" in shown.split("Answer:", 1)[1]
     missing = await hover_text(client, uri, pos(text, "Say hi"))
     assert "Last run" not in missing

@@ -10,7 +10,7 @@ import pytest
 from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
-from tests.lsp.conftest import doc_id, open_doc, pos
+from tests.lsp.conftest import diagnostics_until, doc_id, open_doc, pos
 from tests.lsp.test_v4_preview import GOLDEN, eval_files, expected, golden_session_fixtures
 
 pytestmark = [
@@ -48,11 +48,21 @@ async def test_hover_anywhere_in_a_test_shows_the_exact_question(
     uri = open_doc(client, path)
     for test in expected(workspace, case, eval_file)["cases"]:
         on_id = await hover_text(client, uri, pos(text, f"id: {test['id']}\n", 5))
-        assert on_id is not None and fenced(test["lm"]["question"]) in on_id, (case, test["id"])
+        assert on_id is not None
+        turns = test["lm"]["chatPrompt"] or []
+        # the glance first (whether it runs, tokens, turns), the preview a click away
+        first, second = on_id.split("\n")[:2]
+        assert first.startswith(f"**`{test['id']}`** · runs in AgentV 4.42.4 · "), first
+        assert f" · {len(turns) or 1} turn" in first and " tokens to the candidate" in first
+        assert second.startswith("[Open in the preview panel](command:agentv.showPreview?")
+        # then each prompt text once: the turns, or the flat question they would repeat
+        shown = [t["content"] for t in turns] if turns else [test["lm"]["question"]]
+        for content in shown:
+            assert fenced(content) in on_id, (case, test["id"])
+        assert (fenced(test["lm"]["question"]) in on_id) == (not turns)
         system = test["lm"]["systemMessage"]
-        assert (f"**System message**\n\n{fenced(system)}" in on_id) == bool(system)
-        turns = test["lm"]["chatPrompt"]
-        assert (f"**chatPrompt**: {len(turns)} turns" in on_id) if turns else "no chatPrompt" in on_id
+        said = bool(system) and not any(system in content for content in shown)
+        assert (f"**System message**\n\n{fenced(system)}" in on_id) == said
         assert (f"**Criteria:** {test['criteria']}" if test["criteria"] else "**Criteria:** none") in on_id
         assert "**Grader prompt**" in on_id  # no assertions: the default LLM grader
         # the line below the id is still inside the test
@@ -85,6 +95,48 @@ async def test_hover_shows_the_grader_prompt_and_file_references(
     tried = expected(workspace, "missing-file", eval_files("missing-file")[0])["warnings"][0].split("\n")[2:]
     assert not_found is not None and "not found" in not_found
     assert all(f"`{line.strip()}`" in not_found for line in tried)
+
+
+DIAGNOSED = """\
+description: A misspelt assertion type
+tests:
+  - id: typo
+    criteria: Says the sum
+    expected_output: The sum is four.
+    input: What is two plus two? Answer in one sentence.
+    assertions:
+      - type: contans
+        value: four
+      - type: llm-grader
+"""
+
+
+async def test_hover_on_a_diagnostic_keeps_short_and_the_grader_prompt_says_the_question_once(
+    client: LanguageClient, workspace: Path
+) -> None:
+    """VS Code shows a diagnostic's hover above ours: on its range ours is the glance alone,
+    so "Did you mean" and its Quick Fix stay in view; elsewhere the whole test, the question
+    said once (the grader prompt points back to it) and the grader's system prompt named by
+    more than a first line ending on a colon."""
+    path = workspace / "string-input" / "evals" / "diagnosed.eval.yaml"
+    path.write_text(DIAGNOSED)
+    uri = open_doc(client, path)
+    diagnostics = await diagnostics_until(
+        client, uri, lambda ds: any(d.code == "v4-assertion-type-unknown" for d in ds)
+    )
+    typo = next(d for d in diagnostics if d.code == "v4-assertion-type-unknown")
+    on_typo = await hover_text(client, uri, typo.range.start)
+    on_id = await hover_text(client, uri, pos(DIAGNOSED, "id: typo", 5))
+    assert on_typo is not None and on_id is not None
+    first_lines = on_id.split("\n")[:2]
+    assert on_typo.split("\n") == first_lines  # the glance and the preview link, nothing more
+    assert first_lines[0].startswith("**`typo`** · runs in AgentV 4.42.4 · ")
+    question = "What is two plus two? Answer in one sentence."
+    assert on_id.count(question) == 1
+    grader = on_id[on_id.index("**Grader prompt**") :]
+    heading = grader.split("\n")[0]
+    assert "⟨the question above⟩" in grader and not heading.rstrip("*)").endswith(":")
+    assert "`score`" in heading  # the JSON answer the default grader asks for
 
 
 async def test_outline_and_code_lenses_list_the_tests_by_id(client: LanguageClient, workspace: Path) -> None:

@@ -22,8 +22,9 @@ from agentv_lsp.engine.files import FileSystem
 from agentv_lsp.formats.runtime import choose_runtime
 from agentv_lsp.formats.v2.document import CheckOptions
 from agentv_lsp.formats.v4.check import check_v4_document
-from agentv_lsp.lsp.convert import diagnostic_json
+from agentv_lsp.lsp.convert import diagnostic_json, path_to_uri
 from agentv_lsp.lsp.document import Edit
+from agentv_lsp.lsp.markdown import flagged_at, preview_link
 from agentv_lsp.lsp.v4 import incremental as incremental_module
 from agentv_lsp.lsp.v4 import units as units_module
 from agentv_lsp.lsp.v4.hover import hover_markdown, markdown_of_test
@@ -302,7 +303,9 @@ def test_unit_previews_and_hovers_equal_the_whole_file_ones(big: Path) -> None:
             assert quick == expected
             assert preview_by_id(model, entry.tests[0].id) == expected
             hover = hover_markdown(model, entry.start_line, 8, "utf-16")
-            assert hover == markdown_of_test(expected, "4.42.4")
+            link = preview_link(path_to_uri(str(big)), expected["id"], entry.start_line)
+            short = flagged_at(whole.report().diagnostics, whole.path, entry.start_line, 8)
+            assert hover == markdown_of_test(expected, "4.42.4", link, short=short)
         else:
             assert quick is not None and quick["error"].startswith("AgentV skips this test")
 
@@ -347,4 +350,6 @@ async def test_edits_of_a_large_file_are_published(client: LanguageClient, works
     )
     assert hover is not None and isinstance(hover.contents, lsp.MarkupContent)
     # the suite-level `input` is prepended to the test's own (golden: suite-input-prepended)
-    assert "@[System]:\nSuite-wide system text.\n\n@[User]:\nHello 4" in hover.contents.value
+    # (shown as the chatPrompt turns: the flat question would say them again)
+    assert "*system*\n\n```text\nSuite-wide system text.\n```" in hover.contents.value
+    assert "*user*\n\n```text\nHello 4\n```" in hover.contents.value

@@ -50,7 +50,7 @@ async def test_hover_on_a_100_kb_test_shows_its_prompt(
         )
         assert hover is not None and isinstance(hover.contents, lsp.MarkupContent)
         value = hover.contents.value
-        assert "**Question** for `with-log`" in value
+        assert value.startswith("**`with-log`** · runs in AgentV 4.42.4 · ") and "**Question** (LM mode" in value
         assert "Which step fails in this log?\n00000 pasted log line" in value
         assert f"{LOG_LINES - 1:05d} pasted log line" in value
     lenses = await client.text_document_code_lens_async(lsp.CodeLensParams(text_document=doc_id(uri)))

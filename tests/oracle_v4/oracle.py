@@ -126,7 +126,10 @@ def our_check(root: Path, eval_file: str) -> list[dict[str, Any]]:
         report = check_v4_document(
             path, fs.read_document(path), CheckOptions(str(root), str(root), fs, runtime="4"), as_eval=True
         )
-    return [{"path": d.path, "severity": d.severity, "message": d.message} for d in report.diagnostics]
+    return [
+        {"path": d.path, "locations": d.locations, "severity": d.severity, "message": d.message}
+        for d in report.diagnostics
+    ]
 
 
 def compare_check(record: dict[str, Any], diagnostics: list[dict[str, Any]]) -> list[str]:
@@ -134,7 +137,7 @@ def compare_check(record: dict[str, Any], diagnostics: list[dict[str, Any]]) -> 
     file gets no error, nor does any file the runtime loads and validate passes (README's rule);
     a file the runtime cannot load gets an error; a runtime message that
     validate did not report gets at least a warning."""
-    paths = {d["path"] for d in diagnostics}
+    paths = {location for d in diagnostics for location in d.get("locations", (d["path"],))}
     errors = [d for d in diagnostics if d["severity"] == "error"]
     validation = record.get("validation") or {}
     issues = validation.get("issues", [])

@@ -46,6 +46,7 @@ fails it (the eval validator counts its own warnings, e.g. role markers, as fail
 | too-many-diagnostics            | warn  | any     | more than `--max-diagnostics` (1,000) in one file: how many more |
 | check-incomplete                | warn  | any     | LSP only: a check past `agentv.checkTimeBudgetMs` stopped         |
 | runtime-manifest-unusable       | warn  | any     | `auto` passed over a package.json (FIFO, device, bad JSON, ...)  |
+| runtime-v2-undeclared           | info  | eval    | a v2 file judged as v2 by its format alone (no AgentV declared)  |
 | expected-none-valid             | warn  | eval    | no valid expected message: the runtime skips the case            |
 | expected-multiple               | warn  | eval    | several expected messages: only the first is the reference       |
 | file-not-found                  | warn  | eval    | runtime "File not found" while validate skips file checks        |
@@ -1149,12 +1150,14 @@ def _literals() -> set[str]:
 # triggered by their own tests above (a FIFO named on the command line; a small read cap)
 # tested in tests/reliability/test_hostile_growth.py and tests/lsp/test_hostile.py
 # runtime-manifest-unusable: tests/unit/test_runtime_manifests.py (FIFOs, devices, 5,000 digits)
+# runtime-v2-undeclared: tests/unit/test_cli_runtime.py (declared, asked for and chosen by the file)
 TESTED_ALONE = {
     "file-unreadable",
     "file-truncated",
     "too-many-diagnostics",
     "check-incomplete",
     "runtime-manifest-unusable",
+    "runtime-v2-undeclared",
 }
 
 

@@ -34,7 +34,8 @@ def checked(make_repo, cli):
     """Run `check --format F eval.yaml` in a repo holding BAD_ID; returns (exit code, stdout)."""
 
     def run(fmt: str, text: str = BAD_ID, *extra: str):
-        repo = make_repo({"eval.yaml": text})
+        # the project declares AgentV v2: no note that only the file's format chose it
+        repo = make_repo({"eval.yaml": text, "package.json": '{"devDependencies": {"agentv": "^2.0.0"}}'})
         result = cli("check", "--format", fmt, *extra, "eval.yaml", cwd=repo.root)
         return result.code, result.out
 

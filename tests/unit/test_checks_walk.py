@@ -16,7 +16,12 @@ import pytest
 GOOD = "$schema: agentv-eval-v2\nevalcases:\n  - id: ok\n    outcome: o\n    input_messages: []\n"
 BAD = "$schema: agentv-eval-v2\nevalcases:\n  - id: 1\n    outcome: o\n    input_messages: []\n"
 
+# The project declares AgentV v2: the v2 files are judged as v2 by it, not by their format alone (which
+# adds an information note, runtime-v2-undeclared; tests/unit/test_cli_runtime.py).
+DECLARED_V2 = {"package.json": '{"devDependencies": {"agentv": "^2.0.0"}}'}
+
 TREE = {
+    **DECLARED_V2,
     "evals/a.eval.yaml": GOOD,
     "evals/B.YML": BAD,
     "node_modules/pkg/e.yaml": BAD,
@@ -94,7 +99,7 @@ def test_walk_includes_a_skipped_invalid_config_too(make_repo, cli):
     ids=["syntax-error", "no-schema", "wrong-schema", "duplicate-key"],
 )
 def test_walked_eval_file_that_agentv_cannot_load_is_reported(make_repo, cli, text):
-    repo = make_repo({"evals/broken.yaml": text, "evals/good.yaml": GOOD})
+    repo = make_repo({**DECLARED_V2, "evals/broken.yaml": text, "evals/good.yaml": GOOD})
     code, files, flagged, payload = check_json(cli, repo.root, ".")
     assert code == 1
     assert files == 2
@@ -103,7 +108,7 @@ def test_walked_eval_file_that_agentv_cannot_load_is_reported(make_repo, cli, te
 
 
 def test_missing_path_is_reported_and_exits_2(make_repo, cli):
-    repo = make_repo({"e.yaml": GOOD})
+    repo = make_repo({**DECLARED_V2, "e.yaml": GOOD})
     result = cli("check", "e.yaml", "nope", cwd=repo.root)
     assert result.code == 2
     assert "agentv-lsp: path not found: nope" in result.err

@@ -37,8 +37,9 @@ def test_exit_code(make_repo, cli, text, strict, code):
 
 def test_fixtures_have_the_severities_the_exit_codes_assume(make_repo, cli):
     summaries = {}
+    declared = '{"devDependencies": {"agentv": "^2.0.0"}}'  # v2 by the project: no runtime note
     for name, text in (("clean", CLEAN), ("error", ERROR), ("warning", WARNING), ("info", INFO)):
-        repo = make_repo({"eval.yaml": text})
+        repo = make_repo({"eval.yaml": text, "package.json": declared})
         summaries[name] = cli("check", "eval.yaml", cwd=repo.root).out.splitlines()[-1]
     assert summaries == {
         "clean": "1 file checked: 0 errors, 0 warnings",

@@ -57,3 +57,22 @@ def test_check_with_agentv_4_reports_a_v2_file_it_would_not_load(make_repo, cli)
 def test_bad_agentv_value_is_a_usage_error(make_repo, cli):
     repo = make_repo({"a.eval.yaml": V4})
     assert cli("check", "a.eval.yaml", "--agentv", "3", cwd=repo.root).code == 2
+
+
+def test_a_v2_file_judged_as_v2_by_its_format_alone_gets_a_hint(make_repo, cli):
+    """No AgentV in the project: the file's own format chooses v2, and an information finding
+    (text and JSON alike) says that today's AgentV would not load it, at its `evalcases` key."""
+    repo = make_repo({"evals/old.yaml": V2})
+    payload = json.loads(cli("check", "evals/old.yaml", "--format", "json", cwd=repo.root).out)
+    (note,) = [d for d in payload["diagnostics"] if d["code"] == "runtime-v2-undeclared"]
+    assert note["severity"] == "information"
+    assert V2.split("\n")[note["range"]["start"]["line"]].startswith("evalcases:")
+    assert payload["files"][0]["runtime_reason"] in note["message"] and "4.42.4" in note["message"]
+    text = cli("check", "evals/old.yaml", "--color", "never", cwd=repo.root)
+    assert text.code == 0 and "information runtime-v2-undeclared" in text.out
+    # the project declares v2, or the user asked for it: nothing to say
+    declared = make_repo({"evals/old.yaml": V2, "package.json": '{"devDependencies": {"agentv": "^2.1.0"}}'})
+    for where, extra in ((declared, ()), (repo, ("--agentv", "2"))):
+        quiet = json.loads(cli("check", "evals/old.yaml", "--format", "json", *extra, cwd=where.root).out)
+        assert quiet["files"][0]["runtime"].startswith("2")
+        assert not [d for d in quiet["diagnostics"] if d["code"] == "runtime-v2-undeclared"]

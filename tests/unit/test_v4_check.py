@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from agentv_lsp.checks.model import Diagnostic
+from agentv_lsp.checks.model import SEVERITY_RANK, Diagnostic
 from agentv_lsp.engine.files import FileSystem
 from agentv_lsp.formats.v2.document import CheckOptions, DocumentReport
 from agentv_lsp.formats.v4.check import check_v4_cases_file, check_v4_document, find_eval_files_using
@@ -134,7 +134,7 @@ def test_check_agrees_with_the_runtime(case, rel, golden_path, tmp_path, monkeyp
     golden = json.loads(golden_path.read_text())
     root = _stage(case, tmp_path)
     report = _check(root, rel, monkeypatch)
-    paths = {d.path for d in report.diagnostics}
+    paths = {location for d in report.diagnostics for location in d.locations}
     issues = golden["validation"]["issues"]
     for issue in issues:
         if issue["location"]:
@@ -597,3 +597,84 @@ def test_checking_5000_tests_finds_nothing_in_a_clean_file(tmp_path):
     path.write_text(text)
     report = check_v4_document(str(path), text, CheckOptions(str(root), str(root), FileSystem()))
     assert [d for d in report.diagnostics if d.severity in ("error", "warning")] == []
+
+
+# -- one finding per mistake -------------------------------------------------------------------
+
+_COMPLETE = """\
+description: One mistake, one finding
+tests:
+  - id: kept
+    input: hello
+    criteria: says hi
+  - id: typo
+    input: What is 2+2?
+    criteria: says 4
+"""
+
+
+@pytest.mark.parametrize("key", ["input", "id", "criteria"])
+def test_a_misspelt_required_key_is_one_finding(tmp_path, key):
+    """Deleting a letter of a required key: the unknown field, validate's missing key, the
+    runtime's skip and the linter's incomplete test are one finding at the misspelt key, whose
+    "Did you mean" fix mends all of them, with the missing key's severity and location."""
+    root = tmp_path / "repo"
+    (root / ".git").mkdir(parents=True)
+    clean = _check_text(root, "evals/ok.eval.yaml", _COMPLETE)
+    assert not [d for d in clean.diagnostics if d.span.start_line >= 5], clean.diagnostics
+    misspelt = key[0] + key[2:]
+    lines = _COMPLETE.split("\n")
+    line = next(n for n in range(5, len(lines)) if lines[n].lstrip(" -").startswith(f"{key}:"))
+    lines[line] = lines[line].replace(f"{key}:", f"{misspelt}:", 1)
+    report = _check_text(root, "evals/typo.eval.yaml", "\n".join(lines))
+    in_test = [d for d in report.diagnostics if d.span.start_line >= 5]
+    assert len(in_test) == 1, [(d.code, d.message) for d in in_test]
+    (finding,) = in_test
+    assert finding.code == "v4-unknown-field" and finding.data["suggestion"] == key
+    assert (finding.span.start_line, _text_at(root, "evals/typo.eval.yaml", finding)) == (line, misspelt)
+    assert finding.message.count(f"Did you mean '{key}'?") == 1
+    assert finding.message.count("Skipping incomplete test") == 1
+    # what the missing key's own finding would be: its severity and validate location are kept
+    unmerged = [d for d in _unmerged(root, "\n".join(lines)) if d.code != "v4-unknown-field"]
+    assert unmerged and finding.severity == min((d.severity for d in unmerged), key=SEVERITY_RANK.get)
+    assert {d.path for d in unmerged} <= set(finding.locations)
+
+
+def _unmerged(root: Path, text: str) -> list[Diagnostic]:
+    """The findings of the misspelt test before merging (`merge_misspelt_twins` left out)."""
+    import agentv_lsp.formats.v4.check as check
+
+    original = check.merge_misspelt_twins
+    check.merge_misspelt_twins = lambda diagnostics, doc: diagnostics  # type: ignore[assignment]
+    try:
+        report = _check_text(root, "evals/typo.eval.yaml", text)
+    finally:
+        check.merge_misspelt_twins = original
+    return [d for d in report.diagnostics if d.span.start_line >= 5 and not d.code.startswith("v4-lint")]
+
+
+def test_a_misspelt_key_beside_the_real_one_stays_a_warning(tmp_path):
+    root = tmp_path / "repo"
+    (root / ".git").mkdir(parents=True)
+    text = _COMPLETE.replace("    input: What is 2+2?\n", "    input: What is 2+2?\n    inpt: again\n")
+    report = _check_text(root, "evals/both.eval.yaml", text)
+    (finding,) = [d for d in report.diagnostics if d.span.start_line >= 5]
+    assert (finding.code, finding.severity, finding.data.get("merged")) == ("v4-unknown-field", "warning", None)
+
+
+@pytest.mark.parametrize("key", ["input", "id"])
+def test_a_missing_key_is_not_said_again_by_the_linter(tmp_path, key):
+    """validate's missing key, into which the runtime's skip is folded, says what the
+    linter's incomplete-test rule would: one finding."""
+    root = tmp_path / "repo"
+    (root / ".git").mkdir(parents=True)
+    text = (
+        _COMPLETE.replace("    input: What is 2+2?\n", "")
+        if key == "input"
+        else _COMPLETE.replace("  - id: typo\n    input:", "  - input:")
+    )
+    assert text != _COMPLETE
+    report = _check_text(root, "evals/missing.eval.yaml", text)
+    in_test = [d for d in report.diagnostics if d.span.start_line >= 5]
+    assert len(in_test) == 1, [(d.code, d.message) for d in in_test]
+    assert in_test[0].severity == "error" and "Skipping incomplete test" in in_test[0].message

@@ -9,6 +9,9 @@ import { registerPromptDiff } from "./promptDiff";
 import { ServerManager } from "./server";
 import { StatusItem } from "./status";
 import { TestingView } from "./testing/controller";
+import { VirtualDocuments } from "./virtualDocs";
+
+const PROOF_SCHEME = "agentv-proof";
 
 let manager: ServerManager | undefined;
 
@@ -17,6 +20,8 @@ export async function activate(context: ExtensionContext): Promise<void> {
   context.subscriptions.push(log);
   const settings = () => readSettings(vsc.getConfiguration(SECTION));
 
+  const proofs = new VirtualDocuments(PROOF_SCHEME);
+  context.subscriptions.push(vsc.registerTextDocumentContentProvider(PROOF_SCHEME, (uri) => proofs.provide(uri.query)));
   let preview: PreviewPanel | undefined;
   let status: StatusItem | undefined;
   let testing: TestingView | undefined;
@@ -39,7 +44,8 @@ export async function activate(context: ExtensionContext): Promise<void> {
       void vsc.showInformationMessage(describeMigration(report), SHOW_PROOF).then(async (pick) => {
         if (pick !== SHOW_PROOF) return;
         const proof = parseProof(await mgr.migrationProof(report.uri));
-        if (proof) await vsc.showUntitled(proof.markdown, "markdown");
+        // read-only and virtual: never an unsaved "Untitled-1 ●" the user is asked to save
+        if (proof) await vsc.showDocumentBeside(proofs.issue([`${proof.title}.md`], proof.markdown));
         else void vsc.showWarningMessage("AgentV: the proof of this migration is no longer available.");
       });
     },
@@ -56,7 +62,7 @@ export async function activate(context: ExtensionContext): Promise<void> {
     },
     log,
   );
-  status = new StatusItem(mgr);
+  status = new StatusItem(mgr, (line) => log.info(line), () => vsc.isWorkspaceTrusted());
   testing = new TestingView((method, params) => mgr.request(method, params), log);
   const panel = preview;
   context.subscriptions.push(

@@ -331,6 +331,8 @@ export class ServerManager implements Disposable {
       documentSelector: this.selector,
       outputChannel: this.log,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
+      // the hover's "Open in the preview panel" link; no other command runs from the server's Markdown
+      markdown: { isTrusted: { enabledCommands: ["agentv.showPreview"] }, supportHtml: false },
       initializationOptions: { settings: serverSettings(this.rawSettings(), this.trusted()) },
       middleware: this.middleware(),
     };

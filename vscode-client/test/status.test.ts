@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { describeStatus } from "../src/status";
+import { RESTRICTED_DETAIL, RESTRICTED_TEXT, describeStatus, shortReason } from "../src/status";
 
 describe("describeStatus", () => {
   it("shows the schema and the config file", () => {
@@ -44,7 +44,9 @@ describe("describeStatus", () => {
       undefined,
     );
     assert.equal(d.text, "AgentV 4.42.4");
-    assert.equal(d.detail, "judged as AgentV 4.42.4: installed node_modules/agentv 4.42.4");
+    // a short line (the popup is narrow), the whole reason in the tooltip
+    assert.equal(d.detail, "installed in the project"); // the text names the version already
+    assert.equal(d.tooltip, "Judged as AgentV 4.42.4: installed node_modules/agentv 4.42.4");
   });
 
   it("puts the files in use in a second item, so that each line of the hover stays short", () => {
@@ -61,7 +63,26 @@ describe("describeStatus", () => {
       undefined,
       (p) => p.replace("/ws/", ""),
     );
-    assert.equal(d.detail, "judged as AgentV 2 (agentv-eval-v2): the file declares $schema: agentv-eval-v2");
+    assert.equal(d.detail, "AgentV 2 (agentv-eval-v2) · the file's v2 format");
     assert.deepEqual(d.files, { text: "config: .agentv/config.yaml", detail: "targets: .agentv/targets.yaml · 2 cases" });
+  });
+
+  it("keeps the line short whatever the reason, the reason whole in the tooltip", () => {
+    const reason = "no AgentV installed or declared; the file is not in the v2 format";
+    const d = describeStatus(true, { schema: "4.42.4", config: null, kind: "eval", runtime: { major: 4, version: "4.42.4", reason } }, undefined);
+    assert.ok(d.detail.length <= 40, d.detail);
+    assert.ok(d.tooltip?.includes(reason));
+    assert.equal(shortReason("something new the server says one day, longer than forty characters").length, 40);
+  });
+
+  it("shows Restricted Mode on the item, and what it means in the tooltip", () => {
+    const info = { schema: "4.42.4", config: null, kind: "eval", runtime: { major: 4, version: "4.42.4", reason: "asked for AgentV 4" } };
+    const trusted = describeStatus(true, info, undefined, (p) => p, true);
+    const restricted = describeStatus(true, info, undefined, (p) => p, false);
+    assert.ok(!trusted.text.includes(RESTRICTED_TEXT));
+    assert.equal(restricted.text, `${trusted.text} · ${RESTRICTED_TEXT}`);
+    assert.equal(restricted.detail, trusted.detail);
+    assert.ok(restricted.tooltip?.includes(RESTRICTED_DETAIL) && restricted.tooltip.includes("asked for AgentV 4"));
+    assert.equal(restricted.severity, "warning");
   });
 });

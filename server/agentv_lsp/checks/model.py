@@ -59,6 +59,13 @@ class Diagnostic:
         """AgentV's location string, e.g. `evalcases[0].input_messages[1].role`."""
         return format_location(self.yaml_path)
 
+    @property
+    def locations(self) -> tuple[str, ...]:
+        """Every AgentV location this finding reports: its own, and those of findings merged
+        into it (`data["locations"]`, e.g. the missing key a misspelt one was meant to be)."""
+        merged = self.data.get("locations")
+        return (self.path, *merged) if isinstance(merged, list) else (self.path,)
+
     def sort_key(self) -> tuple[int, int, int, str]:
         return (self.span.start_line, self.span.start_col, SEVERITY_RANK[self.severity], self.code)
 

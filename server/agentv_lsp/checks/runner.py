@@ -16,7 +16,7 @@ from agentv_lsp.checks.model import Diagnostic, cap_diagnostics
 from agentv_lsp.checks.options import CheckOptions, DocumentReport
 from agentv_lsp.checks.parallel import can_fork, fork_map
 from agentv_lsp.engine.files import FileReadError, FileSystem, default_repo_root
-from agentv_lsp.formats.runtime import choose_runtime, declares_v2, parse_requested
+from agentv_lsp.formats.runtime import choose_runtime, declares_v2, parse_requested, undeclared_v2_note
 from agentv_lsp.formats.v4 import RUNTIME_VERSION as AGENTV4
 from agentv_lsp.hidden_chars import AllowList, as_errors, directive_allow_list, parse_allow_items
 from agentv_lsp.report import one_line
@@ -272,6 +272,10 @@ def _check_path_uncapped(
         return None
     report.runtime, report.runtime_reason = runtime.version, runtime.reason
     report.diagnostics.extend(_runtime_problems(path, runtime.problems))
+    note = undeclared_v2_note(path, text, runtime) if report.kind == "eval" else None
+    if note is not None:
+        report.diagnostics.append(note)
+        report.diagnostics.sort(key=Diagnostic.sort_key)
     return report
 
 

@@ -19,7 +19,10 @@ def render_test(test: TestPrompts | None, where: str, laid_out: str = "", shown_
         return f"# {where}: no test loads with this id\n"
     parts = [f"# {test.id} ({test.file}, {where})", describe(test_tokens(test)), ""]
     for name in FIELDS:
-        text = field_text(name, test.fields.get(name))
+        value = test.fields.get(name)
+        if isinstance(value, (list, dict)) and not value:
+            continue  # no expected_output, no assertions: nothing to show (not `[]`)
+        text = field_text(name, value)
         if text is not None:
             if laid_out and laid_out != shown_root:
                 text = text.replace(laid_out, shown_root)

@@ -18,8 +18,10 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from agentv_lsp.checks.model import Diagnostic
 from agentv_lsp.engine.files import DISK, FileReadError, FileSystem, Source
 from agentv_lsp.formats.v4 import RUNTIME_VERSION as V4_VERSION
+from agentv_lsp.yamlpos import Span
 
 Requested = Literal["auto", "2", "4"]
 REQUESTS: tuple[Requested, ...] = ("auto", "2", "4")
@@ -48,6 +50,7 @@ class RuntimeChoice:
     # manifests passed over, one sentence each naming the file ("evals/package.json: not a regular
     # file (a FIFO, socket, device or folder), not read; not used to choose the AgentV runtime")
     problems: tuple[str, ...] = ()
+    by_file: bool = False  # `auto` found no AgentV in the project: the file's own format decided
 
     @property
     def version(self) -> str:
@@ -117,7 +120,7 @@ def choose_runtime(
         return project.choice
     if text is not None and text_declares_v2(text):
         return RuntimeChoice(
-            2, "the file uses the v2 format ($schema agentv-eval-v2 / evalcases)", project.problems
+            2, "the file uses the v2 format ($schema agentv-eval-v2 / evalcases)", project.problems, True
         )
     return RuntimeChoice(
         4, "no AgentV installed or declared; the file is not in the v2 format", project.problems
@@ -306,3 +309,45 @@ def _read_manifest(path: str, repo_root: str, fs: FileSystem, problems: list[str
         problems.append(_problem(path, repo_root, "not a JSON object"))
         return None
     return value
+
+
+UNDECLARED_V2_CODE = "runtime-v2-undeclared"
+
+
+def undeclared_v2_note(path: str, text: str, choice: RuntimeChoice) -> Diagnostic | None:
+    """An information finding on a v2 file judged as v2 only because the project names no
+    AgentV: the AgentV installed today (4.x) would not load it. At its `evalcases:` (else
+    `$schema:`) key; `data["fix"] = "migrate"` offers the migration as its quick fix."""
+    if choice.major != 2 or not choice.by_file:
+        return None
+    line = _first_v2_key_line(text)
+    if line is None:
+        return None
+    number, start, end, key = line
+    message = (
+        f"Judged as AgentV v2 because {choice.reason} and the project installs or declares no AgentV "
+        "(no node_modules/agentv, no `agentv` dependency in a package.json up to the repo root). "
+        f"AgentV {V4_VERSION}, what `npx agentv` installs today, does not load v2 files: it reads `tests:`, "
+        "so it would find no test here. Migrate it (`agentv-lsp migrate`, or this finding's quick fix), or declare "
+        '`"agentv": "^2"` in package.json to keep v2.'
+    )
+    return Diagnostic(
+        path,
+        Span(number, start, number, end),
+        "information",
+        UNDECLARED_V2_CODE,
+        message,
+        (),
+        {"fix": "migrate", "legacy": key},
+    )
+
+
+def _first_v2_key_line(text: str) -> tuple[int, int, int, str] | None:
+    """(line, start, end, key) of the top-level `evalcases` key, else of `$schema`."""
+    for key in ("evalcases", r"\$schema"):
+        match = re.search(rf"""^(["']?){key}\1[ \t]*:""", text, re.M)
+        if match is not None:
+            end = match.end() - match.start() - 1
+            line = text.count("\n", 0, match.start())
+            return line, 0, len(text[match.start() : match.start() + end].rstrip(" \t")), key.lstrip("\\")
+    return None

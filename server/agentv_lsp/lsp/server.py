@@ -32,7 +32,13 @@ from agentv_lsp.checks.model import CHECK_INCOMPLETE, Diagnostic
 from agentv_lsp.checks.options import CheckOptions
 from agentv_lsp.engine.budget import Budget, CheckStopped, run_limited
 from agentv_lsp.engine.files import FileSystem, find_git_root
-from agentv_lsp.formats.runtime import RuntimeChoice, choose_runtime, forget_project_runtimes, parse_requested
+from agentv_lsp.formats.runtime import (
+    RuntimeChoice,
+    choose_runtime,
+    forget_project_runtimes,
+    parse_requested,
+    undeclared_v2_note,
+)
 from agentv_lsp.gcpause import collect_frozen, collector_paused
 from agentv_lsp.hidden_chars import HIDDEN_CODES
 from agentv_lsp.lsp import publication
@@ -328,6 +334,8 @@ class AgentVLanguageServer(LanguageServer):
             model = FileModel.after_edits(cached.model, text, edits, opts)
         if model is None:
             model = FileModel(path, text, opts, cache)
+        if model.kind == "eval":
+            model.runtime_note = undeclared_v2_note(path, text, choice)
         with self._lock:
             latest = self._models.get(uri)
             if latest is None or latest is cached or (latest.version or 0) <= (version or 0):

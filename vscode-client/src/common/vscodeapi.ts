@@ -180,16 +180,10 @@ export async function showTextDocument(uri: vscode.Uri): Promise<void> {
   await vscode.window.showTextDocument(uri, { preview: true });
 }
 
-/** An untitled document with this content, shown beside the editor (e.g. a migration proof). */
-export async function showUntitled(content: string, language: string): Promise<void> {
-  const doc = await vscode.workspace.openTextDocument({ content, language });
-  await vscode.window.showTextDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.Beside });
-}
-
 // ---- agentv-lsp diff: read-only documents of rendered prompts ("Compare prompt with HEAD") ----
 export function registerTextDocumentContentProvider(
   scheme: string,
-  provide: (uri: vscode.Uri) => Promise<string>,
+  provide: (uri: vscode.Uri) => string | Promise<string>,
 ): vscode.Disposable {
   return vscode.workspace.registerTextDocumentContentProvider(scheme, { provideTextDocumentContent: provide });
 }
@@ -217,4 +211,10 @@ export function onDidSaveTextDocument(listener: (doc: vscode.TextDocument) => un
 
 export function showModalWarning<T extends string>(message: string, detail: string, ...items: T[]): Thenable<T | undefined> {
   return vscode.window.showWarningMessage(message, { modal: true, detail }, ...items);
+}
+
+/** A (read-only, virtual) document shown beside the editor, e.g. a migration's proof. */
+export async function showDocumentBeside(address: string): Promise<void> {
+  const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(address));
+  await vscode.window.showTextDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.Beside });
 }

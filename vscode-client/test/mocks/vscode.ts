@@ -33,6 +33,7 @@ export class Uri {
   private constructor(
     readonly scheme: string,
     readonly fsPath: string,
+    readonly query = "",
   ) {}
   get path(): string {
     return this.fsPath;
@@ -41,6 +42,8 @@ export class Uri {
     return new Uri("file", path.resolve(p));
   }
   static parse(s: string): Uri {
+    const virtual = /^([a-z][a-z0-9+.-]*):(\/[^/][^?]*)\?(.*)$/i.exec(s); // scheme:/path?query
+    if (virtual) return new Uri(virtual[1], decodeURIComponent(virtual[2]), virtual[3]);
     const m = /^([a-z][a-z0-9+.-]*):\/\/(.*)$/i.exec(s);
     if (!m) return new Uri("file", s);
     return new Uri(m[1], decodeURIComponent(m[2].replace(/^[^/]*/, "")));
@@ -153,6 +156,7 @@ export const mock = {
   panels: [] as FakeWebviewPanel[],
   statusItems: [] as FakeStatusItem[],
   shown: [] as string[],
+  contentProviders: new Map<string, { provideTextDocumentContent(uri: Uri): unknown }>(),
   events: {
     selection: new EventEmitter<{ textEditor: FakeEditor }>(),
     activeEditor: new EventEmitter<FakeEditor | undefined>(),
@@ -175,6 +179,7 @@ export const mock = {
     this.panels = [];
     this.statusItems = [];
     this.shown = [];
+    this.contentProviders = new Map();
     this.events = {
       selection: new EventEmitter(),
       activeEditor: new EventEmitter(),
@@ -280,6 +285,10 @@ export const workspace = {
   getWorkspaceFolder: (uri: Uri) => mock.folders.find((f) => uri.fsPath.startsWith(f.uri.fsPath + path.sep)),
   get textDocuments() {
     return mock.textDocuments;
+  },
+  registerTextDocumentContentProvider: (scheme: string, provider: { provideTextDocumentContent(uri: Uri): unknown }) => {
+    mock.contentProviders.set(scheme, provider);
+    return new Disposable(() => mock.contentProviders.delete(scheme));
   },
 };
 

@@ -39,6 +39,7 @@ from agentv_lsp.formats.v4.model import RuntimeMessage, SuiteLoad, YamlPath
 from agentv_lsp.formats.v4.runtime import js_sort_key, node_extname
 from agentv_lsp.formats.v4.schema import FileKind as SchemaFileKind
 from agentv_lsp.formats.v4.schema import schema_diagnostics_v4
+from agentv_lsp.formats.v4.twins import merge_misspelt_twins
 from agentv_lsp.formats.v4.validate import (
     KNOWN_TEST_FIELDS,
     KNOWN_TOP_LEVEL_FIELDS,
@@ -203,9 +204,11 @@ class _Collector:
         *,
         severity: Severity | None = None,
         validate_only: bool = False,
+        mark: str | None = None,
     ) -> bool:
         """Append `note` to the diagnostic already at one of `where` (`validate_only`: only
-        to an `agentv validate` finding); False when there is none."""
+        to an `agentv validate` finding); False when there is none. `mark`: a `data` flag
+        saying which fact the host now carries too (e.g. the runtime skipped the test)."""
         for place in where:
             index = self.index_at(place, validate_only=validate_only)
             if index is None:
@@ -217,18 +220,20 @@ class _Collector:
                     host,
                     message=f"{host.message} — {note}",
                     severity="error" if raised else host.severity,
+                    data={**host.data, mark: True} if mark else host.data,
                 )
             return True
         return False
 
-    def fold_under(self, prefix: YamlPath, note: str) -> bool:
+    def fold_under(self, prefix: YamlPath, note: str, mark: str | None = None) -> bool:
         """Append `note` to the first validate error inside `prefix` (e.g. the invalid
         input that made the runtime skip that test)."""
         size = len(prefix)
         for index, host in enumerate(self.out):
             if host.severity == "error" and host.data.get("validate") and host.yaml_path[:size] == prefix:
                 if note not in host.message:
-                    self.out[index] = dataclasses.replace(host, message=f"{host.message} — {note}")
+                    data = {**host.data, mark: True} if mark else host.data
+                    self.out[index] = dataclasses.replace(host, message=f"{host.message} — {note}", data=data)
                 return True
         return False
 
@@ -317,7 +322,7 @@ def _check_eval(
         )
     values: list[tuple[YamlPath, Any]] = _cases_of(None, text, ".jsonl") if doc is None else [((), doc.value)]
     _add_hidden_characters(collector, text, suite, opts, values)
-    report = DocumentReport(path, "eval", doc, _sorted(collector.out))
+    report = DocumentReport(path, "eval", doc, _sorted(merge_misspelt_twins(collector.out, doc)))
     report.file_references_checked = references_checked
     return report
 
@@ -663,9 +668,10 @@ def _add_runtime_messages(
         if where and where[-1] == "value":
             candidates.append(where[:-1])  # validate reports a file item, the runtime its value
         note = f"AgentV runtime: {_sentence(text)}{_missing_hint(message)}"
-        if collector.fold(candidates, note):
+        mark = _SKIP_MARK if message.code == "v4-skipped-test" else None
+        if collector.fold(candidates, note, mark=mark):
             continue
-        if message.code == "v4-skipped-test" and in_this_file and where and collector.fold_under(where, note):
+        if mark and in_this_file and where and collector.fold_under(where, note, mark):
             continue
         missing = _missing_hint(message)
         hint = "" if missing else _RUNTIME_HINTS.get(message.code, "")
@@ -829,7 +835,11 @@ def _add_schema_and_lint(
     # lint is the least specific source: a place something else reported keeps that alone
     reported = collector.paths()
     present = {(d.yaml_path, d.code) for d in collector.out}
-    skipped = {d.yaml_path: i for i, d in enumerate(collector.out) if d.code == "v4-skipped-test"}
+    # the runtime's skip, reported alone or folded into the validate finding that caused it
+    skipped: dict[YamlPath, int] = {}
+    for i, d in enumerate(collector.out):
+        if d.code == "v4-skipped-test" or d.data.get(_SKIP_MARK):
+            skipped.setdefault(d.yaml_path[:2], i)
     for d in linted:
         test = d.yaml_path[:2]
         if d.code in _INCOMPLETE_LINT and test in skipped:
@@ -839,8 +849,9 @@ def _add_schema_and_lint(
             collector.add(d)
 
 
-# lint rules that say what the runtime's "Skipping incomplete test" says: one warning per test
+# lint rules that say what the runtime's "Skipping incomplete test" says: one finding per test
 _INCOMPLETE_LINT = frozenset(("v4-lint-test-id", "v4-lint-test-input", "v4-lint-test-grading"))
+_SKIP_MARK = "skipped_test"  # `data` flag of a finding the runtime's skip was folded into
 
 
 def _lend_fix(collector: _Collector, index: int, linted: Diagnostic) -> None:
@@ -1011,7 +1022,9 @@ def check_v4_cases_file(
     suite = _suite_value(users[0], opts) if users else None
     _add_losses(collector, lambda: cases_file_losses(absolute, tests, _span_of(collector), suite, text=text))
     _add_hidden_characters(collector, text, loaded, opts, tests)
-    report = DocumentReport(absolute, "eval", collector.doc, _sorted(collector.out))
+    report = DocumentReport(
+        absolute, "eval", collector.doc, _sorted(merge_misspelt_twins(collector.out, doc))
+    )
     return report
 
 
@@ -1126,7 +1139,8 @@ def _add_context(
                 related,
             )
             continue
-        if collector.fold([message.yaml_path], f"AgentV runtime: {_sentence(body)}"):
+        mark = _SKIP_MARK if message.code == "v4-skipped-test" else None
+        if collector.fold([message.yaml_path], f"AgentV runtime: {_sentence(body)}", mark=mark):
             continue
         collector.report(
             message.yaml_path,

@@ -64,12 +64,20 @@ def diagnostic_parts(ls: AgentVLanguageServer, model: FileModel, uri: str | None
     if not model.agentv:
         return []
     encoding = ls.encoding
+    note = (
+        []
+        if model.runtime_note is None
+        else [Placed.of_items([diagnostic_json(model.runtime_note, model.line, encoding)])]
+    )
     assembled = model.assembled()
     layout = model.layout
     if assembled is None or layout is None:  # the whole text's, in one piece
         return [
-            Placed.of_items([diagnostic_json(d, model.line, encoding) for d in piece.diagnostics])
-            for piece in model.pieces()
+            *note,
+            *(
+                Placed.of_items([diagnostic_json(d, model.line, encoding) for d in piece.diagnostics])
+                for piece in model.pieces()
+            ),
         ]
     refs, units = assembled.refs, model.units
     members: list[Any] = list(units)
@@ -99,7 +107,7 @@ def diagnostic_parts(ls: AgentVLanguageServer, model: FileModel, uri: str | None
     out = blocks.placed(encoding, members, layout.lines, layout.tail_line, identity, source_of)
     if assembled.header:
         out.append(Placed.of_items([diagnostic_json(d, model.line, encoding) for d in assembled.header]))
-    return out
+    return [*note, *out]
 
 
 Template = tuple[JsonDict, str | None]

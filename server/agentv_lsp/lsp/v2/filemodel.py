@@ -405,6 +405,8 @@ class FileModel:
         self.mentions_directive = True  # whether `agentv-lsp:` may be in the text (see after_edits)
         self.stats = {"units": 0, "checked": 0}  # for the log: how much work a version took
         self.memo: dict[str, Any] = {}  # features' results for this version (document symbols, ...)
+        # which AgentV judges it, when only the file's format chose v2 (`formats.runtime`)
+        self.runtime_note: Diagnostic | None = None
         if not self.ours:
             return
         if parts is not None:  # followed from the previous version (`after_edits`)

@@ -20,38 +20,59 @@ from agentv_lsp.formats.v2.config import matching_pattern
 from agentv_lsp.formats.v2.loader import EvalFile
 from agentv_lsp.formats.v2.model import YamlPath
 from agentv_lsp.formats.v2.targets import read_targets
-from agentv_lsp.lsp.convert import from_client_col
-from agentv_lsp.lsp.markdown import fence, file_head
+from agentv_lsp.lsp.convert import from_client_col, path_to_uri
+from agentv_lsp.lsp.markdown import (
+    code_span,
+    fence,
+    file_head,
+    flagged_at,
+    plain,
+    preview_link,
+    tokens_phrase,
+)
 from agentv_lsp.lsp.v2.commands import case_preview
 from agentv_lsp.lsp.v2.filemodel import FileModel
 from agentv_lsp.lsp.v2.schema_nav import schema_for_path
 from agentv_lsp.lsp.yamlnav import path_at, value_at
-from agentv_lsp.tokens import case_tokens_soon, describe
+from agentv_lsp.tokens import case_tokens_soon
 
 CASE_HEADER_KEYS = ("id", "outcome", "conversation_id", "note")
 
 
-def case_markdown(preview: dict[str, Any]) -> str:
+def case_markdown(preview: dict[str, Any], link: str | None = None, *, short: bool = False) -> str:
+    """A case's preview as hover Markdown: the glance line and the preview link first, then
+    each prompt text once (the chatPrompt turns, or the flat question). `short`: the glance
+    alone (on a diagnostic's range, whose hover VS Code shows above this one)."""
+    name = code_span(str(preview.get("id") or "this case"))
     if "error" in preview:
-        return f"**{preview.get('id') or 'This case'}**: {preview['error']}"
+        return f"**{name}** · {plain(str(preview['error']), 300)}" + (f"  \n{link}" if link else "")
     lm = preview["lm"]
-    parts = [
-        f"**Question** for `{preview['id']}` (LM mode, exactly as AgentV sends it)",
-        fence(lm["question"]),
-    ]
     turns = lm["chatPrompt"]
-    if turns:
-        parts.append(f"**chatPrompt**: {len(turns)} turns")
-        for turn in turns:
-            parts.append(f"*{turn['role']}*")
-            parts.append(fence(turn["content"]))
-    else:
-        parts.append("*One visible turn: the question is sent flat (no chatPrompt).*")
-    parts.append(f"*{describe(case_tokens_soon(preview))}*")
+    glance = [f"**{name}** · AgentV v2", tokens_phrase(case_tokens_soon(preview))]
+    glance.append(f"{len(turns)} turns" if turns else "1 turn")
     guidelines = preview["guideline_paths"]
-    parts.append("**Guidelines:** " + (", ".join(f"`{g}`" for g in guidelines) if guidelines else "none"))
+    if guidelines:
+        glance.append(f"{len(guidelines)} guideline file{'s' if len(guidelines) != 1 else ''}")
     if preview.get("warnings"):
-        parts.append("**AgentV warns:**\n" + "\n".join(f"- {w.splitlines()[0]}" for w in preview["warnings"]))
+        glance.append(
+            f"⚠ {len(preview['warnings'])} AgentV warning{'s' if len(preview['warnings']) != 1 else ''}"
+        )
+    head = " · ".join(glance) + (f"  \n{link}" if link else "")
+    if short:
+        return head
+    parts = [head]
+    if turns:
+        parts.append("**Turns** (chatPrompt, as AgentV sends them in LM mode)")
+        for turn in turns:
+            parts += [f"*{plain(str(turn['role']))}*", fence(turn["content"])]
+    else:
+        parts += ["**Question** (LM mode, exactly as AgentV sends it)", fence(lm["question"])]
+    parts.append("**Guidelines:** " + (", ".join(code_span(g) for g in guidelines) if guidelines else "none"))
+    if preview.get("warnings"):
+        parts.append(
+            "**AgentV warns:**\n"
+            + "\n".join(f"- {plain(w.splitlines()[0], 300)}" for w in preview["warnings"])
+        )
     return "\n\n".join(parts)
 
 
@@ -110,7 +131,10 @@ def hover_markdown(model: FileModel, line: int, character: int, encoding: str) -
             or (len(path) == 3 and path[2] in CASE_HEADER_KEYS and path[1] == case)
         ):
             preview = case_preview(model, case)
-            return case_markdown(preview) if preview is not None else None
+            if preview is None:
+                return None
+            link = preview_link(path_to_uri(model.path), preview.get("id"), line)
+            return case_markdown(preview, link, short=flagged_at(model.diagnostics(), model.path, line, col))
         ef = located.ef
         if ef is not None and not on_key:
             found = _reference(ef, doc.value, doc_path, path)

@@ -31,6 +31,7 @@ from lsprotocol import types as lsp
 
 from agentv_lsp.checks.model import SOURCE
 from agentv_lsp.engine.files import FileSystem
+from agentv_lsp.formats.runtime import UNDECLARED_V2_CODE
 from agentv_lsp.lsp.convert import path_to_uri, to_client_col, uri_to_path
 from agentv_lsp.lsp.quick_fixes import EditSupport, quick_fix, suggestion_action
 from agentv_lsp.migrate import CompanionChange, Migration, migrate_text
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
 
 MIGRATE_TITLE = "Migrate this file to AgentV 4"
 # The diagnostics 4.x reports on a v2 eval file, which the migration settles.
-V2_FILE_CODES = frozenset(("v4-tests-missing", "v4-deprecated-field"))
+V2_FILE_CODES = frozenset(("v4-tests-missing", "v4-deprecated-field", UNDECLARED_V2_CODE))
 _V2_LIST_KEYS = ("evalcases", "eval_cases")
 # Texts larger than this are migrated only when the user asks for actions (ctrl+.), not on
 # every cursor move: a 10,000-case file takes about a second.
@@ -348,10 +349,13 @@ def _whole_range(text: str, encoding: str) -> lsp.Range:
 
 
 def is_v2_file_diagnostic(diagnostic: lsp.Diagnostic) -> bool:
-    """A 4.x diagnostic saying the file is written for v2 (`evalcases` instead of `tests`)."""
+    """A diagnostic saying the file is written for v2: a 4.x one (`evalcases` instead of `tests`),
+    or the note on a file judged as v2 only by its own format."""
     if diagnostic.source != SOURCE or str(diagnostic.code) not in V2_FILE_CODES:
         return False
     data: dict[str, Any] = diagnostic.data if isinstance(diagnostic.data, dict) else {}
+    if str(diagnostic.code) == UNDECLARED_V2_CODE:  # judged as v2, which today's AgentV does not load
+        return data.get("fix") == "migrate"
     return data.get("legacy") in _V2_LIST_KEYS or data.get("field") in _V2_LIST_KEYS
 
 
