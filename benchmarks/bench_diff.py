@@ -4,6 +4,7 @@ of one revision (target: the diff within 2.5x the check).
 
 Usage: python benchmarks/bench_diff.py [--cases N] [--files K] [--repeat R]
        python benchmarks/bench_diff.py --repo-files 20000 [--large-mib M] [--cases N] [--files K]
+       python benchmarks/bench_diff.py --history CLONE BASE HEAD [--repeat R]
 
 The repository is benchmarks/make_workload_v4.py's (10,000 tests in 100 files by default),
 committed, then changed (the snippet most eval files inline edited, one test's criteria edited in
@@ -17,6 +18,9 @@ KB, as in a real repository, and with --large-mib one unrelated file of M MiB) a
 one line of one eval file: `diff` between the two commits and against the working tree, timed
 against `check .` of the same tree, with each command's peak RSS (target: diff within 2x check,
 and memory that does not grow with the unrelated files).
+
+With --history a real repository's history: `diff BASE HEAD` in a clone of it (checked out at
+HEAD) against `check .` of that one revision, e.g. AgentV's own v4.0.0..v4.42.4 (target: 2x).
 """
 
 from __future__ import annotations
@@ -158,6 +162,34 @@ def main_large(args: argparse.Namespace) -> None:
         print("target: diff within 2x the check of the same tree")
 
 
+def main_history(args: argparse.Namespace) -> None:
+    clone, base, head = Path(args.history[0]).resolve(), args.history[1], args.history[2]
+    cli = [sys.executable, "-m", "agentv_lsp"]
+    commands = {
+        "check .": [*cli, "check", "."],
+        f"diff {base} {head}": [*cli, "diff", base, head, "--format", "json"],
+    }
+    runs: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
+    for _ in range(args.repeat):
+        for name, command in commands.items():
+            runs[name].append(timed(command, clone))
+    check = statistics.median(w for w, _ in runs["check ."])
+    check_cpu = statistics.median(c for _, c in runs["check ."])
+    files = len(git(clone, "ls-files", "-z").split("\0")) - 1
+    print(
+        f"{clone.name}: {files:,} files at the checkout; {args.repeat} runs each (medians), peak RSS of one run"
+    )
+    for name, command in commands.items():
+        wall = statistics.median(w for w, _ in runs[name])
+        cpu = statistics.median(c for _, c in runs[name])
+        rss = peak_rss_of(command, clone)
+        print(
+            f"{name + ':':<28}{wall:6.2f} s  {wall / check:5.2f}x check   (processor time {cpu:5.2f} s,"
+            f" {cpu / check_cpu:5.2f}x)   peak RSS {rss:7.1f} MiB"
+        )
+    print("target: the diff of the history within 2x the check of one revision")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--cases", type=int, default=10_000)
@@ -169,7 +201,13 @@ def main() -> None:
     parser.add_argument(
         "--large-mib", type=int, default=0, help="with --repo-files: one unrelated file of M MiB"
     )
+    parser.add_argument(
+        "--history", nargs=3, metavar=("CLONE", "BASE", "HEAD"), help="diff BASE HEAD in a real clone"
+    )
     args = parser.parse_args()
+    if args.history:
+        main_history(args)
+        return
     if args.repo_files:
         main_large(args)
         return
