@@ -163,7 +163,9 @@ export const mock = {
     textChange: new EventEmitter<{ document: FakeDocument; contentChanges: unknown[] }>(),
     configuration: new EventEmitter<{ affectsConfiguration(s: string): boolean }>(),
     trust: new EventEmitter<void>(),
+    save: new EventEmitter<FakeDocument>(),
   },
+  testControllers: [] as FakeTestController[],
   reset(): void {
     this.settings = {};
     this.trusted = true;
@@ -186,7 +188,9 @@ export const mock = {
       textChange: new EventEmitter(),
       configuration: new EventEmitter(),
       trust: new EventEmitter(),
+      save: new EventEmitter(),
     };
+    this.testControllers = [];
   },
   editor(file: string, line = 0, character = 0, languageId = "yaml"): FakeEditor {
     const document = { uri: Uri.file(file), languageId, fileName: file };
@@ -262,6 +266,7 @@ export const window = {
 };
 
 export const workspace = {
+  onDidSaveTextDocument: (l: Listener<FakeDocument>) => mock.events.save.event(l),
   getConfiguration: (section?: string) => {
     const base = section ? lookup(tree(), section) : tree();
     return {
@@ -350,3 +355,108 @@ export class TypeHierarchyItem extends Plain {}
 export class CodeAction extends Plain {}
 export class Diagnostic extends Plain {}
 export class CancellationError extends Error {}
+
+// ---- testing: a controller that records what a run reported ----
+export class Range {
+  constructor(
+    readonly startLine: number,
+    readonly startCharacter: number,
+    readonly endLine: number,
+    readonly endCharacter: number,
+  ) {}
+}
+
+export class TestMessage {
+  expectedOutput?: string;
+  actualOutput?: string;
+  constructor(readonly message: string) {}
+  static diff(message: string, expected: string, actual: string): TestMessage {
+    const m = new TestMessage(message);
+    m.expectedOutput = expected;
+    m.actualOutput = actual;
+    return m;
+  }
+}
+
+export class FakeTestItems {
+  private readonly byId = new Map<string, FakeTestItem>();
+  add(item: FakeTestItem): void {
+    this.byId.set(item.id, item);
+  }
+  replace(items: FakeTestItem[]): void {
+    this.byId.clear();
+    for (const i of items) this.byId.set(i.id, i);
+  }
+  forEach(cb: (item: FakeTestItem) => void): void {
+    for (const i of [...this.byId.values()]) cb(i);
+  }
+  get(id: string): FakeTestItem | undefined {
+    return this.byId.get(id);
+  }
+  get size(): number {
+    return this.byId.size;
+  }
+}
+
+export class FakeTestItem {
+  readonly children = new FakeTestItems();
+  range?: Range;
+  error?: string;
+  constructor(
+    readonly id: string,
+    readonly label: string,
+    readonly uri?: Uri,
+  ) {}
+}
+
+export interface FakeTestRun {
+  events: [string, string, TestMessage?][];
+  output: string;
+  ended: boolean;
+}
+
+export class FakeTestController {
+  readonly items = new FakeTestItems();
+  readonly profiles: { label: string; isDefault: boolean; handler: (...a: any[]) => Promise<void>; disposed: boolean }[] = [];
+  readonly runs: FakeTestRun[] = [];
+  refreshHandler?: () => unknown;
+  constructor(
+    readonly id: string,
+    readonly label: string,
+  ) {}
+  createTestItem(id: string, label: string, uri?: Uri): FakeTestItem {
+    return new FakeTestItem(id, label, uri);
+  }
+  createRunProfile(label: string, _kind: number, handler: (...a: any[]) => Promise<void>, isDefault = false) {
+    const profile = { label, isDefault, handler, disposed: false, dispose: () => (profile.disposed = true) };
+    this.profiles.push(profile);
+    return profile;
+  }
+  createTestRun(_request: unknown) {
+    const record: FakeTestRun = { events: [], output: "", ended: false };
+    this.runs.push(record);
+    const note = (kind: string) => (item: FakeTestItem, message?: TestMessage) => record.events.push([kind, item.id, message]);
+    return {
+      started: note("started"),
+      passed: note("passed"),
+      failed: note("failed"),
+      errored: note("errored"),
+      skipped: note("skipped"),
+      appendOutput: (text: string) => (record.output += text),
+      end: () => (record.ended = true),
+    };
+  }
+  dispose(): void {}
+}
+
+export const tests = {
+  createTestController: (id: string, label: string) => {
+    const controller = new FakeTestController(id, label);
+    mock.testControllers.push(controller);
+    return controller;
+  },
+};
+
+export enum TestRunProfileKind {
+  Run = 1,
+}
