@@ -443,9 +443,17 @@ def test_agentv4_diagnostics_hover_preview(
             # 3. Hover on a test id: first what a glance needs (issue 36: it runs, the token counts,
             # the turns, the files, the preview a click away), then each prompt text once: the
             # chatPrompt turns (suite system input, user text + file), not the flat question again.
-            hover = hover_over(page, token(page, "v4-capital"), V4_MARKER)
+            # The counts come from a counter that never holds the hover up: "tokens: counting…"
+            # until they are known, then the counts on the next hover.
+            for _attempt in range(20):
+                hover = hover_over(page, token(page, "v4-capital"), V4_MARKER)
+                first_lines = [flat(line) for line in hover.inner_text().split("\n") if line.strip()][:2]
+                if "tokens: counting…" not in first_lines[0]:
+                    break
+                page.mouse.move(5, 5)
+                page.keyboard.press("Escape")
+                time.sleep(1)
             shown = flat(hover.inner_text())
-            first_lines = [flat(line) for line in hover.inner_text().split("\n") if line.strip()][:2]
             turns = capital["lm"]["chatPrompt"]
             assert first_lines[0].startswith(f"v4-capital · runs in AgentV {runtime} · "), first_lines
             candidate = capital["tokens"]["candidate"]
