@@ -209,11 +209,22 @@ def start_code_server(
     workspace_settings: dict[str, object] | None = None,
     extra_env: dict[str, str] | None = None,
     extra_vsix: tuple[Path, ...] = (),
+    trusted: bool = True,
+    user_settings: dict[str, object] | None = None,
 ) -> tuple[CodeServer, subprocess.Popen[bytes]]:
     home, data, ext = tmp / "home", tmp / "data", tmp / "ext"
     for d in (home, data / "User", ext):
         d.mkdir(parents=True, exist_ok=True)
-    (data / "User" / "settings.json").write_text(json.dumps(_user_settings({}), indent=2))
+    user = _user_settings(user_settings or {})
+    if not trusted:  # Restricted Mode: trust is asked for, and the folder opens untrusted
+        user.update(
+            {
+                "security.workspace.trust.enabled": True,
+                "security.workspace.trust.startupPrompt": "never",
+                "security.workspace.trust.emptyWindow": False,
+            }
+        )
+    (data / "User" / "settings.json").write_text(json.dumps(user, indent=2))
     # The interpreter goes into the *workspace* settings, as a user would do it.
     vscode_dir = workspace / ".vscode"
     vscode_dir.mkdir(exist_ok=True)
@@ -245,7 +256,7 @@ def start_code_server(
             "none",
             "--disable-telemetry",
             "--disable-update-check",
-            "--disable-workspace-trust",
+            *(["--disable-workspace-trust"] if trusted else []),
             str(workspace),
         ],
         env=env,
@@ -307,11 +318,22 @@ def code_server_factory(tmp_path: Path, chromium: str, code_server_bin: Path, vs
         settings: dict[str, object] | None = None,
         env: dict[str, str] | None = None,
         extra_vsix: tuple[Path, ...] = (),
+        trusted: bool = True,
+        user_settings: dict[str, object] | None = None,
     ) -> CodeServer:
         """settings: the workspace's .vscode/settings.json (default: the server interpreter, see server_settings);
-        extra_vsix: other extensions installed beside ours."""
+        extra_vsix: other extensions installed beside ours; trusted False: the folder opens in
+        Restricted Mode (then only `user_settings` choose the server)."""
         cs, proc = start_code_server(
-            short / f"cs{len(procs)}", code_server_bin, vsix, workspace, settings, env, extra_vsix
+            short / f"cs{len(procs)}",
+            code_server_bin,
+            vsix,
+            workspace,
+            settings,
+            env,
+            extra_vsix,
+            trusted=trusted,
+            user_settings=user_settings,
         )
         procs.append(proc)
         return cs

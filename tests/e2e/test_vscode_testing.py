@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from tests.e2e.conftest import server_settings
 from tests.e2e.test_vscode_e2e import (
     CHROMIUM_ARGS,
     STEP_MS,
@@ -122,6 +123,62 @@ def test_the_testing_view_runs_tests_and_shows_their_verdicts(
             ).first.wait_for(timeout=STEP_MS)
         except Exception:
             shot(page, "4x-testing-failure.png")
+            print(cs.agentv_log()[-6000:])
+            raise
+        finally:
+            browser.close()
+
+
+def test_in_restricted_mode_the_status_item_says_so_and_no_test_runs(
+    tmp_path: Path, chromium: str, code_server_factory: Factory
+) -> None:
+    """An untrusted folder: the status item names Restricted Mode, the Testing view says why its
+    tests do not run, and running one starts nothing (no AgentV run is written)."""
+    reason = oracle_unavailable()
+    if reason is not None:
+        if os.environ.get("CI"):
+            pytest.fail(f"the AgentV runtime is needed: {reason}", pytrace=False)
+        pytest.skip(reason)
+    from playwright.sync_api import sync_playwright
+
+    workspace = tmp_path / "ws"
+    shutil.copytree(RECORDED, workspace, ignore=shutil.ignore_patterns("results"))
+    (workspace / ".git").mkdir()
+    (workspace / "node_modules").symlink_to(os.environ["AGENTV4_MODULES"], target_is_directory=True)
+    cs = code_server_factory(workspace, {}, trusted=False, user_settings=server_settings())
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, headless=True, env=cs.env, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 860})
+        page.set_default_timeout(STEP_MS)
+        try:
+            page.goto(cs.url, timeout=STEP_MS)
+            open_file(page, "geo.eval.yaml")
+            lens(page, "Preview")
+            status = page.locator("#status\\.languageStatus")
+            status.wait_for(timeout=STEP_MS)
+            status.hover()
+            page.locator(".monaco-hover:not(.hidden)", has_text="Restricted Mode").first.wait_for(
+                timeout=STEP_MS
+            )
+            shot(page, "43-restricted-status.png")
+            page.mouse.move(5, 5)
+            page.keyboard.press("Escape")
+
+            # VS Code itself asks first ("Running tests may execute code in your workspace"); the
+            # user declines, and the extension's own guard holds behind it either way
+            run_test_at(page, "capital")
+            page.locator(".monaco-dialog-box", has_text="trust").first.wait_for(timeout=STEP_MS)
+            shot(page, "43b-restricted-trust-question.png")
+            page.locator(".monaco-dialog-box .monaco-button", has_text="Cancel").first.click()
+            run_command(page, "Testing: Focus on Test Explorer View")
+            tree = page.locator(".test-explorer .monaco-list")
+            tree.locator(".monaco-list-row", has_text="ws").first.wait_for(timeout=STEP_MS)
+            page.locator(".test-explorer", has_text="Restricted Mode").first.wait_for(timeout=STEP_MS)
+            shot(page, "44-restricted-testing.png")
+            time.sleep(2)
+            assert not (workspace / ".agentv" / "results").exists()  # AgentV never ran
+        except Exception:
+            shot(page, "4x-restricted-failure.png")
             print(cs.agentv_log()[-6000:])
             raise
         finally:
