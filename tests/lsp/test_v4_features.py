@@ -10,7 +10,7 @@ import pytest
 from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
-from tests.lsp.conftest import diagnostics_until, doc_id, open_doc, pos
+from tests.lsp.conftest import diagnostics_until, doc_id, eventually, open_doc, pos
 from tests.lsp.test_v4_preview import GOLDEN, eval_files, expected, golden_session_fixtures
 
 pytestmark = [
@@ -47,8 +47,14 @@ async def test_hover_anywhere_in_a_test_shows_the_exact_question(
     text = path.read_text()
     uri = open_doc(client, path)
     for test in expected(workspace, case, eval_file)["cases"]:
-        on_id = await hover_text(client, uri, pos(text, f"id: {test['id']}\n", 5))
-        assert on_id is not None
+        at = pos(text, f"id: {test['id']}\n", 5)
+
+        async def counted(at: lsp.Position = at) -> str | None:
+            # the first hover may say "tokens: counting…": the counts never hold it up
+            shown = await hover_text(client, uri, at)
+            return shown if shown is not None and " tokens to the candidate" in shown else None
+
+        on_id = await eventually(counted, interval=0.1)
         turns = test["lm"]["chatPrompt"] or []
         # the glance first (whether it runs, tokens, turns), the preview a click away
         first, second = on_id.split("\n")[:2]
