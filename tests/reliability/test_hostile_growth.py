@@ -218,16 +218,19 @@ def test_the_cap_keeps_errors_first_and_says_how_many_are_left_out() -> None:
 
 def test_check_caps_a_file_with_thousands_of_diagnostics(tmp_path: Path) -> None:
     path = write(tmp_path, FAMILIES["unknown-top-keys"](3000))
-    code, out, _ = run_cli("check", str(path), "--format", "json", "--max-diagnostics", "100")
+    # a project that declares AgentV v2: no note that the file's format alone chose v2
+    (tmp_path / "package.json").write_text('{"devDependencies": {"agentv": "^2.0.0"}}', encoding="utf-8")
+    root = ("--repo-root", str(tmp_path))
+    code, out, _ = run_cli("check", str(path), *root, "--format", "json", "--max-diagnostics", "100")
     assert code == 1
     report = json.loads(out)["diagnostics"]
     summary = [d for d in report if d["code"] == TOO_MANY_DIAGNOSTICS]
     assert len(report) == 101 and len(summary) == 1
     assert any(d["severity"] == "error" for d in report)  # the one error is among those kept
     assert "2901 more diagnostics" in summary[0]["message"]
-    _, out_all, _ = run_cli("check", str(path), "--format", "json", "--max-diagnostics", "0")
+    _, out_all, _ = run_cli("check", str(path), *root, "--format", "json", "--max-diagnostics", "0")
     assert len(json.loads(out_all)["diagnostics"]) == 3001
-    _, out_default, _ = run_cli("check", str(path), "--format", "json")
+    _, out_default, _ = run_cli("check", str(path), *root, "--format", "json")
     assert len(json.loads(out_default)["diagnostics"]) == 1001
 
 
