@@ -117,10 +117,13 @@ def _seconds(text: str) -> float:
 
 
 def test_time_does_not_grow_with_flow_nesting_depth() -> None:
-    # PyYAML's bookkeeping costs size x depth: at 40 KB, depth 400 took 10x depth 10
-    shallow = min(_seconds(nested_flow_text(40_000, 10)) for _ in range(2))
-    deep = min(_seconds(nested_flow_text(40_000, 400)) for _ in range(2))
-    assert deep < 2.5 * shallow, (shallow, deep)
+    # PyYAML's bookkeeping costs size x depth: at 40 KB, depth 400 took 10x depth 10. Processor
+    # time still moves with what else the machine runs (1.5x-2.5x seen on a loaded 2-core VM):
+    # the bound is well under the old growth, not a speed target (benchmarks/bench_yaml.py
+    # --nesting prints those).
+    shallow = min(_seconds(nested_flow_text(40_000, 10)) for _ in range(3))
+    deep = min(_seconds(nested_flow_text(40_000, 400)) for _ in range(3))
+    assert deep < 5 * shallow, (shallow, deep)
 
 
 def test_a_budget_stops_the_reader_mid_text() -> None:
