@@ -400,7 +400,8 @@ def _js_number(value: float | None) -> float | int | None:
     return value
 
 
-_MARKS = {"passed": "✓", "failed": "✗", "error": "!"}
+# how a verdict is marked wherever one is shown (preview text, lens, hover)
+STATUS_MARKS = {"passed": "✓", "failed": "✗", "error": "⚠"}
 
 
 def describe_last_run(last_run: Any) -> str | None:
@@ -409,7 +410,7 @@ def describe_last_run(last_run: Any) -> str | None:
     if not isinstance(last_run, dict):
         return None
     score = last_run.get("score")
-    parts = [f"{_MARKS.get(str(last_run.get('status')), '?')} {last_run.get('status')}"]
+    parts = [f"{STATUS_MARKS.get(str(last_run.get('status')), '?')} {last_run.get('status')}"]
     if isinstance(score, int | float):
         parts[0] += f" {score:.2f}"
     for name in ("target", "timestamp"):

@@ -9,9 +9,8 @@ from agentv_lsp.engine.jsrt import relative_display
 from agentv_lsp.lsp.markdown import fence
 from agentv_lsp.lsp.v4.model import V4Model
 from agentv_lsp.report import one_line
-from agentv_lsp.results import EDITOR_RESULTS, ago, last_run_json, prompt_changes
+from agentv_lsp.results import EDITOR_RESULTS, STATUS_MARKS, ago, last_run_json, prompt_changes
 
-_MARKS = {"passed": "✓", "failed": "✗", "error": "⚠"}
 REASONING_LINES = 6
 
 
@@ -37,7 +36,7 @@ def lens_text(last_run: dict[str, Any] | None) -> str:
     """`✓ 1.00 · default · 3 min ago`, `✗ 0.00 · …`, with `· stale` when the prompt changed."""
     if last_run is None:
         return ""
-    parts = [_MARKS.get(str(last_run.get("status")), "?")]
+    parts = [STATUS_MARKS.get(str(last_run.get("status")), "?")]
     score = last_run.get("score")
     if isinstance(score, int | float):
         parts[0] += f" {score:.2f}"
