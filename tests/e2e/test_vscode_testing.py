@@ -38,6 +38,20 @@ def lens(page: Page, text: str) -> None:
     page.locator(".monaco-editor .codelens-decoration", has_text=text).first.wait_for(timeout=STEP_MS)
 
 
+def project_with_agentv(workspace: Path) -> Path:
+    """The recorded project without its runs, with the installed runtime as its own
+    node_modules (what `npm install agentv` gives a project); in CI the runtime must be there."""
+    reason = oracle_unavailable()
+    if reason is not None:
+        if os.environ.get("CI"):
+            pytest.fail(f"the AgentV runtime is needed: {reason}", pytrace=False)
+        pytest.skip(reason)
+    shutil.copytree(RECORDED, workspace, ignore=shutil.ignore_patterns("results"))
+    (workspace / ".git").mkdir()
+    (workspace / "node_modules").symlink_to(os.environ["AGENTV4_MODULES"], target_is_directory=True)
+    return workspace
+
+
 def run_test_at(page: Page, test_id: str) -> None:
     token(page, test_id).click()
     run_command(page, "Test: Run Test at Cursor")
@@ -46,17 +60,9 @@ def run_test_at(page: Page, test_id: str) -> None:
 def test_the_testing_view_runs_tests_and_shows_their_verdicts(
     tmp_path: Path, chromium: str, code_server_factory: Factory
 ) -> None:
-    reason = oracle_unavailable()
-    if reason is not None:
-        if os.environ.get("CI"):
-            pytest.fail(f"the AgentV runtime is needed: {reason}", pytrace=False)
-        pytest.skip(reason)
     from playwright.sync_api import sync_playwright
 
-    workspace = tmp_path / "ws"
-    shutil.copytree(RECORDED, workspace, ignore=shutil.ignore_patterns("results"))
-    (workspace / ".git").mkdir()
-    (workspace / "node_modules").symlink_to(os.environ["AGENTV4_MODULES"], target_is_directory=True)
+    workspace = project_with_agentv(tmp_path / "ws")
     cs = code_server_factory(workspace)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium, headless=True, env=cs.env, args=CHROMIUM_ARGS)
@@ -134,17 +140,9 @@ def test_in_restricted_mode_the_status_item_says_so_and_no_test_runs(
 ) -> None:
     """An untrusted folder: the status item names Restricted Mode, the Testing view says why its
     tests do not run, and running one starts nothing (no AgentV run is written)."""
-    reason = oracle_unavailable()
-    if reason is not None:
-        if os.environ.get("CI"):
-            pytest.fail(f"the AgentV runtime is needed: {reason}", pytrace=False)
-        pytest.skip(reason)
     from playwright.sync_api import sync_playwright
 
-    workspace = tmp_path / "ws"
-    shutil.copytree(RECORDED, workspace, ignore=shutil.ignore_patterns("results"))
-    (workspace / ".git").mkdir()
-    (workspace / "node_modules").symlink_to(os.environ["AGENTV4_MODULES"], target_is_directory=True)
+    workspace = project_with_agentv(tmp_path / "ws")
     cs = code_server_factory(workspace, {}, trusted=False, user_settings=server_settings())
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium, headless=True, env=cs.env, args=CHROMIUM_ARGS)
