@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from agentv_lsp.diff.compare import LOAD_STATES, STATUS_ORDER, DiffReport, FileChange, TestChange, json_text
 from agentv_lsp.report import one_line, shown_path
@@ -56,7 +56,9 @@ def _delta(before: int, after: int) -> str:
     return f"{_n(before)} -> {_n(after)}" + (f" ({change:+,})" if change else "")
 
 
-def _token_change(t: TestChange) -> str:
+def _token_parts(t: TestChange, delta: Callable[[int, int], str]) -> list[str]:
+    """The candidate's and the grader's token change, each before -> after as `delta` writes it
+    (a side without a count: new or gone)."""
     parts = []
     for kind in ("candidate", "grader"):
         b = (t.tokens_before or {}).get(kind)
@@ -66,7 +68,12 @@ def _token_change(t: TestChange) -> str:
         if b is None or a is None:
             parts.append(f"{kind} {_n(a or b or 0)}" + (" (new)" if b is None else " (gone)"))
         else:
-            parts.append(f"{kind} {_delta(b, a)}")
+            parts.append(f"{kind} {delta(b, a)}")
+    return parts
+
+
+def _token_change(t: TestChange) -> str:
+    parts = _token_parts(t, _delta)
     return f"tokens ({TOKENIZER}) " + ", ".join(parts) if parts else ""
 
 
@@ -320,17 +327,7 @@ def _md_fields(t: TestChange) -> str:
 
 def _md_tokens(t: TestChange) -> str:
     """The token change in a table cell: the candidate's and the grader's, before → after."""
-    parts = []
-    for kind in ("candidate", "grader"):
-        b = (t.tokens_before or {}).get(kind)
-        a = (t.tokens_after or {}).get(kind)
-        if b is None and a is None:
-            continue
-        if b is None or a is None:
-            parts.append(f"{kind} {_n(a or b or 0)}" + (" (new)" if b is None else " (gone)"))
-        else:
-            parts.append(f"{kind} {_md_delta(b, a)}")
-    return ", ".join(parts) or "—"
+    return ", ".join(_token_parts(t, _md_delta)) or "—"
 
 
 def _md_section(t: TestChange, report: DiffReport) -> str:
