@@ -877,13 +877,8 @@ def _check_duplicate(identities: set[tuple[str, Any]], key_node: Node) -> None:
     identities.add(ident)
 
 
-def _tab_indents_outside_block_scalars(root: Node, text: str) -> bool:
-    """Whether a line indented with a tab lies outside every block scalar of libyaml's tree
-    (see `tab_indented_lines`): then the exact reader decides."""
-    lines = tab_indented_lines(text)
-    if not lines:
-        return False
-    inside: set[int] = set()
+def each_node(root: Node) -> Iterator[Node]:
+    """Every node of a tree once (an anchored node shared by aliases too), depth first."""
     seen: set[int] = set()
     stack = [root]
     while stack:
@@ -891,15 +886,25 @@ def _tab_indents_outside_block_scalars(root: Node, text: str) -> bool:
         if id(node) in seen:
             continue
         seen.add(id(node))
-        if isinstance(node, ScalarNode):
-            if node.style in ("|", ">"):
-                last = node.end_mark.line if node.end_mark.column else node.end_mark.line - 1
-                inside.update(range(node.start_mark.line + 1, last + 1))
-        elif isinstance(node, SequenceNode):
+        yield node
+        if isinstance(node, SequenceNode):
             stack.extend(node.value)
         elif isinstance(node, MappingNode):
             for pair in node.value:
                 stack.extend(pair)
+
+
+def _tab_indents_outside_block_scalars(root: Node, text: str) -> bool:
+    """Whether a line indented with a tab lies outside every block scalar of libyaml's tree
+    (see `tab_indented_lines`): then the exact reader decides."""
+    lines = tab_indented_lines(text)
+    if not lines:
+        return False
+    inside: set[int] = set()
+    for node in each_node(root):
+        if isinstance(node, ScalarNode) and node.style in ("|", ">"):
+            last = node.end_mark.line if node.end_mark.column else node.end_mark.line - 1
+            inside.update(range(node.start_mark.line + 1, last + 1))
     return any(line not in inside for line in lines)
 
 

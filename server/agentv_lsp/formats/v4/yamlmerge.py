@@ -35,6 +35,7 @@ from agentv_lsp.yamlpos.document import (  # the converter's own key rules
     _js_key,
     _key_string,
     _scalar_value,
+    each_node,
 )
 from agentv_lsp.yamlpos.keytext import collection_key_text
 
@@ -137,28 +138,20 @@ def _merge_key_offsets(doc: YamlDocument) -> list[int]:
     if doc.root is None:
         return []
     found: list[int] = []
-    seen: set[int] = set()
-    stack: list[Node] = [doc.root]
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
+    for node in each_node(doc.root):
+        if not isinstance(node, MappingNode):
             continue
-        seen.add(id(node))
-        if isinstance(node, SequenceNode):
-            stack.extend(node.value)
-        elif isinstance(node, MappingNode):
-            for key, value in node.value:
-                stack.extend((key, value))
-                if (
-                    isinstance(key, ScalarNode)
-                    and not key.style
-                    and key.value == "<<"
-                    and key.tag.startswith("?plain")
-                ):
-                    offset = key.end_mark.index - 2
-                    if doc.text[offset : offset + 2] != "<<":
-                        return []  # marks that do not index the text: the slow way
-                    found.append(offset)
+        for key, _value in node.value:
+            if (
+                isinstance(key, ScalarNode)
+                and not key.style
+                and key.value == "<<"
+                and key.tag.startswith("?plain")
+            ):
+                offset = key.end_mark.index - 2
+                if doc.text[offset : offset + 2] != "<<":
+                    return []  # marks that do not index the text: the slow way
+                found.append(offset)
     return sorted(set(found))[: 0xF8FF - 0xE001]
 
 
