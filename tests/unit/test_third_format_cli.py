@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from tests.conftest import CliResult, write_tree
+from tests.conftest import GIT_ENV, CliResult, write_tree
 from tests.third_format.toy.engine import TOY
 
 from agentv_lsp.formats import registry
@@ -114,3 +114,25 @@ def test_a_program_that_registers_the_toy_format_runs_the_cli_with_it(repo: Path
     )
     assert done.returncode == 1, done.stderr
     assert "toy-input" in done.stdout and "A toy case needs an `input` text." in done.stdout
+
+
+def test_diff_compares_the_toy_formats_prompts_between_revisions(
+    toy_registered: Format, tmp_path: Path, cli: Callable[..., CliResult]
+) -> None:
+    def git(*args: str) -> None:
+        subprocess.run(["git", *args], cwd=tmp_path, env=GIT_ENV, check=True, capture_output=True)
+
+    git("init", "-q", "-b", "main")
+    write_tree(tmp_path, {"evals/greet.yaml": TOY_FILE})
+    git("add", "-A")
+    git("commit", "-q", "-m", "toy")
+    write_tree(tmp_path, {"evals/greet.yaml": TOY_FILE.replace("hello to", "goodbye to")})
+    result = cli("diff", "--format", "json", cwd=tmp_path)
+    report = json.loads(result.out)
+    statuses = {t["id"]: (t["status"], [f["field"] for f in t["fields"]]) for t in report["tests"]}
+    assert statuses == {
+        "greets": ("changed", ["lm.question", "agent.question"]),
+        "forgets-its-input": ("unchanged", []),  # skipped by the toy runtime in both revisions
+    }
+    assert report["files"][0]["runtime"] == {"before": "toy 1", "after": "toy 1"}
+    assert result.code == 1
