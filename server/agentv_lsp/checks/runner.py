@@ -10,6 +10,7 @@ import sys
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from agentv_lsp.checks.model import Diagnostic, cap_diagnostics
 from agentv_lsp.checks.options import CheckOptions, DocumentReport
@@ -17,11 +18,13 @@ from agentv_lsp.checks.parallel import can_fork, fork_map
 from agentv_lsp.engine.files import FileReadError, FileSystem
 from agentv_lsp.engine.walk import walk_yaml
 from agentv_lsp.formats import registry
-from agentv_lsp.formats.protocol import Format
 from agentv_lsp.formats.runtime import RuntimeChoice, choose_runtime, parse_requested, undeclared_v2_note
 from agentv_lsp.hidden_chars import AllowList, as_errors, directive_allow_list
 from agentv_lsp.report import one_line
 from agentv_lsp.yamlpos import Span
+
+if TYPE_CHECKING:
+    from agentv_lsp.formats.protocol import Format
 
 
 @dataclass

@@ -3,9 +3,13 @@ one for a file; every other caller asks here for the `Format` by its name."""
 
 from __future__ import annotations
 
-from agentv_lsp.formats.protocol import Format
+from typing import TYPE_CHECKING
+
 from agentv_lsp.formats.v2.format import V2
 from agentv_lsp.formats.v4.format import V4
+
+if TYPE_CHECKING:  # the protocol is for the type checker: choosing a format does not import it
+    from agentv_lsp.formats.protocol import Format
 
 # In the order `auto` asks whether a file's text declares the format; the default judges a
 # file that none declares.

@@ -18,14 +18,16 @@ import json
 import os
 import re
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from agentv_lsp.checks.model import Diagnostic
 from agentv_lsp.engine.files import DISK, FileReadError, FileSystem, Source
 from agentv_lsp.formats import registry
 from agentv_lsp.formats.declared import declares_v2, text_declares_v2
-from agentv_lsp.formats.protocol import Format
 from agentv_lsp.yamlpos import Span
+
+if TYPE_CHECKING:
+    from agentv_lsp.formats.protocol import Format
 
 # re-exported: the v2 markers were read here before they moved to `formats.declared`
 __all__ = ["declares_v2", "text_declares_v2"]

@@ -8,11 +8,11 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TextIO
 
 from agentv_lsp.formats.declared import declares_v2, text_declares_v2
-from agentv_lsp.formats.protocol import DiffHooks, DiffPreview, PreviewOutcome, PreviewRequest, Taken
 
 if TYPE_CHECKING:
     from agentv_lsp.checks.options import CheckOptions, DocumentReport
     from agentv_lsp.engine.files import FileSystem
+    from agentv_lsp.formats.protocol import DiffHooks, DiffPreview, PreviewOutcome, PreviewRequest, Taken
 
 # During a folder walk a YAML file is a v2 file when it declares an `agentv-` schema or has an
 # `evalcases` key at its top level (`declares_v2`), even if AgentV cannot load it (syntax error,
@@ -90,6 +90,7 @@ class V2Format:
         return uses
 
     def preview(self, request: PreviewRequest) -> PreviewOutcome:
+        from agentv_lsp.formats.protocol import PreviewOutcome
         from agentv_lsp.formats.v2.loader import open_eval_file
         from agentv_lsp.formats.v2.preview import preview_file
         from agentv_lsp.report import one_line

@@ -7,19 +7,12 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TextIO
 
 from agentv_lsp.formats.declared import declares_v2
-from agentv_lsp.formats.protocol import (
-    DiffHooks,
-    DiffPreview,
-    PreviewOutcome,
-    PreviewRequest,
-    ReusedCase,
-    Taken,
-)
 from agentv_lsp.formats.v4 import RUNTIME_VERSION
 
 if TYPE_CHECKING:
     from agentv_lsp.checks.options import CheckOptions, DocumentReport
     from agentv_lsp.engine.files import FileSystem
+    from agentv_lsp.formats.protocol import DiffHooks, DiffPreview, PreviewOutcome, PreviewRequest, Taken
 
 
 class V4Format:
@@ -78,6 +71,7 @@ class V4Format:
         return list(report.uses)
 
     def preview(self, request: PreviewRequest) -> PreviewOutcome:
+        from agentv_lsp.formats.protocol import PreviewOutcome
         from agentv_lsp.formats.v4.preview import preview_v4
         from agentv_lsp.report import one_line
         from agentv_lsp.report.preview import add_tokens, line
@@ -106,6 +100,7 @@ class V4Format:
         """`preview_v4`, test by test, so that `diff` can note the files each test's prompts read
         and skip the tests whose prompts it knows (`DiffHooks`)."""
         from agentv_lsp.engine.files import FileReadError
+        from agentv_lsp.formats.protocol import ReusedCase
         from agentv_lsp.formats.v4.loader import load_suite
         from agentv_lsp.formats.v4.preview import preview_test
         from agentv_lsp.formats.v4.yamlbom import parse_yaml_v4
