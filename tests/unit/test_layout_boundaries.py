@@ -84,15 +84,14 @@ def test_the_shared_engine_imports_no_format_and_no_layer_above_it() -> None:
     assert _offenders(sources("engine"), forbidden, annotations=True) == []
 
 
-def test_the_shared_checks_import_no_format_but_the_runner() -> None:
-    """`checks/` holds the format-neutral check infrastructure. Only `runner.py` (the CLI's
-    `check`, which asks `formats.runtime` which format judges each file) imports the formats;
-    `options.py` names v2's loaded file for type checking only (`DocumentReport.eval_file`)."""
-    shared = [path for path in sources("checks") if path.name != "runner.py"]
-    formats = ("agentv_lsp.formats",)
-    assert _offenders(shared, formats) == []
-    annotated = {line.split(": ")[0] for line in _offenders(shared, formats, annotations=True)}
-    assert annotated <= {"checks/options.py"}
+def test_the_shared_checks_import_no_format() -> None:
+    """`checks/` holds the format-neutral check infrastructure and the runner, which asks
+    `formats.runtime` which `Format` judges each file; `DocumentReport` names no format's types,
+    not even for type checking."""
+    assert (
+        _offenders(sources("checks"), ("agentv_lsp.formats.v2", "agentv_lsp.formats.v4"), annotations=True)
+        == []
+    )
 
 
 @pytest.mark.parametrize(("package", "sibling"), [("v2", "v4"), ("v4", "v2")])
@@ -240,3 +239,71 @@ def test_the_4x_modules_import_without_a_circle() -> None:
     assert graph["loader"] >= {"runtime", "grader_parser"}  # the reader does see imports
     cycle = find_cycle(graph)
     assert cycle is None, "import circle: " + " -> ".join(cycle or [])
+
+
+def package_graph() -> dict[str, set[str]]:
+    """Every module of the package -> the package's modules it imports (dotted names), lazy and
+    `TYPE_CHECKING` imports included: a name imported from a module counts as that module."""
+    modules: dict[str, Path] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        modules[".".join(parts)] = path
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        targets: set[str] = set()
+        for imported in imports_of(path, annotations=True):
+            while imported and imported not in modules:
+                imported = imported.rpartition(".")[0]
+            if imported and imported != name:
+                targets.add(imported)
+        graph[name] = targets
+    return graph
+
+
+def _outside_the_server(name: str) -> bool:
+    # `lsp/` is held to the same rules by its own tests (the server's side of the formats)
+    return not _is_under(name, ("agentv_lsp.lsp",))
+
+
+def test_no_import_circle_outside_the_language_server() -> None:
+    """A circle only works while one side imports lazily: `check` once climbed from its runner
+    back into `cli.py`, `diff`'s collect, compare and causes into one another."""
+    graph = package_graph()
+    assert graph["agentv_lsp.cli"] >= {"agentv_lsp.commands.check"}  # the reader does see lazy imports
+    engine_side = {
+        m: {t for t in ts if _outside_the_server(t)} for m, ts in graph.items() if _outside_the_server(m)
+    }
+    cycle = find_cycle(engine_side)
+    assert cycle is None, "import circle: " + " -> ".join(cycle or [])
+
+
+# Who may import a format's modules (`formats/v2`, `formats/v4`): the formats themselves, the
+# registry that holds them, and `migrate/`, which goes from one format to the other.
+FORMAT_PACKAGES = ("agentv_lsp.formats.v2", "agentv_lsp.formats.v4")
+MAY_IMPORT_A_FORMAT = (*FORMAT_PACKAGES, "agentv_lsp.formats.registry", "agentv_lsp.migrate")
+
+
+def test_only_the_formats_the_registry_and_migrate_import_a_format() -> None:
+    """Everything else (the command line, `check`, `diff`, the runtime choice) holds a `Format`
+    from `formats.registry`, so a third format changes no module of theirs."""
+    offenders = sorted(
+        f"{module}: {target}"
+        for module, targets in package_graph().items()
+        if _outside_the_server(module) and not _is_under(module, MAY_IMPORT_A_FORMAT)
+        for target in targets
+        if _is_under(target, FORMAT_PACKAGES)
+    )
+    assert offenders == []
+
+
+def test_the_command_line_only_parses_arguments() -> None:
+    """`cli.py` hands each subcommand to its module in `commands/`, and imports nothing that
+    does the work (a format, the checker, the previews, the server)."""
+    imported = package_graph()["agentv_lsp.cli"]
+    below = {m for m in imported if not _is_under(m, ("agentv_lsp.commands",))}
+    assert below <= {"agentv_lsp", "agentv_lsp.checks.model", "agentv_lsp.formats.runtime"}
+    assert {
+        f"agentv_lsp.commands.{name}" for name in ("check", "preview", "migrate", "diff", "serve")
+    } <= imported

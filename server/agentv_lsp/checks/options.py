@@ -6,15 +6,12 @@ server, so that none of them needs another's module for its types."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import Any, Literal
 
 from agentv_lsp.checks.model import DEFAULT_MAX_DIAGNOSTICS, Diagnostic
 from agentv_lsp.engine.files import FileSystem
 from agentv_lsp.hidden_chars import AllowList
 from agentv_lsp.yamlpos import YamlDocument
-
-if TYPE_CHECKING:
-    from agentv_lsp.formats.v2.loader import CaseOutcome, EvalFile
 
 FileKind = Literal["eval", "config", "targets"]
 
@@ -55,8 +52,10 @@ class DocumentReport:
     kind: FileKind | None
     doc: YamlDocument | None  # None when the file could not be read
     diagnostics: list[Diagnostic]
-    eval_file: EvalFile | None = None
-    outcomes: list[CaseOutcome] | None = None
+    # v2's detail (`formats.v2.loader`: the loaded `EvalFile` and its `CaseOutcome`s), typed
+    # loosely so that the shared report names no format; only v2's own modules read them
+    eval_file: Any = None
+    outcomes: list[Any] | None = None
     # eval files: whether `agentv validate`'s file-reference checks ran (no other error), and
     # when they did and `CheckOptions.without_file_references` asks, the diagnostics without them
     file_references_checked: bool | None = None

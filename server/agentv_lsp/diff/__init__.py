@@ -129,11 +129,11 @@ def _raise_failure(*snapshots: Snapshot) -> None:
 
 
 def _migration_notes(base: Snapshot, head: Snapshot) -> MigrationNotes:
-    """`migration.migration_notes`, imported only for a file migrated between the revisions (it
+    """`migrate.diff_notes.migration_notes`, imported only for a file migrated between the revisions (it
     brings the v2 engine and `migrate`'s proof: a tenth of a second at every start otherwise)."""
 
     def notes(fb: FilePrompts, fa: FilePrompts) -> dict[str, str]:
-        from agentv_lsp.diff.migration import migration_notes
+        from agentv_lsp.migrate.diff_notes import migration_notes
 
         return migration_notes(base, head)(fb, fa)
 

@@ -11,14 +11,17 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agentv_lsp import tokens
+from agentv_lsp.diff.entries import entry_ids, touched_entries
 from agentv_lsp.diff.snapshot import Snapshot
-from agentv_lsp.engine.files import FileReadError, FileSystem, FileText
+from agentv_lsp.engine.files import FileSystem, FileText
+from agentv_lsp.engine.jsrt import relative_display
+from agentv_lsp.formats import registry
+from agentv_lsp.formats.protocol import DiffHooks, Format
 from agentv_lsp.formats.runtime import Requested, RuntimeChoice, choose_runtime
 
 # The fields compared, in the order they are shown.
@@ -52,9 +55,6 @@ FIELD_TITLES = {
     "grader_prompt": "grader prompt",
     "assertions": "assertions",
 }
-_V2_EVAL = re.compile(
-    r"""^(?:["']?evalcases["']?[ \t]*:|["']?\$schema["']?[ \t]*:[ \t]*["']?agentv-eval)""", re.M
-)
 _HEAD_BYTES = 1 << 20
 
 
@@ -108,10 +108,12 @@ class RecordingFileSystem(FileSystem):
 
 
 def eval_files(snapshot: Snapshot, wanted: Callable[[str], bool], requested: Requested) -> list[str]:
-    """The eval files of a revision (repo-relative), as a folder walk of each runtime finds them:
-    4.x `*.eval.yaml|yml`, v2 YAML declaring `agentv-eval-v2` or `evalcases`; `node_modules` and
-    dot-folders skipped as AgentV skips them."""
+    """The eval files of a revision (repo-relative), as a folder walk of each runtime finds them
+    (`Format.eval_name`, `Format.declares_eval`): 4.x `*.eval.yaml|yml`, v2 YAML declaring
+    `agentv-eval-v2` or `evalcases` and judged by v2; `node_modules` and dot-folders skipped as
+    AgentV skips them."""
     found = []
+    formats = registry.formats()
     for relative in snapshot.files:
         lower = relative.lower()
         if not lower.endswith((".yaml", ".yml")) or not wanted(relative):
@@ -119,16 +121,17 @@ def eval_files(snapshot: Snapshot, wanted: Callable[[str], bool], requested: Req
         parts = relative.split("/")
         if any(p == "node_modules" or p.startswith(".") for p in parts[:-1]):
             continue
-        if lower.endswith((".eval.yaml", ".eval.yml")):
+        if any(fmt.eval_name(lower) for fmt in formats):
             found.append(relative)
             continue
         head = _head(snapshot, relative)
-        if head is None or not _V2_EVAL.search(head):
+        declared = {fmt.name for fmt in formats if head is not None and fmt.declares_eval(head)}
+        if not declared:
             continue
         choice = choose_runtime(
             snapshot.path_of(relative), head, snapshot.root, requested, snapshot.runtime_file_system()
         )
-        if choice.major == 2:
+        if choice.name in declared:
             found.append(relative)
     return found
 
@@ -161,6 +164,7 @@ class _Reads:
     # tests not built at all: their inputs are the same bytes in both revisions (`_Unbuilt`)
     unbuilt: set[str] = field(default_factory=set)
     edited: frozenset[str] | None = None  # ids of the entries an edit touched; None: none can be told
+    loaded: bool = False  # the format said when it had loaded the file (`DiffHooks.loaded`)
 
 
 # A test of the other revision whose prompts are known: previewing it again is skipped.
@@ -198,21 +202,20 @@ def _collect(
     reads = _Reads(set(), {})
     run_cwd = _cwd_in(snapshot, cwd, shown_root)
     reused: dict[str, TestPrompts] = {}
-    if choice.major == 4:
-        result, skipped = _preview_v4_tests(
-            path,
-            snapshot,
-            run_cwd,
-            fs,
-            reads,
-            known,
-            reused,
-            parses,
-            unbuilt.bind(choice) if unbuilt is not None else None,
-        )
-    else:
-        result, skipped = _PREVIEWERS[choice.major](path, snapshot.root, run_cwd, fs)
-        reads.loading = _relative_set(fs.touched, snapshot.root)
+    fmt = choice.format
+    hooks = _diff_hooks(
+        snapshot,
+        path,
+        fs,
+        reads,
+        known,
+        reused,
+        parses,
+        unbuilt.bind(choice) if unbuilt is not None else None,
+    )
+    result, skipped = fmt.tests_for_diff(path, snapshot.root, run_cwd, fs, hooks)
+    if not reads.loaded:
+        reads.loading = _relative_set(fs.touched, snapshot.root)  # the format builds all at once
     # Absolute paths name the folder the revision was laid out in: the messages are shown under
     # the user's repository here, the prompts when compared (`compare`, only where they differ).
     moved = snapshot.root != shown_root
@@ -243,7 +246,7 @@ def _collect(
         prompts.tests[key] = TestPrompts(
             file=relative,
             id=str(case.get("id")),
-            fields=_fields(case, choice.major),
+            fields=_fields(case, fmt),
             own_files=tuple(dict.fromkeys([*case.get("file_paths", ()), *case.get("guideline_paths", ())])),
         )
     for test_id, reason in skipped:
@@ -304,128 +307,52 @@ def _runtime_manifests(snapshot: Snapshot, relative: str, choice: RuntimeChoice)
     return found
 
 
-# ---- the two formats: preview, skipped tests, and where each field is in a preview case ----
-
-Previewer = Callable[[str, str, str, FileSystem], tuple[dict[str, Any], list[tuple[object, str]]]]
+# ---- what a format's preview tells `diff` while it builds one revision's tests ----
 
 
-def _preview_v4(
-    path: str, root: str, cwd: str, fs: FileSystem
-) -> tuple[dict[str, Any], list[tuple[object, str]]]:
-    from agentv_lsp.formats.v4.preview import preview_v4
-
-    result = preview_v4(path, root, cwd, fs)
-    return result, [(s.get("id"), str(s.get("reason", ""))) for s in result.get("skipped", [])]
-
-
-class _Reused:
-    """A test whose preview was skipped: stands in for its preview case (only its id is read)."""
-
-    def __init__(self, test_id: object) -> None:
-        self.id = test_id
-
-    def get(self, name: str, default: Any = None) -> Any:
-        return self.id if name == "id" else default
-
-
-def _preview_v4_tests(
-    path: str,
+def _diff_hooks(
     snapshot: Snapshot,
-    cwd: str,
+    path: str,
     fs: RecordingFileSystem,
     reads: _Reads,
     known: Known | None,
     reused: dict[str, TestPrompts],
     parses: dict[str, Any] | None = None,
     unbuilt: Callable[[Any, _Reads], None] | None = None,
-) -> tuple[dict[str, Any], list[tuple[object, str]]]:
-    """`preview_v4`, test by test: the files each test's prompts read are noted, and a test whose
-    prompts the other revision already holds (`known`) is not built again, nor one `unbuilt`
-    puts in `reads.unbuilt` (it stands for itself with no fields: the same in both revisions)."""
-    from agentv_lsp.engine.jsrt import relative_display
-    from agentv_lsp.formats.v4.loader import load_suite
-    from agentv_lsp.formats.v4.preview import preview_test
-    from agentv_lsp.formats.v4.yamlbom import parse_yaml_v4
-
+) -> DiffHooks:
+    """While a format previews test by test (`Format.tests_for_diff`): the files each test's
+    prompts read are noted, and a test whose prompts the other revision already holds (`known`)
+    is not built again, nor one `unbuilt` puts in `reads.unbuilt` (it stands for itself with no
+    fields: the same in both revisions)."""
     relative = _relative(path, snapshot.root) or path
-    doc = None
-    if parses is not None and path.lower().endswith((".yaml", ".yml")):
-        try:
-            text = fs.read_document(path)  # read as the loader reads it (noted, limits kept)
-        except FileReadError:
-            text = None  # the loader reads it again and reports why it cannot
-        if text is not None:
-            doc = parses.get(text)
-            if doc is None:
-                doc = parses[text] = parse_yaml_v4(text)
-    suite = load_suite(path, snapshot.root, cwd, fs, doc=doc)
-    reads.loading = _relative_set(fs.touched, snapshot.root)
-    if unbuilt is not None:
-        unbuilt(suite, reads)
-    judge_messages: list[Any] = []
-    cases: list[Any] = []
     seen: dict[str, int] = {}
-    for test in suite.tests:
+    state = {"root": snapshot.root, "key": ""}  # the suite's repo root, the test being built
+
+    def loaded(suite: Any) -> None:
+        state["root"] = suite.repo_root
+        reads.loaded = True
+        reads.loading = _relative_set(fs.touched, snapshot.root)
+        if unbuilt is not None:
+            unbuilt(suite, reads)
+
+    def reuse(test: Any) -> bool:
         key = _key(test.id, seen)
         if key in reads.unbuilt:
-            own = (relative_display(p, suite.repo_root) for p in test.file_paths)
+            own = (relative_display(p, state["root"]) for p in test.file_paths)
             reused[key] = TestPrompts(relative, str(test.id), {}, tuple(dict.fromkeys(own)))
-            cases.append(_Reused(test.id))
-            continue
+            return True
         found = known(key) if known is not None else None
         if found is not None and found.id == str(test.id):
             reused[key] = found
-            cases.append(_Reused(test.id))
-            continue
+            return True
         fs.lately = set()
-        cases.append(preview_test(suite, test, fs, judge_messages))
-        reads.by_test[key] = _relative_set(fs.lately, snapshot.root)
-    result = {
-        "load_error": suite.load_error,
-        "warnings": [m.text for m in suite.messages],
-        "cases": cases,
-    }
-    return result, [(s.id, str(s.reason)) for s in suite.skipped]
+        state["key"] = key
+        return False
 
+    def built() -> None:
+        reads.by_test[state["key"]] = _relative_set(fs.lately, snapshot.root)
 
-def _preview_v2(
-    path: str, root: str, cwd: str, fs: FileSystem
-) -> tuple[dict[str, Any], list[tuple[object, str]]]:
-    from agentv_lsp.formats.v2.loader import load_case, open_eval_file
-    from agentv_lsp.formats.v2.preview import preview_case
-
-    ef = open_eval_file(path, repo_root=root, cwd=cwd, fs=fs)
-    cases: list[dict[str, Any]] = []
-    skipped: list[tuple[object, str]] = []
-    warnings = [n.render() for n in ef.notices]
-    if ef.loaded:
-        for index in range(len(ef.raw_cases)):
-            outcome = load_case(ef, index)
-            warnings.extend(n.render() for n in outcome.notices)
-            if outcome.case is None:
-                reason = "; ".join(n.message for n in outcome.notices) or "skipped by the runtime"
-                raw_id = outcome.raw_id if isinstance(outcome.raw_id, str) else None
-                skipped.append((raw_id, reason))
-            else:
-                cases.append(preview_case(ef, outcome.case))
-    result = {"load_error": ef.load_error, "warnings": warnings, "cases": cases}
-    return result, skipped
-
-
-_PREVIEWERS: dict[int, Previewer] = {4: _preview_v4, 2: _preview_v2}
-
-# Where each compared field is in a preview case of each format.
-_FIELD_SOURCES: dict[int, dict[str, Callable[[dict[str, Any]], Any]]] = {
-    4: {
-        "criteria": lambda c: c.get("criteria"),
-        "expected_output": lambda c: c.get("expected_output"),
-        "assertions": lambda c: c.get("assertions"),
-    },
-    2: {
-        "criteria": lambda c: c.get("expected_outcome"),
-        "assertions": lambda c: c.get("evaluator"),
-    },
-}
+    return DiffHooks(parses=parses, loaded=loaded, reuse=reuse, built=built)
 
 
 def test_tokens(prompts: TestPrompts) -> dict[str, Any]:
@@ -446,9 +373,9 @@ def test_tokens(prompts: TestPrompts) -> dict[str, Any]:
     return prompts.tokens
 
 
-def _fields(case: dict[str, Any], major: int) -> dict[str, Any]:
+def _fields(case: dict[str, Any], fmt: Format) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for name, source in _FIELD_SOURCES[major].items():
+    for name, source in fmt.diff_fields.items():
         _put(out, name, source(case))
     for mode in ("lm", "agent"):
         block = case.get(mode) or {}
@@ -632,8 +559,6 @@ class _Unbuilt:
         return decide
 
     def _edited(self, suite: Any, reads: _Reads, choice: RuntimeChoice) -> frozenset[str] | None:
-        from agentv_lsp.diff.compare import entry_ids, touched_entries
-
         if suite.load_error is not None or (choice.major, choice.version, choice.reason) != (
             self.base_choice.major,
             self.base_choice.version,

@@ -1,8 +1,10 @@
-"""Which AgentV runtime judges a file: the one dispatch point between the formats.
+"""Which AgentV runtime judges a file: the one choice between the formats, whose answer names
+the `Format` (`formats.registry`) that then does the work.
 
 `auto` asks the project first (an installed `node_modules/agentv`, else an `agentv` dependency
 in a `package.json`, walking up from the file's folder to the repo root), then the file itself
-(`$schema: agentv-eval-v2` or an `evalcases:` key means v2, anything else 4.x).
+(each registered format is asked whether the text declares it: `$schema: agentv-eval-v2` or an
+`evalcases:` key means v2; what none declares, 4.x).
 
 Those manifests are untrusted input like the eval files, and are read the same way, through
 `engine.files.FileSystem` (regular files only, opened non-blocking, a size cap, nothing outside
@@ -16,25 +18,23 @@ import json
 import os
 import re
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from agentv_lsp.checks.model import Diagnostic
 from agentv_lsp.engine.files import DISK, FileReadError, FileSystem, Source
-from agentv_lsp.formats.v4 import RUNTIME_VERSION as V4_VERSION
+from agentv_lsp.formats import registry
+from agentv_lsp.formats.declared import declares_v2, text_declares_v2
 from agentv_lsp.yamlpos import Span
+
+if TYPE_CHECKING:
+    from agentv_lsp.formats.protocol import Format
+
+# re-exported: the v2 markers were read here before they moved to `formats.declared`
+__all__ = ["declares_v2", "text_declares_v2"]
 
 Requested = Literal["auto", "2", "4"]
 REQUESTS: tuple[Requested, ...] = ("auto", "2", "4")
-V2_VERSION = "2 (agentv-eval-v2)"
 
-# The v2 markers, read from the text (a file that does not parse still declares its format):
-# 4.x files have no `$schema`, and 4.42.4 itself knows only the v2 ids (agentv-eval-v2, ...);
-# a top-level `guideline_patterns` is a v2 config (4.42.4 calls it an unexpected field).
-_V2_LINE = re.compile(
-    r"""^(?:[ \t]*(?:["']?evalcases["']?[ \t]*:|["']?\$schema["']?[ \t]*:[ \t]*["']?agentv-)"""
-    r"""|["']?guideline_patterns["']?[ \t]*:)""",
-    re.M,
-)
 # `^4.42.4`, `~4`, `>=4.0.0 <5`, `4.x`, `npm:agentv@4.1.0`, `workspace:^4.2.0`: the first major number
 _RANGE_MAJOR = re.compile(r"(?:^|[\s^~>=<@:v]|\|\|)(\d+)(?:\.|\s|$|x)")
 # A package.json is a few KB (agentv's own: 2 KB); past this it is not read at all.
@@ -45,16 +45,26 @@ _MAX_MAJOR_DIGITS = 9
 
 @dataclass(frozen=True, slots=True)
 class RuntimeChoice:
-    major: Literal[2, 4]
+    major: int  # the AgentV major version of the format (2, 4)
     reason: str  # for people: "installed node_modules/agentv 4.42.4", "the file declares agentv-eval-v2", ...
     # manifests passed over, one sentence each naming the file ("evals/package.json: not a regular
     # file (a FIFO, socket, device or folder), not read; not used to choose the AgentV runtime")
     problems: tuple[str, ...] = ()
     by_file: bool = False  # `auto` found no AgentV in the project: the file's own format decided
+    # the format's name in `formats.registry` ("" : the one of `major`, 3 and later being 4.x)
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.name:
+            object.__setattr__(self, "name", registry.for_major(self.major).name)
+
+    @property
+    def format(self) -> Format:
+        return registry.get(self.name)
 
     @property
     def version(self) -> str:
-        return V4_VERSION if self.major == 4 else V2_VERSION
+        return self.format.version
 
     def describe(self) -> str:
         return f"AgentV {self.version} ({self.reason})"
@@ -66,40 +76,6 @@ def parse_requested(value: object) -> Requested:
     return "2" if text.startswith("2") else "4" if text.startswith("4") else "auto"
 
 
-def text_declares_v2(text: str) -> bool:
-    # the substring tests are C-speed; the line regex then runs only on files that may match
-    if "evalcases" not in text and "agentv-" not in text and "guideline_patterns" not in text:
-        return False
-    return _V2_LINE.search(text) is not None
-
-
-def declares_v2(text: str) -> bool:
-    """The text is an AgentV v2 file by a top-level `$schema: agentv-...` or `evalcases:` key,
-    not by a substring (`image: x/agentv-runner`, a comment, a nested key or a block scalar
-    do not count): the folder walks take such files whatever their name. The line test of
-    `text_declares_v2` first, then the parsed top level confirms it; a text that does not
-    parse is taken on the line alone (it still declares its format)."""
-    if "evalcases" not in text and "agentv-" not in text:
-        return False
-    if _V2_KEY_LINE.search(text) is None:
-        return False
-    from agentv_lsp.yamlpos import parse_yaml
-
-    doc = parse_yaml(text)
-    if doc.error is not None:
-        return True
-    value = doc.value
-    if not isinstance(value, dict):
-        return False
-    schema = value.get("$schema")
-    return "evalcases" in value or (isinstance(schema, str) and schema.startswith("agentv-"))
-
-
-_V2_KEY_LINE = re.compile(
-    r"""^[ \t]*(?:["']?evalcases["']?[ \t]*:|["']?\$schema["']?[ \t]*:[ \t]*["']?agentv-)""", re.M
-)
-
-
 def choose_runtime(
     path: str,
     text: str | None,
@@ -109,22 +85,20 @@ def choose_runtime(
 ) -> RuntimeChoice:
     """`fs`: the reads of the caller (an untrusted workspace's folders, a git revision); only
     its `allowed_roots` and `source` matter here, the manifests get their own size cap."""
-    if requested == "2":
-        return RuntimeChoice(2, "asked for AgentV 2")
-    if requested == "4":
-        return RuntimeChoice(4, "asked for AgentV 4")
+    asked = registry.for_request(requested) if requested != "auto" else None
+    if asked is not None:
+        return RuntimeChoice(asked.major, f"asked for AgentV {asked.request}", name=asked.name)
     allowed = fs.allowed_roots if fs is not None else None
     source = fs.source if fs is not None else DISK
     project = project_runtime(os.path.dirname(os.path.abspath(path)), repo_root, allowed, source)
     if project.choice is not None:
         return project.choice
-    if text is not None and text_declares_v2(text):
-        return RuntimeChoice(
-            2, "the file uses the v2 format ($schema agentv-eval-v2 / evalcases)", project.problems, True
-        )
-    return RuntimeChoice(
-        4, "no AgentV installed or declared; the file is not in the v2 format", project.problems
-    )
+    fallback = registry.default()
+    if text is not None:
+        for fmt in registry.formats():
+            if fmt is not fallback and fmt.declares(text):
+                return RuntimeChoice(fmt.major, fmt.declared_reason, project.problems, True, fmt.name)
+    return RuntimeChoice(fallback.major, fallback.declared_reason, project.problems, name=fallback.name)
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,7 +135,8 @@ def project_runtime(
     if found.choice is not None and found.problems:
         # the choice is made by a manifest; those passed over on the way are still worth a word
         found = ProjectRuntime(
-            RuntimeChoice(found.choice.major, found.choice.reason, found.problems), found.problems
+            RuntimeChoice(found.choice.major, found.choice.reason, found.problems, name=found.choice.name),
+            found.problems,
         )
     _project_cache[key] = found
     return found
@@ -224,8 +199,8 @@ def _installed_or_declared(
 
 
 def _supported(major: int, reason: str) -> RuntimeChoice:
-    # 3.x and later read `tests:` files; 0.x-2.x read `evalcases`
-    return RuntimeChoice(4, reason) if major >= 3 else RuntimeChoice(2, reason)
+    fmt = registry.for_major(major)
+    return RuntimeChoice(fmt.major, reason, name=fmt.name)
 
 
 def _major_of(spec: str) -> int | None:
@@ -318,7 +293,7 @@ def undeclared_v2_note(path: str, text: str, choice: RuntimeChoice) -> Diagnosti
     """An information finding on a v2 file judged as v2 only because the project names no
     AgentV: the AgentV installed today (4.x) would not load it. At its `evalcases:` (else
     `$schema:`) key; `data["fix"] = "migrate"` offers the migration as its quick fix."""
-    if choice.major != 2 or not choice.by_file:
+    if choice.name != "v2" or not choice.by_file:
         return None
     line = _first_v2_key_line(text)
     if line is None:
@@ -327,7 +302,7 @@ def undeclared_v2_note(path: str, text: str, choice: RuntimeChoice) -> Diagnosti
     message = (
         f"Judged as AgentV v2 because {choice.reason} and the project installs or declares no AgentV "
         "(no node_modules/agentv, no `agentv` dependency in a package.json up to the repo root). "
-        f"AgentV {V4_VERSION}, what `npx agentv` installs today, does not load v2 files: it reads `tests:`, "
+        f"AgentV {registry.get('v4').version}, what `npx agentv` installs today, does not load v2 files: it reads `tests:`, "
         "so it would find no test here. Migrate it (`agentv-lsp migrate`, or this finding's quick fix), or declare "
         '`"agentv": "^2"` in package.json to keep v2.'
     )

@@ -19,8 +19,8 @@ from typing import Any, TypeVar
 
 from lsprotocol import types as lsp
 
-from agentv_lsp.checks.runner import walk_yaml
 from agentv_lsp.engine.files import FileReadError
+from agentv_lsp.engine.walk import walk_yaml
 from agentv_lsp.lsp import listing
 from agentv_lsp.lsp.convert import JsonDict, path_to_uri, uri_to_path
 from agentv_lsp.lsp.dispatch import by_format

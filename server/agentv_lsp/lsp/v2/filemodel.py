@@ -533,7 +533,7 @@ class FileModel:
             if self.kind != "eval":
                 return None
             if self._report is not None and self._report.eval_file is not None:
-                return self._report.eval_file
+                return cast("EvalFile", self._report.eval_file)  # `DocumentReport` names no format
             if self._ef is None:
                 o = self.opts
                 self._ef = open_eval_file(

@@ -1,5 +1,5 @@
-"""A file judged by v2 in the base revision and by 4.42.4 in the head one (migrated between the
-two): each test gets the per-test proof of `migrate` (the v2 LM question beside the 4.42.4 one,
+"""`diff` of a file judged by v2 in the base revision and by 4.42.4 in the head one (migrated
+between the two): each test gets the per-test proof of `migrate` (the v2 LM question beside the 4.42.4 one,
 and the known cause of a difference)."""
 
 from __future__ import annotations

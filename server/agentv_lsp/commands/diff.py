@@ -1,4 +1,4 @@
-"""`agentv-lsp diff`: arguments, output and exit status (the work is `diff_revisions`)."""
+"""`agentv-lsp diff`: from the parsed arguments to `diff_revisions`, its output and exit status."""
 
 from __future__ import annotations
 
@@ -62,7 +62,7 @@ def _terminate(signum: int, frame: FrameType | None) -> None:
     raise SystemExit(128 + signum)  # unwinds through the snapshots' `with`: git's reader ends
 
 
-def run_diff_command(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     cwd = os.getcwd()
     start = os.path.abspath(args.repo_root) if args.repo_root else default_repo_root(cwd)
     try:
