@@ -1,0 +1,76 @@
+"""The key names of an AgentV 4.x eval file, in one table.
+
+The 4.x code (loader, graders, check, split, schema outline, validate, lint, losses) reads
+every key of the eval file through a `Keys` instance instead of a string literal, so a format
+whose files name the same things otherwise (AgentV 5 renames most keys) can run this code
+with its own table. `V4_KEYS` is AgentV 4.42.4's.
+
+The table reaches the code as a value: `load_suite`, `check_v4_document`, `preview_suite` and
+the split take `keys: Keys = V4_KEYS`; inside a load it rides on the `LoadContext`.
+Messages that name a key (a deprecation warning, "missing 'tests' field") name it from the
+table, so a renamed key shows renamed in them.
+
+Not in the table, because they are no key of the file:
+- the runtime's own in-memory shapes the code builds and hands on: the loaded test (`V4Test`:
+  `question`, `reference_answer`, …), a parsed grader config (`{"name", "type", …}` as
+  `parseGraders` returns it), a processed message (`role`, `content`, and its segments'
+  `type`/`value`/`text`/`path`/`resolvedPath`, as `processMessages` returns them);
+- the preview's JSON output (our format) and the judge prompt's `{{ variables }}`;
+- message-level keys (`role`, `content`, `tool_calls`, a segment's `type`/`value`): the
+  loader hands messages on as written, so they are the in-memory shape too; a format that
+  renamed them would map its messages onto this shape before loading.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Keys:
+    """One field per key name of an eval file the code reads. Comments: where AgentV 4.42.4
+    reads the key (`@agentv/core` src/evaluation/…)."""
+
+    # -- suite level (yaml-parser.ts `loadTestsFromYaml`, loaders/jsonl-parser.ts sidecar) --
+    tests: str = "tests"  # the list of tests, or a path to a cases file or folder
+    deprecated_tests: tuple[str, ...] = ("eval_cases", "evalcases")  # read after `tests`, warned
+    workspace: str = "workspace"  # suite and test level; workspace/*.ts
+    governance: str = "governance"  # `extractSuiteMetadataPayload`, added to `metadata`
+    preprocessors: str = "preprocessors"  # content-preprocessor.ts (suite and grader level)
+
+    # -- test level (yaml-parser.ts loop body, loaders/case-conversion.ts) ----------------
+    id: str = "id"
+    vars: str = "vars"  # template-variables.ts `interpolateRawEvalCase`
+    input: str = "input"  # also the suite's default input; `resolveInputMessages`
+    input_files: str = "input_files"  # test and suite level
+    criteria: str = "criteria"
+    expected_outcome: str = "expected_outcome"  # deprecated `criteria`, warned
+    expected_output: str = "expected_output"  # also in a turn; `processExpectedMessages`
+    conversation_id: str = "conversation_id"
+    metadata: str = "metadata"  # test and suite level; `mergeSuiteMetadataPayload`
+    turns: str = "turns"  # multi-turn tests; `parseTurns`, graders/llm-grader-prompt.ts
+    rubrics: str = "rubrics"  # inline rubrics of a test, and an llm-grader's rubrics
+    evaluator: str = "evaluator"  # the grader kind, suite and test level (`coerceEvaluator`)
+
+    # -- graders (graders/grader-parser.ts `parseGraders`; suite and test level) -----------
+    assertions: str = "assertions"  # also a turn's and a composite grader's members
+    deprecated_assertions: str = "assert"  # read after `assertions`, warned at suite level
+    evaluators: str = "evaluators"  # the oldest name: `execution.evaluators` or top-level
+
+    # -- execution (yaml-parser.ts, orchestrator.ts) ---------------------------------------
+    execution: str = "execution"  # suite and test level
+    skip_defaults: str = "skip_defaults"  # in `execution`: the suite's input and graders not applied
+    target: str = "target"  # in `execution`, and a grader's judge target
+    targets: str = "targets"  # in `execution`: a matrix of targets
+
+    def test_list_keys(self) -> tuple[str, ...]:
+        """The suite keys that may hold the tests, in the order the runtime tries them."""
+        return (self.tests, *self.deprecated_tests)
+
+    def grader_list_keys(self) -> tuple[str, ...]:
+        """The keys that may hold a list of graders, in the order the runtime tries them."""
+        return (self.assertions, self.deprecated_assertions, self.evaluators)
+
+
+V4_KEYS = Keys()
+"""AgentV 4.42.4's key names."""
