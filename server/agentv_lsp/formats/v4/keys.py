@@ -51,6 +51,8 @@ class Keys:
     turns: str = "turns"  # multi-turn tests; `parseTurns`, graders/llm-grader-prompt.ts
     rubrics: str = "rubrics"  # inline rubrics of a test, and an llm-grader's rubrics
     evaluator: str = "evaluator"  # the grader kind, suite and test level (`coerceEvaluator`)
+    mode: str = "mode"  # `conversation`: the turns run as one conversation (orchestrator.ts)
+    window_size: str = "window_size"  # of a conversation: the turns the graders see
 
     # -- graders (graders/grader-parser.ts `parseGraders`; suite and test level) -----------
     assertions: str = "assertions"  # also a turn's and a composite grader's members

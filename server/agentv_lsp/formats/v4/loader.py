@@ -163,7 +163,7 @@ def _load_suite(
 ) -> SuiteLoad:
     absolute = node_resolve(cwd, eval_path)
     root = node_resolve(cwd, repo_root)
-    suite = SuiteLoad(absolute, root, cwd)
+    suite = SuiteLoad(absolute, root, cwd, keys=keys)
     ctx = LoadContext(
         fs,
         os.environ if env is None else env,
