@@ -310,7 +310,7 @@ def _check_eval(
     recognised = kind == "eval"
     references_checked = False
     if doc is not None:
-        result = validate_document(path, doc, cwd=opts.cwd, fs=opts.fs, file_type="eval")
+        result = validate_document(path, doc, cwd=opts.cwd, fs=opts.fs, file_type="eval", keys=keys)
         references_checked = result.references_checked
         if not recognised:
             collector.add(_unknown_file(path, doc, as_eval=as_eval))
@@ -1041,7 +1041,7 @@ def check_v4_cases_file(
         if doc.error is not None:
             collector.add(_yaml_error(absolute, doc, "the eval files using this file"))
         elif isinstance(doc.value, list):
-            for issue in validate_cases(doc.value):
+            for issue in validate_cases(doc.value, keys):
                 diagnostic, node = _issue_diagnostic(absolute, collector, issue, True, opts)
                 collector.add(diagnostic, node)
             _duplicate_ids(collector, doc.value, ())

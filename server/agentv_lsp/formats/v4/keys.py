@@ -23,7 +23,9 @@ Not in the table, because they are no key of the file:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, fields
+from functools import cache
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +75,25 @@ class Keys:
         """The keys that may hold a list of graders, in the order the runtime tries them."""
         return (self.assertions, self.deprecated_assertions, self.evaluators)
 
+    def named(self, v4_name: str) -> str:
+        """This table's name for the key 4.42.4 calls `v4_name` (a name the table does not
+        hold stays as it is): for the lists of known fields `agentv validate` keeps."""
+        return _renames(self).get(v4_name, v4_name)
+
+    def names(self, v4_names: Iterable[str]) -> frozenset[str]:
+        return frozenset(self.named(name) for name in v4_names)
+
 
 V4_KEYS = Keys()
 """AgentV 4.42.4's key names."""
+
+
+@cache
+def _renames(keys: Keys) -> dict[str, str]:
+    """4.42.4's name -> this table's, for every key the table holds."""
+    out: dict[str, str] = {}
+    for field in fields(Keys):
+        old, new = getattr(V4_KEYS, field.name), getattr(keys, field.name)
+        for o, n in zip(old, new, strict=False) if isinstance(old, tuple) else ((old, new),):
+            out.setdefault(o, n)
+    return out
