@@ -23,6 +23,7 @@ from agentv_lsp.formats.v4.keys import V4_KEYS, Keys
 from agentv_lsp.formats.v4.loader import load_suite
 from agentv_lsp.formats.v4.preview import preview_v4
 from agentv_lsp.formats.v4.runtime import LoadFailure
+from agentv_lsp.formats.v4.split import cut_tests
 from agentv_lsp.formats.v4.yamlmerge import parse_yaml_value
 
 CASES = Path(__file__).parent.parent / "golden_v4" / "cases"
@@ -253,3 +254,15 @@ def test_a_renamed_key_is_named_in_the_messages(tmp_path: Path) -> None:
     assert [t.id for t in original.tests] == ["a"]
     assert renamed.tests == []
     assert renamed.load_error is not None and "missing 'cases' field" in renamed.load_error
+
+
+def test_the_split_cuts_a_renamed_tests_list_where_it_cuts_the_4x_one() -> None:
+    """`split.cut_tests` finds the tests by the table's name (and renumbers `cases[N]`)."""
+    tests = "".join(f"  - id: t{i}\n    input: hi\n    criteria: ok\n" for i in range(3))
+    v4_text = "description: d\ntests:\n" + tests
+    renamed_text = "description: d\ncases:\n" + tests
+    v4_layout = cut_tests(v4_text)
+    renamed_layout = cut_tests(renamed_text, RENAMED)
+    assert v4_layout is not None and renamed_layout is not None
+    assert renamed_layout.offsets == v4_layout.offsets
+    assert cut_tests(renamed_text) is None  # 4.x's table sees no tests there
