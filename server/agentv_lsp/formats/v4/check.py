@@ -851,7 +851,7 @@ def _add_schema_and_lint(
 ) -> None:
     _add_schema(collector, path, doc, kind, fs)
     try:
-        linted = lint_v4(path, doc, fs)
+        linted = lint_v4(path, doc, fs, collector.keys)
     except Exception:
         linted = []
     # lint is the least specific source: a place something else reported keeps that alone
