@@ -332,7 +332,8 @@ def _check_eval(
         _add_schema_and_lint(collector, path, doc, "eval", opts.fs)
         checkpoint()
         _add_losses(
-            collector, lambda: eval_file_losses(path, doc.value, _span_of(collector), opts.fs, text=text)
+            collector,
+            lambda: eval_file_losses(path, doc.value, _span_of(collector), opts.fs, text=text, keys=keys),
         )
     values: list[tuple[YamlPath, Any]] = _cases_of(None, text, ".jsonl") if doc is None else [((), doc.value)]
     _add_hidden_characters(collector, text, suite, opts, values)
@@ -1051,7 +1052,10 @@ def check_v4_cases_file(
         _add_schema(collector, absolute, doc, "cases" if isinstance(doc.value, list) else "case", opts.fs)
     tests = _cases_of(collector.doc, text, ext)
     suite = _suite_value(users[0], opts) if users else None
-    _add_losses(collector, lambda: cases_file_losses(absolute, tests, _span_of(collector), suite, text=text))
+    _add_losses(
+        collector,
+        lambda: cases_file_losses(absolute, tests, _span_of(collector), suite, text=text, keys=keys),
+    )
     _add_hidden_characters(collector, text, loaded, opts, tests)
     report = DocumentReport(
         absolute, "eval", collector.doc, _sorted(merge_misspelt_twins(collector.out, doc))
