@@ -18,7 +18,13 @@ Not in the table, because they are no key of the file:
 - the preview's JSON output (our format) and the judge prompt's `{{ variables }}`;
 - message-level keys (`role`, `content`, `tool_calls`, a segment's `type`/`value`): the
   loader hands messages on as written, so they are the in-memory shape too; a format that
-  renamed them would map its messages onto this shape before loading.
+  renamed them would map its messages onto this shape before loading;
+- the keys inside one grader (`type`, `name`, `weight`, `required`, `min_score`, …), a
+  workspace (`template`, `repos`, `hooks`, …), `.agentv/config.yaml` and targets files: each
+  is the shape of its own object, read in one place (grader_parser, the workspace readers,
+  the settings validators), not spread through the code;
+- the JSON Schema (schema/agentv-eval-v4*.json) and `schema.py`'s uses of its property
+  names: a format with other key names brings its own schema.
 """
 
 from __future__ import annotations

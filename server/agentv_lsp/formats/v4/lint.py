@@ -51,7 +51,7 @@ def lint_v4(
 ) -> list[Diagnostic]:
     """Best-practice diagnostics for one 4.x eval file, in document order (`fs`: where its
     folder is listed, the disk by default; `keys`: its key names)."""
-    if doc.error is not None or not isinstance(doc.value, dict) or file_kind(path, doc.value) != "eval":
+    if doc.error is not None or not isinstance(doc.value, dict) or file_kind(path, doc.value, keys) != "eval":
         return []
     linter = _Linter(os.path.abspath(path), doc, fs or FileSystem(), keys)
     linter.run()
