@@ -23,7 +23,7 @@ Not in the table, because they are no key of the file:
   workspace (`template`, `repos`, `hooks`, …), `.agentv/config.yaml` and targets files: each
   is the shape of its own object, read in one place (grader_parser, the workspace readers,
   the settings validators), not spread through the code;
-- the JSON Schema (schema/agentv-eval-v4*.json) and `schema.py`'s uses of its property
+- the JSON Schema (schema/agentv-eval-v4.schema.json) and `schema.py`'s uses of its property
   names: a format with other key names brings its own schema.
 """
 
