@@ -547,7 +547,7 @@ class _Finder:
 
     # -- vars ----------------------------------------------------------------------------------
     def variables(self, test: dict[str, Any], where: YamlPath) -> None:
-        variables: dict[str, Any] = test["vars"]
+        variables: dict[str, Any] = test[self.k.vars]
         # the runtime looks names up on the object its copy made (`__proto__` keys applied)
         runtime_vars = variables
         if self.proto_keys and _holds_proto_key(variables):
@@ -688,7 +688,7 @@ class _Finder:
                 continue
             for key, value in item.items():
                 if key == PROTO_KEY:
-                    self.prototype_key(value, (*place, key), in_vars=bool(place) and place[-1] == "vars")
+                    self.prototype_key(value, (*place, key), in_vars=bool(place) and place[-1] == self.k.vars)
                 stack.append(((*place, key), value))
 
     def prototype_key(self, value: Any, place: YamlPath, *, in_vars: bool) -> None:
