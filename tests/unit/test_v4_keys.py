@@ -28,7 +28,8 @@ from agentv_lsp.formats.v4.yamlmerge import parse_yaml_value
 
 CASES = Path(__file__).parent.parent / "golden_v4" / "cases"
 
-# Names no 4.x file uses at these levels, so nothing is renamed by accident
+# New names picked as unused at these levels; the few fuzz cases that use one already are
+# skipped (`_rename`), so nothing is renamed onto an existing key
 RENAMED = dataclasses.replace(
     V4_KEYS,
     tests="cases",
