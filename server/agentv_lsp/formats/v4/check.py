@@ -20,6 +20,7 @@ are checked by `check_v4_cases_file`, in the context of the eval file(s) using t
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator
@@ -32,6 +33,7 @@ from agentv_lsp.engine.budget import checkpoint
 from agentv_lsp.engine.files import FileReadError, FileSystem
 from agentv_lsp.engine.jsrt import js_trim, node_resolve, relative_display
 from agentv_lsp.formats.v4.grader_parser import GRADER_KINDS
+from agentv_lsp.formats.v4.keys import V4_KEYS, Keys
 from agentv_lsp.formats.v4.lint import lint_v4
 from agentv_lsp.formats.v4.loader import load_suite
 from agentv_lsp.formats.v4.losses import cases_file_losses, eval_file_losses
@@ -57,7 +59,6 @@ from agentv_lsp.yamlpos import Span, YamlDocument, parse_yaml
 
 ZERO = Span(0, 0, 0, 0)
 _KEY_CODES = frozenset({"v4-unknown-field", "v4-deprecated-field", "v4-target-setting-unknown"})
-_TEST_LIST_KEYS = ("tests", "eval_cases", "evalcases")
 _ROLE_SUGGESTIONS = {
     "usr": "user",
     "human": "user",
@@ -71,35 +72,40 @@ _ROLE_SUGGESTIONS = {
 }
 
 
-def check_v4_document(path: str, text: str, opts: CheckOptions, *, as_eval: bool = False) -> DocumentReport:
-    """All diagnostics for one file (eval, cases, `.agentv/config.yaml`, `targets.yaml`).
+def check_v4_document(
+    path: str, text: str, opts: CheckOptions, *, as_eval: bool = False, keys: Keys = V4_KEYS
+) -> DocumentReport:
+    """All diagnostics for one file (eval, cases, `.agentv/config.yaml`, `targets.yaml`), its
+    eval-file keys named by `keys`.
     `as_eval`: the file is run as an eval file (named to `check`, or matched by the eval
     patterns) whatever its name: a file `agentv validate` does not recognise is then judged as
     the runtime's loader judges it (`agentv eval run EVAL.yaml`), validate's verdict beside it."""
     absolute = os.path.abspath(path)
     if node_extname(absolute).lower() == ".jsonl":
-        users = find_eval_files_using(absolute, opts.repo_root, opts.fs)
+        users = find_eval_files_using(absolute, opts.repo_root, opts.fs, keys)
         if users:
-            return check_v4_cases_file(absolute, text, opts, eval_paths=users)
-        return _check_eval(absolute, text, None, "eval", opts)  # a JSONL suite (`loadTestsFromJsonl`)
+            return check_v4_cases_file(absolute, text, opts, eval_paths=users, keys=keys)
+        return _check_eval(
+            absolute, text, None, "eval", opts, keys=keys
+        )  # a JSONL suite (`loadTestsFromJsonl`)
     if node_extname(absolute).lower() == ".json":
-        return _check_agent_skills(absolute, text, opts)
+        return _check_agent_skills(absolute, text, opts, keys)
     doc = read_yaml_v4(text)  # as AgentV reads it (U+FEFF, merge keys): the loader reads this too
     kind = detect_file_type(absolute, doc)
-    if kind == "cases" or (kind == "unknown" and _is_cases_file(absolute, doc, opts)):
-        return check_v4_cases_file(absolute, text, opts, doc=doc)
+    if kind == "cases" or (kind == "unknown" and _is_cases_file(absolute, doc, opts, keys)):
+        return check_v4_cases_file(absolute, text, opts, doc=doc, keys=keys)
     if kind in ("config", "targets"):
         return DocumentReport(absolute, kind, doc, _check_settings_file(absolute, doc, kind, opts))
-    if kind == "unknown" and not as_eval and not _looks_like_suite(doc):
+    if kind == "unknown" and not as_eval and not _looks_like_suite(doc, keys):
         return DocumentReport(absolute, None, doc, [_unknown_file(absolute, doc)])
-    return _check_eval(absolute, text, doc, kind, opts, as_eval=as_eval)
+    return _check_eval(absolute, text, doc, kind, opts, as_eval=as_eval, keys=keys)
 
 
-def _check_agent_skills(path: str, text: str, opts: CheckOptions) -> DocumentReport:
+def _check_agent_skills(path: str, text: str, opts: CheckOptions, keys: Keys) -> DocumentReport:
     """An Agent Skills `evals.json`: `agentv validate` reads no JSON file, but the runtime loads
     it (`agentv eval evals.json`), so its load error and messages are the diagnostics."""
     doc = parse_yaml(text)  # JSON is YAML: the positions of its values
-    collector = _Collector(path, doc)
+    collector = _Collector(path, doc, keys=keys)
     if doc.error is not None:
         collector.add(_yaml_error(path, doc))
     suite = _run_loader(collector, path, opts, text)
@@ -109,13 +115,15 @@ def _check_agent_skills(path: str, text: str, opts: CheckOptions) -> DocumentRep
     return DocumentReport(path, "eval", doc, _sorted(collector.out))
 
 
-def _looks_like_suite(doc: YamlDocument) -> bool:
-    return isinstance(doc.value, dict) and any(k in doc.value for k in _TEST_LIST_KEYS)
+def _looks_like_suite(doc: YamlDocument, keys: Keys) -> bool:
+    return isinstance(doc.value, dict) and any(k in doc.value for k in keys.test_list_keys())
 
 
-def _is_cases_file(path: str, doc: YamlDocument, opts: CheckOptions) -> bool:
+def _is_cases_file(path: str, doc: YamlDocument, opts: CheckOptions, keys: Keys) -> bool:
     """A file `agentv validate` does not recognise, that an eval file loads as tests."""
-    return not _looks_like_suite(doc) and bool(find_eval_files_using(path, opts.repo_root, opts.fs))
+    return not _looks_like_suite(doc, keys) and bool(
+        find_eval_files_using(path, opts.repo_root, opts.fs, keys)
+    )
 
 
 def _unknown_file(path: str, doc: YamlDocument, *, as_eval: bool = False) -> Diagnostic:
@@ -149,8 +157,11 @@ class _Collector:
     """Diagnostics of one file, one per place: a later message about a path that already
     has a diagnostic is folded into it."""
 
-    def __init__(self, path: str, doc: YamlDocument | None, lines: list[str] | None = None) -> None:
+    def __init__(
+        self, path: str, doc: YamlDocument | None, lines: list[str] | None = None, keys: Keys = V4_KEYS
+    ) -> None:
         self.path = path
+        self.keys = keys  # the eval file's key names
         self.doc = doc
         self.lines = lines  # a JSONL file: paths start with the line index
         self.out: list[Diagnostic] = []
@@ -281,9 +292,10 @@ def _check_eval(
     opts: CheckOptions,
     *,
     as_eval: bool = False,
+    keys: Keys,
 ) -> DocumentReport:
     """An eval file: YAML errors, validate findings, the runtime's messages, schema, lint."""
-    collector = _Collector(path, doc, text.split("\n") if doc is None else None)
+    collector = _Collector(path, doc, text.split("\n") if doc is None else None, keys)
     if doc is None:
         _check_jsonl_lines(collector, text, collector.lines or [])
     elif doc.error is not None:
@@ -298,7 +310,7 @@ def _check_eval(
     recognised = kind == "eval"
     references_checked = False
     if doc is not None:
-        result = validate_document(path, doc, cwd=opts.cwd, fs=opts.fs, file_type="eval")
+        result = validate_document(path, doc, cwd=opts.cwd, fs=opts.fs, file_type="eval", keys=keys)
         references_checked = result.references_checked
         if not recognised:
             collector.add(_unknown_file(path, doc, as_eval=as_eval))
@@ -312,13 +324,16 @@ def _check_eval(
         _add_runtime_messages(collector, suite, opts, doc)
         _add_load_error(collector, suite, opts)
     if doc is not None:
-        tests_key = next((k for k in _TEST_LIST_KEYS if isinstance(doc.value, dict) and k in doc.value), None)
+        tests_key = next(
+            (k for k in keys.test_list_keys() if isinstance(doc.value, dict) and k in doc.value), None
+        )
         if tests_key is not None:
             _duplicate_ids(collector, doc.value[tests_key], (tests_key,))
         _add_schema_and_lint(collector, path, doc, "eval", opts.fs)
         checkpoint()
         _add_losses(
-            collector, lambda: eval_file_losses(path, doc.value, _span_of(collector), opts.fs, text=text)
+            collector,
+            lambda: eval_file_losses(path, doc.value, _span_of(collector), opts.fs, text=text, keys=keys),
         )
     values: list[tuple[YamlPath, Any]] = _cases_of(None, text, ".jsonl") if doc is None else [((), doc.value)]
     _add_hidden_characters(collector, text, suite, opts, values)
@@ -462,7 +477,8 @@ def _duplicate_ids(collector: _Collector, tests: Any, base: YamlPath) -> None:
     """Tests sharing an id: neither `agentv validate` nor the runtime objects (both load)."""
     if not isinstance(tests, list):
         return
-    ids = [test.get("id") if isinstance(test, dict) else None for test in tests]
+    id_key = collector.keys.id
+    ids = [test.get(id_key) if isinstance(test, dict) else None for test in tests]
     named = [test_id for test_id in ids if isinstance(test_id, str)]
     if len(set(named)) == len(named):
         return  # the usual case: no id is used twice
@@ -473,7 +489,7 @@ def _duplicate_ids(collector: _Collector, tests: Any, base: YamlPath) -> None:
         earlier = first.setdefault(test_id, i)
         if earlier == i:
             continue
-        where = (*base, i, "id")
+        where = (*base, i, id_key)
         collector.report(
             where,
             "warning",
@@ -495,7 +511,9 @@ def _run_loader(
     """`load_suite`, which never raises by contract; if it does anyway, say so on the file
     instead of failing the whole check."""
     try:
-        return load_suite(eval_path, opts.repo_root, opts.cwd, opts.fs, text=text, doc=doc)
+        return load_suite(
+            eval_path, opts.repo_root, opts.cwd, opts.fs, text=text, doc=doc, keys=collector.keys
+        )
     except Exception as exc:  # a loader bug must not hide the other diagnostics
         collector.add(
             Diagnostic(
@@ -654,7 +672,9 @@ def _add_runtime_messages(
         seen.add(ident)
         text = _runtime_text(message)
         in_this_file = message.file in (None, path)
-        where = message.yaml_path if in_this_file else _referencing_path(doc, path, message.file)
+        where = (
+            message.yaml_path if in_this_file else _referencing_path(doc, path, message.file, collector.keys)
+        )
         if message.stream == "notice":  # ours, not the runtime's: not folded, not called AgentV's
             collector.report(
                 where,
@@ -667,13 +687,13 @@ def _add_runtime_messages(
         candidates: list[YamlPath | None] = [where]
         if where and where[-1] == "value":
             candidates.append(where[:-1])  # validate reports a file item, the runtime its value
-        note = f"AgentV runtime: {_sentence(text)}{_missing_hint(message)}"
+        note = f"AgentV runtime: {_sentence(text)}{_missing_hint(message, collector.keys)}"
         mark = _SKIP_MARK if message.code == "v4-skipped-test" else None
         if collector.fold(candidates, note, mark=mark):
             continue
         if mark and in_this_file and where and collector.fold_under(where, note, mark):
             continue
-        missing = _missing_hint(message)
+        missing = _missing_hint(message, collector.keys)
         hint = "" if missing else _RUNTIME_HINTS.get(message.code, "")
         # what this test lacks first (the runtime's text names every required field, present or not)
         body = (
@@ -702,7 +722,7 @@ def _add_runtime_messages(
         )
 
 
-def _missing_hint(message: RuntimeMessage) -> str:
+def _missing_hint(message: RuntimeMessage, keys: Keys) -> str:
     """What exactly a skipped incomplete test lacks (the runtime's text lists every required
     field, whichever is missing)."""
     missing = message.data.get("missing") if message.code == "v4-skipped-test" else None
@@ -710,10 +730,10 @@ def _missing_hint(message: RuntimeMessage) -> str:
         return ""
     parts = []
     for field in missing:
-        if field == "id":
-            parts.append("has no `id`")
-        elif field == "input":
-            parts.append("has no `input` message AgentV keeps (and the suite gives none)")
+        if field == keys.id:
+            parts.append(f"has no `{keys.id}`")
+        elif field == keys.input:
+            parts.append(f"has no `{keys.input}` message AgentV keeps (and the suite gives none)")
         else:
             names = [f"`{name}`" for name in re.split(r", | or ", str(field))]
             parts.append(f"has none of {', '.join(names)} (add one)")
@@ -727,8 +747,9 @@ def _quoted_id(message: RuntimeMessage) -> str:
 
 def _test_span(collector: _Collector, where: YamlPath | None) -> Span:
     """A whole test is named by its `id` value (else its first line)."""
-    if where and collector.doc is not None and collector.doc.node_at((*where, "id")) is not None:
-        return collector.span((*where, "id"))
+    id_key = collector.keys.id
+    if where and collector.doc is not None and collector.doc.node_at((*where, id_key)) is not None:
+        return collector.span((*where, id_key))
     return collector.span(where)
 
 
@@ -740,7 +761,7 @@ def _add_load_error(collector: _Collector, suite: SuiteLoad, opts: CheckOptions)
     where = (
         suite.load_error_path
         if in_this_file
-        else _referencing_path(collector.doc, path, suite.load_error_file)
+        else _referencing_path(collector.doc, path, suite.load_error_file, collector.keys)
     )
     error_text = _one_line(suite.load_error.strip())
     host = collector.host(where, validate_only=True)
@@ -780,16 +801,18 @@ def _add_load_error(collector: _Collector, suite: SuiteLoad, opts: CheckOptions)
     )
 
 
-def _referencing_path(doc: YamlDocument | None, eval_path: str, other: str | None) -> YamlPath | None:
+def _referencing_path(
+    doc: YamlDocument | None, eval_path: str, other: str | None, keys: Keys
+) -> YamlPath | None:
     """The value of the eval file that brings `other` in: `tests: other`, a `file://` entry
     naming it, or `tests` itself (a tests folder, a config found elsewhere: the top)."""
     if doc is None or other is None or not isinstance(doc.value, dict):
         return None
     eval_dir = os.path.dirname(eval_path)
-    workspace = doc.value.get("workspace")
+    workspace = doc.value.get(keys.workspace)
     if isinstance(workspace, str) and node_resolve(eval_dir, workspace) == other:
-        return ("workspace",)  # before `tests`: the suite's workspace file is named here
-    for key in _TEST_LIST_KEYS:
+        return (keys.workspace,)  # before `tests`: the suite's workspace file is named here
+    for key in keys.test_list_keys():
         if key not in doc.value:
             continue
         tests = doc.value[key]
@@ -819,7 +842,7 @@ def _add_schema(
     except Exception:  # a sibling's bug must not hide everything else
         found = []
     for d in found:
-        if kind == "case" and d.yaml_path == ("id",):
+        if kind == "case" and d.yaml_path == (collector.keys.id,):
             continue  # a tests folder names the test after its directory when `id` is absent
         collector.add(d)
 
@@ -829,7 +852,7 @@ def _add_schema_and_lint(
 ) -> None:
     _add_schema(collector, path, doc, kind, fs)
     try:
-        linted = lint_v4(path, doc, fs)
+        linted = lint_v4(path, doc, fs, collector.keys)
     except Exception:
         linted = []
     # lint is the least specific source: a place something else reported keeps that alone
@@ -910,7 +933,7 @@ def _check_settings_file(
 # -- files referenced by `tests:` -----------------------------------------------------------
 
 
-def find_eval_files_using(path: str, repo_root: str, fs: FileSystem) -> list[str]:
+def find_eval_files_using(path: str, repo_root: str, fs: FileSystem, keys: Keys = V4_KEYS) -> list[str]:
     """Eval files (`*.eval.yaml`/`.yml` in the file's folder and its ancestors up to the
     repo root, not below) whose `tests` names `path`: as a path, a `file://` entry, or as
     the tests folder holding `path` (`<folder>/<name>/case.yaml`)."""
@@ -924,7 +947,7 @@ def find_eval_files_using(path: str, repo_root: str, fs: FileSystem) -> list[str
     current = folder
     while True:
         for candidate in _eval_files_in(current, fs):
-            if candidate != target and _uses(candidate, wanted, fs):
+            if candidate != target and _uses(candidate, wanted, fs, keys):
                 found.append(candidate)
         if current == root or not current.startswith(root) or os.path.dirname(current) == current:
             break
@@ -942,21 +965,25 @@ def _eval_files_in(folder: str, fs: FileSystem) -> list[str]:
     return [os.path.join(folder, n) for n in sorted(names, key=js_sort_key)]
 
 
-_TESTS_LINE = re.compile(r"^(?:tests|eval_cases|evalcases)[ \t]*:", re.M)
+@functools.cache
+def _tests_line(keys: Keys) -> re.Pattern[str]:
+    """A line starting with a key that holds the tests."""
+    names = "|".join(re.escape(k) for k in keys.test_list_keys())
+    return re.compile(rf"^(?:{names})[ \t]*:", re.M)
 
 
-def _uses(eval_path: str, wanted: set[str], fs: FileSystem) -> bool:
+def _uses(eval_path: str, wanted: set[str], fs: FileSystem, keys: Keys) -> bool:
     try:
         text = fs.read_text(eval_path)
     except FileReadError:
         return False
-    if not _TESTS_LINE.search(text) or not any(os.path.basename(w) in text for w in wanted):
+    if not _tests_line(keys).search(text) or not any(os.path.basename(w) in text for w in wanted):
         return False  # cheap filters before parsing
     doc = read_yaml_v4(text)
     if not isinstance(doc.value, dict):
         return False
     eval_dir = os.path.dirname(eval_path)
-    for key in _TEST_LIST_KEYS:
+    for key in keys.test_list_keys():
         if key not in doc.value:
             continue
         tests = doc.value[key]
@@ -978,6 +1005,7 @@ def check_v4_cases_file(
     *,
     eval_paths: list[str] | None = None,
     doc: YamlDocument | None = None,
+    keys: Keys = V4_KEYS,
 ) -> DocumentReport:
     """A file of tests referenced by an eval file (`tests: ./cases.yaml`, a `.jsonl` file, a
     `file://` entry, or `<tests folder>/<name>/case.yaml`), checked on its own: its syntax
@@ -987,9 +1015,13 @@ def check_v4_cases_file(
     absolute = os.path.abspath(path)
     ext = node_extname(absolute).lower()
     is_case_file = os.path.basename(absolute) in ("case.yaml", "case.yml")
-    users = eval_paths if eval_paths is not None else find_eval_files_using(absolute, opts.repo_root, opts.fs)
+    users = (
+        eval_paths
+        if eval_paths is not None
+        else find_eval_files_using(absolute, opts.repo_root, opts.fs, keys)
+    )
     lines = text.split("\n")
-    collector = _Collector(absolute, None, lines)
+    collector = _Collector(absolute, None, lines, keys)
     if ext == ".jsonl":
         _check_jsonl_lines(collector, text, lines)
     elif ext not in (".yaml", ".yml"):
@@ -1010,7 +1042,7 @@ def check_v4_cases_file(
         if doc.error is not None:
             collector.add(_yaml_error(absolute, doc, "the eval files using this file"))
         elif isinstance(doc.value, list):
-            for issue in validate_cases(doc.value):
+            for issue in validate_cases(doc.value, keys):
                 diagnostic, node = _issue_diagnostic(absolute, collector, issue, True, opts)
                 collector.add(diagnostic, node)
             _duplicate_ids(collector, doc.value, ())
@@ -1020,7 +1052,10 @@ def check_v4_cases_file(
         _add_schema(collector, absolute, doc, "cases" if isinstance(doc.value, list) else "case", opts.fs)
     tests = _cases_of(collector.doc, text, ext)
     suite = _suite_value(users[0], opts) if users else None
-    _add_losses(collector, lambda: cases_file_losses(absolute, tests, _span_of(collector), suite, text=text))
+    _add_losses(
+        collector,
+        lambda: cases_file_losses(absolute, tests, _span_of(collector), suite, text=text, keys=keys),
+    )
     _add_hidden_characters(collector, text, loaded, opts, tests)
     report = DocumentReport(
         absolute, "eval", collector.doc, _sorted(merge_misspelt_twins(collector.out, doc))

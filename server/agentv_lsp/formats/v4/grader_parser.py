@@ -23,6 +23,7 @@ from typing import Any
 from agentv_lsp.engine.files import FileReadError
 from agentv_lsp.engine.jsrt import node_resolve
 from agentv_lsp.formats.v4.judge import TEMPLATE_VARIABLES
+from agentv_lsp.formats.v4.keys import V4_KEYS, Keys
 from agentv_lsp.formats.v4.model import YamlPath
 from agentv_lsp.formats.v4.runtime import (
     MISSING,
@@ -157,50 +158,53 @@ def coerce_evaluator(
 # -- entry points ------------------------------------------------------------------------------
 
 
-def _case_list(case: dict[str, Any]) -> tuple[Any, YamlPath]:
+def _case_list(case: dict[str, Any], k: Keys) -> tuple[Any, YamlPath]:
     """The test's grader list: the first of `assertions`, `assert`, `execution.evaluators`,
     `evaluators` that is neither null nor absent (else `evaluators` as it is), and where it
-    is in the test (a constant, joined to the test's path only when needed)."""
-    value = case.get("assertions")
+    is in the test (relative, joined to the test's path only when needed)."""
+    value = case.get(k.assertions)
     if value is not None:
-        return value, ("assertions",)
-    value = case.get("assert")
+        return value, (k.assertions,)
+    value = case.get(k.deprecated_assertions)
     if value is not None:
-        return value, ("assert",)
-    execution = case.get("execution")
+        return value, (k.deprecated_assertions,)
+    execution = case.get(k.execution)
     if isinstance(execution, dict):
-        value = execution.get("evaluators")
+        value = execution.get(k.evaluators)
         if value is not None:
-            return value, ("execution", "evaluators")
-    return case.get("evaluators", MISSING), ("evaluators",)
+            return value, (k.execution, k.evaluators)
+    return case.get(k.evaluators, MISSING), (k.evaluators,)
 
 
-def _root_list(case: dict[str, Any], global_execution: dict[str, Any] | None) -> tuple[Any, YamlPath]:
+def _root_list(
+    case: dict[str, Any], global_execution: dict[str, Any] | None, k: Keys
+) -> tuple[Any, YamlPath]:
     """The suite's grader list for this test (absent with `execution.skip_defaults: true`)."""
-    if _skips_defaults(case):
+    if _skips_defaults(case, k):
         return MISSING, ()
-    return _suite_list(global_execution)
+    return _suite_list(global_execution, k)
 
 
-def _skips_defaults(case: dict[str, Any]) -> bool:
-    execution = case.get("execution")
-    return isinstance(execution, dict) and execution.get("skip_defaults") is True
+def _skips_defaults(case: dict[str, Any], k: Keys) -> bool:
+    execution = case.get(k.execution)
+    return isinstance(execution, dict) and execution.get(k.skip_defaults) is True
 
 
-def _suite_list(global_execution: dict[str, Any] | None) -> tuple[Any, YamlPath]:
+def _suite_list(global_execution: dict[str, Any] | None, k: Keys) -> tuple[Any, YamlPath]:
     """The first of the suite's `assertions`, `assert`, `execution.evaluators` that is neither
-    null nor absent (else `evaluators` as it is), and where it is in the eval file."""
+    null nor absent (else `evaluators` as it is), and where it is in the eval file.
+    (`global_execution` is the suite's `execution` with its `assertions` added by the loader.)"""
     if global_execution is None:
         return MISSING, ()
     for key, path in (
-        ("assertions", ("assertions",)),
-        ("assert", ("assert",)),
-        ("evaluators", ("execution", "evaluators")),
+        (k.assertions, (k.assertions,)),
+        (k.deprecated_assertions, (k.deprecated_assertions,)),
+        (k.evaluators, (k.execution, k.evaluators)),
     ):
         value = global_execution.get(key)
         if value is not None:
             return value, path
-    return global_execution.get("evaluators", MISSING), ("execution", "evaluators")
+    return global_execution.get(k.evaluators, MISSING), (k.execution, k.evaluators)
 
 
 def parse_graders(
@@ -215,10 +219,10 @@ def parse_graders(
     root_file: str | None = None,
 ) -> list[dict[str, Any]] | None:
     """`parseGraders`; raises TestRejected where the runtime throws."""
-    root_value, root_path = _root_list(case, global_execution)
+    root_value, root_path = _root_list(case, global_execution, ctx.keys)
     return _parse_graders(
         ctx,
-        _case_list(case),
+        _case_list(case, ctx.keys),
         root_value,
         (root_file or ctx.eval_path, root_path),
         search_roots,
@@ -290,8 +294,9 @@ class SuiteGraders:
         search_roots: Sequence[str],
         default_preprocessors: list[dict[str, Any]] | None,
         eval_path: str,
+        keys: Keys = V4_KEYS,
     ) -> None:
-        self.value, path = _suite_list(global_execution)
+        self.value, path = _suite_list(global_execution, keys)
         self.where: Where = (eval_path, path)
         self.search_roots = search_roots
         self.default_preprocessors = default_preprocessors
@@ -310,7 +315,7 @@ class SuiteGraders:
         then `collectAssertionTemplateSourceReferences` (the runtime's next step): raises
         TestRejected where the first throws (the test is skipped), LoadFailure where the second
         does (the whole load fails)."""
-        case_list = _case_list(case)
+        case_list = _case_list(case, ctx.keys)
         roots = self.search_roots
         suite_value = MISSING if skip_defaults else self.value
         parsed = _parse_graders(
@@ -376,7 +381,7 @@ def _collect_refs(
     ctx: LoadContext, value: Any, roots: Sequence[str], eval_id: str, depth: int, chain: tuple[str, ...]
 ) -> None:
     if is_object(value):
-        for key in ("assertions", "assert", "evaluators"):
+        for key in ctx.keys.grader_list_keys():
             _collect_refs(ctx, value.get(key, MISSING), roots, eval_id, depth, chain)
         return
     if not isinstance(value, list):
@@ -384,7 +389,7 @@ def _collect_refs(
     for item in value:
         if not _is_include(item):
             if is_object(item):
-                for key in ("assertions", "assert", "evaluators"):
+                for key in ctx.keys.grader_list_keys():
                     _collect_refs(ctx, item.get(key, MISSING), roots, eval_id, depth, chain)
             continue
         include = item["include"]
@@ -402,9 +407,10 @@ def _collect_refs(
                 f"Assertion template cycle detected in '{eval_id}': {' -> '.join((*chain, resolved))}"
             )
         parsed = _read_yaml(ctx, resolved)
-        if is_object(parsed) and isinstance(parsed.get("assertions"), list):
+        assertions = ctx.keys.assertions
+        if is_object(parsed) and isinstance(parsed.get(assertions), list):
             nested = _nested_roots(resolved, roots)
-            _collect_refs(ctx, parsed["assertions"], nested, eval_id, next_depth, (*chain, resolved))
+            _collect_refs(ctx, parsed[assertions], nested, eval_id, next_depth, (*chain, resolved))
 
 
 # -- includes ----------------------------------------------------------------------------------
@@ -469,23 +475,22 @@ def _load_template_entries(
         raise GraderError(str(exc), where) from exc
     except LoadFailure as exc:
         raise GraderError(exc.message, where) from exc
+    key = ctx.keys.assertions
     if not is_object(parsed):
         raise GraderError(
             f"Invalid assertion template file in '{eval_id}': {resolved} (expected a YAML object with an "
-            "assertions array)",
+            f"{key} array)",
             where,
         )
-    assertions = parsed.get("assertions")
+    assertions = parsed.get(key)
     if not isinstance(assertions, list):
         raise GraderError(
-            f"Invalid assertion template file in '{eval_id}': {resolved} is missing a top-level assertions array",
+            f"Invalid assertion template file in '{eval_id}': {resolved} is missing a top-level {key} array",
             where,
         )
     nested = _nested_roots(resolved, roots)
     return (
-        _expand_entries(
-            ctx, assertions, nested, eval_id, next_depth, (*chain, resolved), (resolved, ("assertions",))
-        )
+        _expand_entries(ctx, assertions, nested, eval_id, next_depth, (*chain, resolved), (resolved, (key,)))
         or []
     )
 
@@ -800,7 +805,7 @@ def _composite(e: _Entry) -> dict[str, Any] | None:
     where, common = e.where, e.common
     file, path = where
     members_key = next(
-        (k for k in ("assertions", "assert", "evaluators") if raw.get(k) is not None), "assertions"
+        (k for k in ctx.keys.grader_list_keys() if raw.get(k) is not None), ctx.keys.assertions
     )
     members = raw.get(members_key)
     if not isinstance(members, list):

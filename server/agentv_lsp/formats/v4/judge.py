@@ -34,6 +34,7 @@ from typing import Any
 
 from agentv_lsp.engine.files import FileReadError, FileSystem
 from agentv_lsp.engine.jsrt import JS_WHITESPACE, crlf_to_lf, is_blank, js_trim
+from agentv_lsp.formats.v4.keys import V4_KEYS, Keys
 from agentv_lsp.formats.v4.model import PromptInputs, RuntimeMessage, V4Test
 from agentv_lsp.formats.v4.runtime import MISSING, OBJECT_PROTOTYPE_MEMBERS, js_string
 from agentv_lsp.yamlpos.scalars import js_json_stringify
@@ -494,17 +495,18 @@ class Conversation:
     input: Sequence[Mapping[str, Any]]
     turns: Sequence[Any]
     window_size: int | float | None = None
+    keys: Keys = V4_KEYS  # how a turn names its keys
 
 
-def conversation_of(test: V4Test) -> Conversation | None:
+def conversation_of(test: V4Test, keys: Keys = V4_KEYS) -> Conversation | None:
     """The conversation a test runs as (`mode: conversation` and a non-empty `turns` list), else None."""
     raw = test.raw if isinstance(test.raw, Mapping) else {}
-    turns = raw.get("turns")
-    if raw.get("mode") != "conversation" or not isinstance(turns, list) or not turns:
+    turns = raw.get(keys.turns)
+    if raw.get(keys.mode) != "conversation" or not isinstance(turns, list) or not turns:
         return None
-    window = raw.get("window_size")
+    window = raw.get(keys.window_size)
     usable = isinstance(window, int | float) and not isinstance(window, bool) and window >= 1
-    return Conversation(test.input, turns, window if usable else None)
+    return Conversation(test.input, turns, window if usable else None, keys)
 
 
 def _content_text(content: Any) -> str:
@@ -532,9 +534,9 @@ def _transcript(history: list[tuple[str, str]]) -> str:
     return "\n\n".join(f"{role}: {content}" for role, content in history)
 
 
-def _turn_graders(turn: Mapping[str, Any]) -> list[GraderConfig]:
+def _turn_graders(turn: Mapping[str, Any], keys: Keys) -> list[GraderConfig]:
     """`buildTurnAssertions`: strings become one rubric grader, objects pass through unparsed."""
-    raw = turn.get("assertions")
+    raw = turn.get(keys.assertions)
     if not isinstance(raw, list):
         return []
     texts = [a for a in raw if isinstance(a, str)]
@@ -564,12 +566,13 @@ def _conversation_request(
         for m in conversation.input
         if isinstance(m, Mapping)
     ]
+    keys = conversation.keys
     for raw_turn in conversation.turns:
         turn = raw_turn if isinstance(raw_turn, Mapping) else {}
-        history.append(("user", _content_text(turn.get("input", MISSING))))
+        history.append(("user", _content_text(turn.get(keys.input, MISSING))))
         history.append(("assistant", candidate))
-        graders = _turn_graders(turn)
-        if not graders and not _is_truthy(turn.get("expected_output", MISSING)):
+        graders = _turn_graders(turn, keys)
+        if not graders and not _is_truthy(turn.get(keys.expected_output, MISSING)):
             continue  # scored 1.0 without a grader
         context = _transcript(_window(history, conversation.window_size))
         grading = _Grading(context, context, criteria, reference_answer, metadata, candidate)
@@ -591,8 +594,10 @@ def grader_prompt_for_test(
     *,
     candidate: str = CANDIDATE_PLACEHOLDER,
     messages: list[RuntimeMessage] | None = None,
+    keys: Keys = V4_KEYS,
 ) -> dict[str, str] | None:
-    """`build_grader_prompt` for a loaded test and the prompt inputs of one mode (LM for the preview)."""
+    """`build_grader_prompt` for a loaded test and the prompt inputs of one mode (LM for the
+    preview); `keys`: the key names of the file the test was loaded from."""
     return build_grader_prompt(
         formatted_question=inputs.question,
         test_question=test.question,
@@ -603,5 +608,5 @@ def grader_prompt_for_test(
         metadata=getattr(test, "metadata", MISSING),
         candidate=candidate,
         messages=messages,
-        conversation=conversation_of(test),
+        conversation=conversation_of(test, keys),
     )

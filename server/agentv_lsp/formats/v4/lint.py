@@ -26,6 +26,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode
 
 from agentv_lsp.checks.model import Diagnostic, Severity
 from agentv_lsp.engine.files import FileSystem
+from agentv_lsp.formats.v4.keys import V4_KEYS, Keys
 from agentv_lsp.formats.v4.schema import file_kind
 from agentv_lsp.yamlpos import Span, YamlDocument
 
@@ -45,18 +46,21 @@ PROSE_PATTERNS = (
 _PROSE = [re.compile(p) for p in PROSE_PATTERNS]
 
 
-def lint_v4(path: str, doc: YamlDocument, fs: FileSystem | None = None) -> list[Diagnostic]:
+def lint_v4(
+    path: str, doc: YamlDocument, fs: FileSystem | None = None, keys: Keys = V4_KEYS
+) -> list[Diagnostic]:
     """Best-practice diagnostics for one 4.x eval file, in document order (`fs`: where its
-    folder is listed, the disk by default)."""
-    if doc.error is not None or not isinstance(doc.value, dict) or file_kind(path, doc.value) != "eval":
+    folder is listed, the disk by default; `keys`: its key names)."""
+    if doc.error is not None or not isinstance(doc.value, dict) or file_kind(path, doc.value, keys) != "eval":
         return []
-    linter = _Linter(os.path.abspath(path), doc, fs or FileSystem())
+    linter = _Linter(os.path.abspath(path), doc, fs or FileSystem(), keys)
     linter.run()
     return sorted(linter.found, key=Diagnostic.sort_key)
 
 
 class _Linter:
-    def __init__(self, path: str, doc: YamlDocument, fs: FileSystem) -> None:
+    def __init__(self, path: str, doc: YamlDocument, fs: FileSystem, keys: Keys) -> None:
+        self.k = keys
         self.path = path
         self.fs = fs
         self.doc = doc
@@ -100,21 +104,22 @@ class _Linter:
                 span=self.first_key_span(),
                 data=self.insert_top_level('description: ""'),
             )
-        tests = self.suite.get("tests", [])
+        k = self.k
+        tests = self.suite.get(k.tests, [])
         if isinstance(tests, str):
             return  # tests in another file: linted there
         if not isinstance(tests, list):
             self.add(
                 "tests-not-list",
                 "warning",
-                "'tests' is neither a list of tests nor a path to a tests file, so the suite has no tests.",
-                ("tests",),
+                f"'{k.tests}' is neither a list of tests nor a path to a tests file, so the suite has no tests.",
+                (k.tests,),
                 key=True,
             )
             return
         if not tests:
             self.add(
-                "no-tests", "warning", "The suite defines no tests.", ("tests",), key="tests" in self.suite
+                "no-tests", "warning", "The suite defines no tests.", (k.tests,), key=k.tests in self.suite
             )
             return
         files_per_test: list[list[tuple[str, JsonPath]]] = []
@@ -183,51 +188,52 @@ class _Linter:
     # -- one test ------------------------------------------------------------------------
     # Runs for every test: the label and paths are built only for a finding.
     def test(self, index: int, test: dict[str, Any]) -> list[tuple[str, JsonPath]]:
-        if "id" not in test:
-            where: JsonPath = ("tests", index)
+        k = self.k
+        if k.id not in test:
+            where: JsonPath = (k.tests, index)
             self.add(
                 "test-id",
                 "warning",
-                f"The test at tests[{index}] has no 'id': AgentV skips it. Give it a unique id.",
+                f"The test at {k.tests}[{index}] has no '{k.id}': AgentV skips it. Give it a unique id.",
                 where,
-                data=self.insert_into_test(where, f"id: {self.free_id(index)}"),
+                data=self.insert_into_test(where, f"{k.id}: {self.free_id(index)}"),
             )
-        if "input" not in test and self.suite.get("input") is None:
+        if k.input not in test and self.suite.get(k.input) is None:
             self.add(
                 "test-input",
                 "warning",
-                f"{_label(index, test)} has no 'input' and the suite has none: AgentV skips it.",
-                self.test_anchor(("tests", index), test),
+                f"{_label(index, test, k)} has no '{k.input}' and the suite has none: AgentV skips it.",
+                self.test_anchor((k.tests, index), test),
                 key=True,
             )
-        if not ("criteria" in test or "expected_output" in test or "assertions" in test):
-            turns = test.get("turns")  # the loader's `hasSpec` counts a conversation's turns (and `assert`)
-            graded = "assert" in test or (isinstance(turns, list) and len(turns) > 0)
+        if not (k.criteria in test or k.expected_output in test or k.assertions in test):
+            turns = test.get(k.turns)  # the loader's `hasSpec` counts a conversation's turns (and `assert`)
+            graded = k.deprecated_assertions in test or (isinstance(turns, list) and len(turns) > 0)
             verdict = (
-                "AgentV still runs it: its 'turns' or 'assert' count"
+                f"AgentV still runs it: its '{k.turns}' or '{k.deprecated_assertions}' count"
                 if graded
                 else "AgentV skips it: 'Skipping incomplete test'"
             )
             self.add(
                 "test-grading",
                 "warning",
-                f"{_label(index, test)} needs at least one of 'criteria', 'expected_output', 'assertions' "
-                f"to be graded ({verdict}).",
-                self.test_anchor(("tests", index), test),
+                f"{_label(index, test, k)} needs at least one of '{k.criteria}', '{k.expected_output}', "
+                f"'{k.assertions}' to be graded ({verdict}).",
+                self.test_anchor((k.tests, index), test),
                 key=True,
-                data=self.insert_into_test(("tests", index), f"criteria: {CRITERIA_PLACEHOLDER}"),
+                data=self.insert_into_test((k.tests, index), f"{k.criteria}: {CRITERIA_PLACEHOLDER}"),
             )
-        if "expected_output" in test:
-            if "assertions" not in test:
+        if k.expected_output in test:
+            if k.assertions not in test:
                 self.no_assertions(index, test)
-            expected = test["expected_output"]
+            expected = test[k.expected_output]
             # all patterns contain "hould": most string answers need no closer look
             if not isinstance(expected, str) or "hould" in expected:
                 self.expected_prose(index, test)
-        input_value = test.get("input")
+        input_value = test.get(k.input)
         if not isinstance(input_value, list):
             return []  # no message list, no file segments
-        files = _file_values(input_value, ("tests", index, "input"))
+        files = _file_values(input_value, (k.tests, index, k.input))
         for value, value_path in files:
             if value[0] != "/":  # (values are not empty)
                 # `./x` and `x` resolve alike: suggest `/x`, not `/./x`
@@ -248,17 +254,19 @@ class _Linter:
         return files
 
     def no_assertions(self, index: int, test: Mapping[str, Any]) -> None:
+        k = self.k
         self.add(
             "no-assertions",
             "information",
-            f"{_label(index, test)} relies on 'expected_output' alone: add deterministic 'assertions' "
-            "(contains, regex, equals, is-json, ...) where the answer allows it.",
-            ("tests", index, "expected_output"),
+            f"{_label(index, test, k)} relies on '{k.expected_output}' alone: add deterministic "
+            f"'{k.assertions}' (contains, regex, equals, is-json, ...) where the answer allows it.",
+            (k.tests, index, k.expected_output),
             key=True,
         )
 
     def expected_prose(self, index: int, test: Mapping[str, Any]) -> None:
-        expected = test["expected_output"]
+        k = self.k
+        expected = test[k.expected_output]
         if isinstance(expected, str):
             text = expected
         elif isinstance(expected, list):
@@ -273,27 +281,29 @@ class _Linter:
             return
         if "hould" not in text:  # in every pattern: most texts need no pattern run at all
             return
-        where: JsonPath = ("tests", index)
+        where: JsonPath = (k.tests, index)
         match = next((m for m in (p.search(text) for p in _PROSE) if m is not None), None)
         if match is None:
             return
         data: dict[str, Any] = {"phrase": match.group(0)}
-        if isinstance(expected, str) and "criteria" not in test:
-            key = self.doc.key_node_at((*where, "expected_output"))
+        if isinstance(expected, str) and k.criteria not in test:
+            key = self.doc.key_node_at((*where, k.expected_output))
             if key is not None:
-                data["fix"] = {"kind": "replace", "span": _span_list(Span.of(key)), "text": "criteria"}
+                data["fix"] = {"kind": "replace", "span": _span_list(Span.of(key)), "text": k.criteria}
         self.add(
             "expected-prose",
             "warning",
-            f"{_label(index, test)}: 'expected_output' reads like grading instructions ('{match.group(0)} ...'). "
-            "It is given to graders as the reference answer; put instructions in 'criteria' or 'assertions'.",
-            (*where, "expected_output"),
+            f"{_label(index, test, k)}: '{k.expected_output}' reads like grading instructions "
+            f"('{match.group(0)} ...'). It is given to graders as the reference answer; put instructions "
+            f"in '{k.criteria}' or '{k.assertions}'.",
+            (*where, k.expected_output),
             data=data,
         )
 
     def repeated_files(self, files_per_test: list[list[tuple[str, JsonPath]]]) -> None:
         """A file given to every test belongs in the suite-level `input`."""
-        if len(files_per_test) < 2 or self.suite.get("input") or not all(files_per_test):
+        k = self.k
+        if len(files_per_test) < 2 or self.suite.get(k.input) or not all(files_per_test):
             return  # (a test without files: none is common to all)
         common = set.intersection(*({value for value, _ in files} for files in files_per_test))
         for value in sorted(common):
@@ -301,8 +311,8 @@ class _Linter:
             self.add(
                 "repeated-file",
                 "information",
-                f"Every test reads '{value}': give it once in the suite-level 'input' "
-                f"(or 'input_files') instead of in each of the {len(occurrences)} tests.",
+                f"Every test reads '{value}': give it once in the suite-level '{k.input}' "
+                f"(or '{k.input_files}') instead of in each of the {len(occurrences)} tests.",
                 occurrences[0],
                 data={
                     "file": value,
@@ -319,7 +329,7 @@ class _Linter:
 
     def test_anchor(self, where: JsonPath, test: Mapping[str, Any]) -> JsonPath:
         """Where a test-level problem is shown: its `id` key, else the test itself."""
-        return (*where, "id") if "id" in test else where
+        return (*where, self.k.id) if self.k.id in test else where
 
     def insert_top_level(self, line: str) -> dict[str, Any]:
         root = self.doc.root
@@ -343,8 +353,8 @@ class _Linter:
         return {"fix": {"kind": "replace", "span": [first.start_line, first.start_col] * 2, "text": text}}
 
     def free_id(self, index: int) -> str:
-        tests = self.suite.get("tests")
-        taken = {t.get("id") for t in tests if isinstance(t, dict)} if isinstance(tests, list) else set()
+        tests = self.suite.get(self.k.tests)
+        taken = {t.get(self.k.id) for t in tests if isinstance(t, dict)} if isinstance(tests, list) else set()
         candidate, n = f"test-{index}", 2
         while candidate in taken:
             candidate, n = f"test-{index}-{n}", n + 1
@@ -363,13 +373,13 @@ class _Linter:
 CRITERIA_PLACEHOLDER = "Describe what a correct answer does"
 
 
-def _label(index: int, test: Mapping[str, Any]) -> str:
+def _label(index: int, test: Mapping[str, Any], keys: Keys) -> str:
     """How messages name a test: by its id (`test-<index>` when it has none), by its place
     when the id is not a string."""
-    test_id = test.get("id", _NO_ID)
+    test_id = test.get(keys.id, _NO_ID)
     if isinstance(test_id, str):
         return f"Test '{test_id}'"
-    return f"Test 'test-{index}'" if test_id is _NO_ID else f"The test at tests[{index}]"
+    return f"Test 'test-{index}'" if test_id is _NO_ID else f"The test at {keys.tests}[{index}]"
 
 
 _NO_ID = object()

@@ -57,6 +57,7 @@ from agentv_lsp.engine.files import (
 from agentv_lsp.engine.jsrt import crlf_to_lf, node_resolve
 from agentv_lsp.formats.v4 import grader_parser as graders
 from agentv_lsp.formats.v4.jsonparse import JsonParseError, parse_json
+from agentv_lsp.formats.v4.keys import V4_KEYS, Keys
 from agentv_lsp.formats.v4.model import (
     RuntimeMessage,
     SkippedTest,
@@ -101,10 +102,21 @@ IMAGE_MEDIA_TYPES = {
     ".svg": "image/svg+xml",
     ".bmp": "image/bmp",
 }
-INCOMPLETE = (
-    "Missing required fields: id, input, and at least one of criteria/expected_output/assertions/turns"
-)
-INCOMPLETE_JSONL = "Missing required fields: id, input, and at least one of criteria/expected_output/assert"
+
+
+def _incomplete(k: Keys) -> str:
+    return (
+        f"Missing required fields: {k.id}, {k.input}, and at least one of "
+        f"{k.criteria}/{k.expected_output}/{k.assertions}/{k.turns}"
+    )
+
+
+def _incomplete_jsonl(k: Keys) -> str:
+    return (
+        f"Missing required fields: {k.id}, {k.input}, and at least one of "
+        f"{k.criteria}/{k.expected_output}/{k.deprecated_assertions}"
+    )
+
 
 # A `tests` entry before loading: its value, the file it is written in (the eval file, an
 # external cases file or a directory's case.yaml) and its YAML path there (JSONL: the line
@@ -124,15 +136,16 @@ def load_suite(
     text: str | None = None,
     doc: YamlDocument | None = None,
     env: Mapping[str, str] | None = None,
+    keys: Keys = V4_KEYS,
 ) -> SuiteLoad:
-    """Load an eval file as AgentV 4.42.4 does. Never raises for bad input.
+    """Load an eval file as AgentV 4.42.4 does (its keys named by `keys`). Never raises for bad input.
 
     The garbage collector is paused meanwhile (as `parse_yaml` does): loading allocates many
     objects that all stay alive, and each collection would rescan the whole parsed file."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _load_suite(eval_path, repo_root, cwd, fs, text, doc, env)
+        return _load_suite(eval_path, repo_root, cwd, fs, text, doc, env, keys)
     finally:
         if was_enabled:
             gc.enable()
@@ -146,16 +159,18 @@ def _load_suite(
     text: str | None,
     doc: YamlDocument | None,
     env: Mapping[str, str] | None,
+    keys: Keys,
 ) -> SuiteLoad:
     absolute = node_resolve(cwd, eval_path)
     root = node_resolve(cwd, repo_root)
-    suite = SuiteLoad(absolute, root, cwd)
+    suite = SuiteLoad(absolute, root, cwd, keys=keys)
     ctx = LoadContext(
         fs,
         os.environ if env is None else env,
         suite.messages,
         build_search_roots(absolute, root, cwd),
         absolute,
+        keys,
     )
     try:
         ext = node_extname(absolute).lower()
@@ -229,17 +244,18 @@ def _with_inline_rubrics(
     """A test's `rubrics` list, as one grader before its assertions."""
     if not isinstance(rubrics, list):
         return assertions
-    rubric_grader = graders.parse_inline_rubrics(ctx, rubrics, file, (*base, "rubrics"))
+    rubric_grader = graders.parse_inline_rubrics(ctx, rubrics, file, (*base, ctx.keys.rubrics))
     return assertions if rubric_grader is None else [rubric_grader, *(assertions or [])]
 
 
 def _warn_expected_outcome(ctx: LoadContext, test_id: str | None, file: str, yaml_path: YamlPath) -> None:
+    k = ctx.keys
     ctx.warn(
-        f"Test '{test_id if test_id is not None else 'unknown'}': 'expected_outcome' is deprecated. "
-        "Use 'criteria' instead.",
+        f"Test '{test_id if test_id is not None else 'unknown'}': '{k.expected_outcome}' is deprecated. "
+        f"Use '{k.criteria}' instead.",
         "v4-deprecated-key",
         file=file,
-        yaml_path=(*yaml_path, "expected_outcome"),
+        yaml_path=(*yaml_path, k.expected_outcome),
     )
 
 
@@ -260,10 +276,11 @@ def _load_yaml_suite(ctx: LoadContext, suite: SuiteLoad, text: str | None, doc: 
     if not is_object(parsed):
         raise LoadFailure(f"Invalid test file format: {path}", "v4-not-object", file=path, yaml_path=())
 
+    k = ctx.keys
     tests_key, raw_tests = _resolve_tests_key(ctx, parsed, path)
-    global_evaluator = graders.coerce_evaluator(ctx, get(parsed, "evaluator"), "global", path, ("evaluator",))
+    global_evaluator = graders.coerce_evaluator(ctx, get(parsed, k.evaluator), "global", path, (k.evaluator,))
     suite_preprocessors = graders.parse_preprocessors(
-        ctx, get(parsed, "preprocessors"), ctx.search_roots, "<suite>", path, path, ("preprocessors",)
+        ctx, get(parsed, k.preprocessors), ctx.search_roots, "<suite>", path, path, (k.preprocessors,)
     )
     eval_dir = os.path.dirname(path)
     if isinstance(raw_tests, str):
@@ -272,31 +289,31 @@ def _load_yaml_suite(ctx: LoadContext, suite: SuiteLoad, text: str | None, doc: 
         entries = _expand_file_references(ctx, raw_tests, eval_dir, path, tests_key)
     else:
         raise LoadFailure(
-            f"Invalid test file format: {path} - missing 'tests' field",
+            f"Invalid test file format: {path} - missing '{k.tests}' field",
             "v4-tests-missing",
             file=path,
             yaml_path=(),
         )
-    _resolve_workspace(ctx, get(parsed, "workspace"), eval_dir, path, ("workspace",))
+    _resolve_workspace(ctx, get(parsed, k.workspace), eval_dir, path, (k.workspace,))
 
-    suite_assertions = coalesce(get(parsed, "assertions"), get(parsed, "assert"))
-    if get(parsed, "assert") is not MISSING and get(parsed, "assertions") is MISSING:
+    suite_assertions = coalesce(get(parsed, k.assertions), get(parsed, k.deprecated_assertions))
+    if get(parsed, k.deprecated_assertions) is not MISSING and get(parsed, k.assertions) is MISSING:
         ctx.warn(
-            "'assert' is deprecated at the suite level. Use 'assertions' instead.",
+            f"'{k.deprecated_assertions}' is deprecated at the suite level. Use '{k.assertions}' instead.",
             "v4-deprecated-key",
             file=path,
-            yaml_path=("assert",),
+            yaml_path=(k.deprecated_assertions,),
         )
-    execution = get(parsed, "execution")
+    execution = get(parsed, k.execution)
     global_execution: dict[str, Any] | None = execution if is_object(execution) else None
     if suite_assertions is not MISSING:
-        global_execution = {**(global_execution or {}), "assertions": suite_assertions}
+        global_execution = {**(global_execution or {}), k.assertions: suite_assertions}
 
     shared = _SuiteDefaults(
-        metadata=_suite_metadata(parsed),
-        suite_input=get(parsed, "input"),
-        suite_input_files=get(parsed, "input_files"),
-        suite_graders=graders.SuiteGraders(global_execution, ctx.search_roots, suite_preprocessors, path),
+        metadata=_suite_metadata(parsed, k),
+        suite_input=get(parsed, k.input),
+        suite_input_files=get(parsed, k.input_files),
+        suite_graders=graders.SuiteGraders(global_execution, ctx.search_roots, suite_preprocessors, path, k),
         global_evaluator=global_evaluator or "llm-grader",
     )
     for index, (raw, source_file, yaml_path) in enumerate(entries):
@@ -339,18 +356,19 @@ class _SuiteDefaults:
 
 
 def _resolve_tests_key(ctx: LoadContext, parsed: dict[str, Any], path: str) -> tuple[str, Any]:
-    if get(parsed, "tests") is not MISSING:
-        return "tests", parsed["tests"]
-    for key in ("eval_cases", "evalcases"):
+    tests = ctx.keys.tests
+    if get(parsed, tests) is not MISSING:
+        return tests, parsed[tests]
+    for key in ctx.keys.deprecated_tests:
         if get(parsed, key) is not MISSING:
             ctx.warn(
-                f"'{key}' is deprecated. Use 'tests' instead.",
+                f"'{key}' is deprecated. Use '{tests}' instead.",
                 "v4-deprecated-key",
                 file=path,
                 yaml_path=(key,),
             )
             return key, parsed[key]
-    return "tests", MISSING
+    return tests, MISSING
 
 
 def _load_yaml_test(
@@ -366,6 +384,7 @@ def _load_yaml_test(
     every test of suites of 10,000): plain `dict.get` stands for `get` wherever an absent key
     and a null mean the same, and work is skipped where its result would be thrown away.
     The order of everything that prints or throws is the runtime's."""
+    k = ctx.keys
     if not isinstance(raw, dict):
         ctx.warn(
             "Skipping invalid test entry (expected object)",
@@ -375,53 +394,57 @@ def _load_yaml_test(
         )
         suite.skipped.append(SkippedTest(index, None, "expected object", src, base, "v4-test-not-object"))
         return
-    test_id = raw.get("id")
+    test_id = raw.get(k.id)
     if not isinstance(test_id, str):
         test_id = None
-    variables = raw.get("vars")
+    variables = raw.get(k.vars)
     case_vars: dict[str, Any] | None = variables if isinstance(variables, dict) else None
-    case = raw if case_vars is None else _render_case(raw, case_vars)
+    case = raw if case_vars is None else _render_case(raw, case_vars, k)
     read = case.get  # None for an absent key as for null: used where the runtime treats both alike
 
-    conversation_id = read("conversation_id")
+    conversation_id = read(k.conversation_id)
     if not isinstance(conversation_id, str):
         conversation_id = None
-    outcome = read("criteria")
+    outcome = read(k.criteria)
     if not isinstance(outcome, str):
         outcome = None
-    if not outcome and "expected_outcome" in case:
-        outcome = as_string(case["expected_outcome"])
+    if not outcome and k.expected_outcome in case:
+        outcome = as_string(case[k.expected_outcome])
         if outcome:
             _warn_expected_outcome(ctx, test_id, src, base)
-    execution = read("execution")
-    skip_defaults = isinstance(execution, dict) and execution.get("skip_defaults") is True
+    execution = read(k.execution)
+    skip_defaults = isinstance(execution, dict) and execution.get(k.skip_defaults) is True
 
     suite_files = shared.suite_input_files
     effective_suite_files = (
         _template(suite_files, case_vars) if shared.has_suite_input_files and not skip_defaults else MISSING
     )
-    input_messages = resolve_input_messages(case, effective_suite_files)
-    expected_value = read("expected_output")
+    input_messages = resolve_input_messages(case, effective_suite_files, k)
+    expected_value = read(k.expected_output)
     expected_messages = expand_expected_output(expected_value) or []
 
-    turns = read("turns")
+    turns = read(k.turns)
     has_spec = (
         bool(outcome)
         or len(expected_messages) > 0
-        or "assertions" in case
-        or "assert" in case
+        or k.assertions in case
+        or k.deprecated_assertions in case
         or (isinstance(turns, list) and len(turns) > 0)
     )
     if not test_id or not has_spec or not input_messages:
         shown = test_id if test_id is not None else "unknown"
         missing = _missing_fields(
-            test_id, has_spec, input_messages, "criteria, expected_output, assertions or turns"
+            k,
+            test_id,
+            has_spec,
+            input_messages,
+            f"{k.criteria}, {k.expected_output}, {k.assertions} or {k.turns}",
         )
         _skip_test(
             ctx,
             suite,
             SkippedTest(index, test_id, _incomplete_reason(missing), src, base, "v4-skipped-test"),
-            f"Skipping incomplete test: {shown}. {INCOMPLETE}",
+            f"Skipping incomplete test: {shown}. {_incomplete(k)}",
             {"id": test_id, "missing": missing},
         )
         return
@@ -447,6 +470,7 @@ def _load_yaml_test(
                 base,
                 suite.eval_path,
                 input_messages,
+                k,
             ),
             file_paths,
         )
@@ -455,7 +479,7 @@ def _load_yaml_test(
         process_expected_messages(
             ctx,
             expected_messages,
-            partial(expected_origins, expected_value, src, (*base, "expected_output")),
+            partial(expected_origins, expected_value, src, (*base, k.expected_output)),
         )
         if expected_messages
         else []
@@ -463,9 +487,9 @@ def _load_yaml_test(
     reference = reference_answer(output)
     question = join_question(text_parts)
 
-    evaluator = read("evaluator")
+    evaluator = read(k.evaluator)
     evaluator_kind = (  # anything but a string is no grader kind, and says nothing
-        graders.coerce_evaluator(ctx, evaluator, test_id, src, (*base, "evaluator"))
+        graders.coerce_evaluator(ctx, evaluator, test_id, src, (*base, k.evaluator))
         if isinstance(evaluator, str)
         else None
     )
@@ -481,12 +505,12 @@ def _load_yaml_test(
             at=rejected.yaml_path,
         )
         return
-    assertions = _with_inline_rubrics(ctx, assertions, read("rubrics"), src, base)
-    workspace = read("workspace")
+    assertions = _with_inline_rubrics(ctx, assertions, read(k.rubrics), src, base)
+    workspace = read(k.workspace)
     if isinstance(workspace, str | dict):  # anything else means nothing to the runtime
-        _resolve_workspace(ctx, workspace, os.path.dirname(suite.eval_path), src, (*base, "workspace"))
+        _resolve_workspace(ctx, workspace, os.path.dirname(suite.eval_path), src, (*base, k.workspace))
     if isinstance(turns, list):
-        _check_turns(turns, src, base)
+        _check_turns(turns, src, base, k)
 
     suite.tests.append(
         V4Test(
@@ -503,7 +527,7 @@ def _load_yaml_test(
             file_paths=file_paths,
             evaluator=evaluator_kind or shared.global_evaluator,
             assertions=assertions,
-            metadata=_merge_metadata(read("metadata"), shared.metadata),
+            metadata=_merge_metadata(read(k.metadata), shared.metadata),
             raw=case,
         )
     )
@@ -534,7 +558,7 @@ def _suite_input_messages(
         suite_messages,
         text_parts,
         "input",
-        input_origins(suite_value, ctx.eval_path, ("input",)),
+        input_origins(suite_value, ctx.eval_path, (ctx.keys.input,)),
         file_paths,
     )
     if reusable and len(ctx.messages) == printed:
@@ -542,13 +566,13 @@ def _suite_input_messages(
     return list(messages)
 
 
-def _suite_metadata(suite: dict[str, Any]) -> dict[str, Any] | None:
+def _suite_metadata(suite: dict[str, Any], k: Keys) -> dict[str, Any] | None:
     """`extractSuiteMetadataPayload`: top-level `metadata`, with `governance` on top."""
-    metadata = suite.get("metadata")
+    metadata = suite.get(k.metadata)
     payload = dict(metadata) if is_object(metadata) else {}
-    top = suite.get("governance")
+    top = suite.get(k.governance)
     if is_object(top):
-        payload["governance"] = top
+        payload[k.governance] = top
     return payload or None
 
 
@@ -578,15 +602,15 @@ def _merge_metadata(case_metadata: Any, suite_payload: dict[str, Any] | None) ->
 
 
 def _missing_fields(
-    test_id: str | None, has_spec: bool, messages: list[dict[str, Any]] | None, spec: str
+    k: Keys, test_id: str | None, has_spec: bool, messages: list[dict[str, Any]] | None, spec: str
 ) -> list[str]:
-    """What made a test incomplete: "id" (absent, empty or not a string), "input" (absent or
-    no valid message), and/or `spec` (no way to grade it)."""
+    """What made a test incomplete: its id (absent, empty or not a string), its input (absent
+    or no valid message), and/or `spec` (no way to grade it), each named as the file names it."""
     missing = []
     if not test_id:
-        missing.append("id")
+        missing.append(k.id)
     if not messages:
-        missing.append("input")
+        missing.append(k.input)
     if not has_spec:
         missing.append(spec)
     return missing
@@ -602,40 +626,42 @@ def _template(value: Any, case_vars: dict[str, Any] | None) -> Any:
     return interpolate_template_vars(value, case_vars)
 
 
-def _render_case(raw: dict[str, Any], case_vars: dict[str, Any] | None) -> dict[str, Any]:
+def _render_case(raw: dict[str, Any], case_vars: dict[str, Any] | None, k: Keys) -> dict[str, Any]:
     """`interpolateRawEvalCase`: `{{ var }}` in the fields that carry test content."""
     if case_vars is None:
         return raw
     rendered = dict(raw)
-    for key in ("criteria", "expected_outcome", "input", "input_files", "expected_output"):
+    for key in (k.criteria, k.expected_outcome, k.input, k.input_files, k.expected_output):
         if key in raw:
             rendered[key] = interpolate_template_vars(raw[key], case_vars)
-    if "turns" in raw and isinstance(raw["turns"], list):
-        rendered["turns"] = [
+    if k.turns in raw and isinstance(raw[k.turns], list):
+        rendered[k.turns] = [
             {
                 **turn,
-                "input": interpolate_template_vars(turn.get("input", MISSING), case_vars),
-                "expected_output": interpolate_template_vars(turn.get("expected_output", MISSING), case_vars),
+                k.input: interpolate_template_vars(turn.get(k.input, MISSING), case_vars),
+                k.expected_output: interpolate_template_vars(turn.get(k.expected_output, MISSING), case_vars),
             }
             if is_object(turn)
             else turn
-            for turn in raw["turns"]
+            for turn in raw[k.turns]
         ]
-        for turn in rendered["turns"]:
+        for turn in rendered[k.turns]:
             if is_object(turn):  # `{...turn, input: undefined}` keeps the key; JSON drops it
-                for key in ("input", "expected_output"):
+                for key in (k.input, k.expected_output):
                     if turn[key] is MISSING:
                         del turn[key]
     return rendered
 
 
-def _check_turns(turns: Any, file: str, base: YamlPath) -> None:
+def _check_turns(turns: Any, file: str, base: YamlPath, k: Keys) -> None:
     """`parseTurns` reads `turn.input` of every entry: a null entry throws a TypeError."""
     if not isinstance(turns, list):
         return
     for i, turn in enumerate(turns):
         if turn is None:
-            raise _type_error("Cannot read properties of null (reading 'input')", file, (*base, "turns", i))
+            raise _type_error(
+                f"Cannot read properties of null (reading '{k.input}')", file, (*base, k.turns, i)
+            )
 
 
 # -- external tests: file, directory, file:// ----------------------------------------------------
@@ -759,7 +785,7 @@ def _load_cases_from_directory(ctx: LoadContext, directory: str) -> list[TestEnt
                 f"Skipping directory '{name}' — no case.yaml found",
                 "v4-cases-dir-no-case",
                 file=ctx.eval_path,
-                yaml_path=("tests",),
+                yaml_path=(ctx.keys.tests,),
                 data={"directory": subdir},
             )
             continue
@@ -778,12 +804,13 @@ def _load_cases_from_directory(ctx: LoadContext, directory: str) -> list[TestEnt
                 yaml_path=(),
             )
         case = dict(parsed)
-        if nullish(case.get("id", MISSING)):
-            case["id"] = name
-        if not truthy(case.get("workspace", MISSING)):
-            workspace_dir = os.path.join(subdir, "workspace")
+        k = ctx.keys
+        if nullish(case.get(k.id, MISSING)):
+            case[k.id] = name
+        if not truthy(case.get(k.workspace, MISSING)):
+            workspace_dir = os.path.join(subdir, "workspace")  # a folder on disk, not a key
             if stat_kind(ctx.fs, workspace_dir) == "dir":
-                case["workspace"] = {"template": workspace_dir}
+                case[k.workspace] = {"template": workspace_dir}
         entries.append((case, case_file, ()))
     return entries
 
@@ -842,30 +869,37 @@ def _load_jsonl_suite(ctx: LoadContext, suite: SuiteLoad, text: str | None) -> N
     sidecar = _load_sidecar(ctx, path)
     content = text if text is not None else _read_text(ctx, path)
     rows = _parse_jsonl(ctx, content, lambda n, m: f"Line {n}: Invalid JSON - {m}\n  File: {path}", path)
-    global_evaluator = graders.coerce_evaluator(ctx, sidecar.get("evaluator", MISSING), "sidecar", path, ())
-    sidecar_execution = sidecar.get("execution")
+    k = ctx.keys
+    global_evaluator = graders.coerce_evaluator(ctx, sidecar.get(k.evaluator, MISSING), "sidecar", path, ())
+    sidecar_execution = sidecar.get(k.execution)
     for index, (line, case) in enumerate(rows):
         yaml_path: YamlPath = (line - 1,)
-        test_id = as_string(get(case, "id"))
-        conversation_id = as_string(get(case, "conversation_id"))
-        outcome = as_string(get(case, "criteria"))
-        if not outcome and get(case, "expected_outcome") is not MISSING:
-            outcome = as_string(case["expected_outcome"])
+        test_id = as_string(get(case, k.id))
+        conversation_id = as_string(get(case, k.conversation_id))
+        outcome = as_string(get(case, k.criteria))
+        if not outcome and get(case, k.expected_outcome) is not MISSING:
+            outcome = as_string(case[k.expected_outcome])
             if outcome:
                 _warn_expected_outcome(ctx, test_id, path, yaml_path)
-        input_messages = resolve_input_messages(case, MISSING)
-        expected_messages = expand_expected_output(get(case, "expected_output")) or []
-        has_spec = bool(outcome) or len(expected_messages) > 0 or get(case, "assert") is not MISSING
+        input_messages = resolve_input_messages(case, MISSING, k)
+        expected_messages = expand_expected_output(get(case, k.expected_output)) or []
+        has_spec = (
+            bool(outcome) or len(expected_messages) > 0 or get(case, k.deprecated_assertions) is not MISSING
+        )
         if not test_id or not has_spec or not input_messages:
             shown = test_id if test_id is not None else "unknown"
             missing = _missing_fields(
-                test_id, has_spec, input_messages, "criteria, expected_output or assert"
+                k,
+                test_id,
+                has_spec,
+                input_messages,
+                f"{k.criteria}, {k.expected_output} or {k.deprecated_assertions}",
             )
             _skip_test(
                 ctx,
                 suite,
                 SkippedTest(index, test_id, _incomplete_reason(missing), path, yaml_path, "v4-skipped-test"),
-                f"Skipping incomplete test at line {line}: {shown}. {INCOMPLETE_JSONL}",
+                f"Skipping incomplete test at line {line}: {shown}. {_incomplete_jsonl(k)}",
                 {"id": test_id, "line": line, "missing": missing},
             )
             continue
@@ -875,21 +909,21 @@ def _load_jsonl_suite(ctx: LoadContext, suite: SuiteLoad, text: str | None) -> N
             input_messages,
             text_parts,
             "input",
-            resolved_input_origins(case, MISSING, path, yaml_path, path),
+            resolved_input_origins(case, MISSING, path, yaml_path, path, None, k),
         )
         output = (
             process_expected_messages(
                 ctx,
                 expected_messages,
-                expected_origins(get(case, "expected_output"), path, (*yaml_path, "expected_output")),
+                expected_origins(get(case, k.expected_output), path, (*yaml_path, k.expected_output)),
             )
             if expected_messages
             else []
         )
-        execution = get(case, "execution")
+        execution = get(case, k.execution)
         merged_execution = execution if is_object(execution) else sidecar_execution
         evaluator_kind = graders.coerce_evaluator(
-            ctx, get(case, "evaluator"), test_id, path, (*yaml_path, "evaluator")
+            ctx, get(case, k.evaluator), test_id, path, (*yaml_path, k.evaluator)
         )
         try:
             assertions = graders.parse_graders(
@@ -905,7 +939,7 @@ def _load_jsonl_suite(ctx: LoadContext, suite: SuiteLoad, text: str | None) -> N
                 at=rejected.yaml_path,
             )
             continue
-        assertions = _with_inline_rubrics(ctx, assertions, get(case, "rubrics"), path, yaml_path)
+        assertions = _with_inline_rubrics(ctx, assertions, get(case, k.rubrics), path, yaml_path)
         suite.tests.append(
             V4Test(
                 index=index,
@@ -944,10 +978,11 @@ def _load_sidecar(ctx: LoadContext, jsonl_path: str) -> dict[str, Any]:
     if not is_object(parsed):
         ctx.warn(f"Invalid sidecar metadata format in {sidecar}", "v4-sidecar-invalid", file=sidecar)
         return {}
-    execution = parsed.get("execution")
+    k = ctx.keys
+    execution = parsed.get(k.execution)
     return {
-        "execution": execution if is_object(execution) else None,
-        "evaluator": parsed.get("evaluator", MISSING),
+        k.execution: execution if is_object(execution) else None,
+        k.evaluator: parsed.get(k.evaluator, MISSING),
     }
 
 
@@ -1110,22 +1145,23 @@ def resolved_input_origins(
     base: YamlPath,
     suite_file: str,
     messages: Sequence[dict[str, Any]] | None = None,
+    k: Keys = V4_KEYS,
 ) -> list[Origin]:
     """Origins for `resolve_input_messages(raw, suite_files)` (`messages`, when known: what
     it returned): with `input_files`, one message whose file blocks come from the test's
     list or the suite's, then the `input` text."""
-    own = get(raw, "input_files")
+    own = get(raw, k.input_files)
     effective = coalesce(own, suite_files)
     if effective is MISSING:
-        return input_origins(get(raw, "input"), file, (*base, "input"), messages)
+        return input_origins(get(raw, k.input), file, (*base, k.input), messages)
     if not isinstance(effective, list):
         return []
     files_at: tuple[str, YamlPath] = (
-        (file, (*base, "input_files")) if not nullish(own) else (suite_file, ("input_files",))
+        (file, (*base, k.input_files)) if not nullish(own) else (suite_file, (k.input_files,))
     )
     segments = [(files_at[0], (*files_at[1], i)) for i, f in enumerate(effective) if isinstance(f, str)]
-    segments.append((file, (*base, "input")))
-    return [Origin(file, (*base, "input"), segments)]
+    segments.append((file, (*base, k.input)))
+    return [Origin(file, (*base, k.input), segments)]
 
 
 def is_test_message(value: Any) -> bool:
@@ -1186,13 +1222,15 @@ def _expand_input_files(input_files: Any, input_text: Any) -> list[dict[str, Any
     return [{"role": "user", "content": blocks}]
 
 
-def resolve_input_messages(raw: dict[str, Any], suite_input_files: Any) -> list[dict[str, Any]] | None:
+def resolve_input_messages(
+    raw: dict[str, Any], suite_input_files: Any, k: Keys = V4_KEYS
+) -> list[dict[str, Any]] | None:
     """`resolveInputMessages`: a test's own `input_files` beat the suite's."""
-    own_files = raw.get("input_files")
+    own_files = raw.get(k.input_files)
     effective = suite_input_files if own_files is None else own_files  # `own ?? suite`
     if effective is not MISSING:
-        return _expand_input_files(effective, raw.get("input"))
-    return expand_input_shorthand(raw.get("input"))
+        return _expand_input_files(effective, raw.get(k.input))
+    return expand_input_shorthand(raw.get(k.input))
 
 
 def join_question(text_parts: list[str]) -> str:
@@ -1673,13 +1711,14 @@ def _resolve_workspace(ctx: LoadContext, raw: Any, eval_dir: str, file: str, whe
                 yaml_path=(),
             )
         produced = _parse_workspace(ctx, parsed, workspace_file, ())
-        if not produced and is_object(parsed.get("workspace")):
+        workspace = ctx.keys.workspace
+        if not produced and is_object(parsed.get(workspace)):
             raise LoadFailure(
                 f"Invalid workspace file format: {workspace_file} External workspace files must contain the "
-                'workspace config object directly. Remove the top-level "workspace:" wrapper.',
+                f'workspace config object directly. Remove the top-level "{workspace}:" wrapper.',
                 "v4-workspace",
                 file=workspace_file,
-                yaml_path=("workspace",),
+                yaml_path=(workspace,),
             )
         return
     _parse_workspace(ctx, raw, file, where)

@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import functools
 import os
 import re
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from agentv_lsp.checks.model import Diagnostic, Severity
@@ -29,6 +31,7 @@ from agentv_lsp.formats.v4.judge import (
     contains_template_variables,
     prototype_member_text,
 )
+from agentv_lsp.formats.v4.keys import V4_KEYS, Keys
 from agentv_lsp.formats.v4.model import YamlPath
 from agentv_lsp.formats.v4.runtime import (
     MISSING,
@@ -50,13 +53,30 @@ ROLES = frozenset({"system", "user", "assistant", "tool"})
 RENDERED_SEGMENTS = ("text", "file", "image")
 INPUT_MESSAGE_KEYS = frozenset({"role", "content", "tool_calls"})
 EXPECTED_MESSAGE_KEYS = frozenset({"role", "content", "tool_calls", "name"})
-TEST_LIST_KEYS = ("tests", "eval_cases", "evalcases")
-# a test with none of these (nor `execution.evaluators`) has no assertion list of its own
-_ASSERTION_LIST_KEYS = frozenset({"assertions", "assert", "evaluators"})
-# the test keys `_Finder.test` checks besides `input` and `expected_output`
-_SETTING_KEYS = _ASSERTION_LIST_KEYS | {"execution", "input_files", "vars"}
-# the fields `vars` are substituted in (`interpolateRawEvalCase`)
-VARS_FIELDS = ("criteria", "expected_outcome", "input", "input_files", "expected_output")
+
+
+@dataclass(frozen=True, slots=True)
+class _KeySets:
+    """The groups of keys the finder looks for, as a key table names them."""
+
+    # a test with none of these (nor `execution.evaluators`) has no assertion list of its own
+    assertion_lists: frozenset[str]
+    # the test keys `_Finder.test` checks besides `input` and `expected_output`
+    settings: frozenset[str]
+    # the fields `vars` are substituted in (`interpolateRawEvalCase`)
+    vars_fields: tuple[str, ...]
+
+
+@functools.cache
+def _key_sets(k: Keys) -> _KeySets:
+    lists = frozenset(k.grader_list_keys())
+    return _KeySets(
+        lists,
+        lists | {k.execution, k.input_files, k.vars},
+        (k.criteria, k.expected_outcome, k.input, k.input_files, k.expected_output),
+    )
+
+
 # the runtime's patterns, with JavaScript's `\s` (Python's also takes U+001C-U+001F and U+0085)
 _JS_WS = "[" + re.escape(JS_WHITESPACE) + "]*"
 _ENV_REF = re.compile(r"\$\{\{" + _JS_WS + r"([A-Za-z_][A-Za-z0-9_]*)" + _JS_WS + r"\}\}")
@@ -122,7 +142,10 @@ class _Finder:
         report_suite: bool = True,
         proto_keys: bool = True,
         templates: bool = True,
+        keys: Keys = V4_KEYS,
     ) -> None:
+        self.k = keys  # the eval file's key names
+        self.sets = _key_sets(keys)
         self.path = path
         self.proto_keys = proto_keys  # False: the text spells no `__proto__` key
         self.templates = templates  # False: the text has no `{{`
@@ -166,57 +189,59 @@ class _Finder:
     # own, string content) and builds paths only for a finding.
     def test(self, test: dict[str, Any], where: YamlPath, suite: Mapping[str, Any] | None) -> None:
         suite = suite or {}
+        k = self.k
         # Most tests have none of these keys: one pass over the test's keys stands for the
         # checks of its settings (a dictionary lookup each costs more).
-        settings = not _SETTING_KEYS.isdisjoint(test)
+        settings = not self.sets.settings.isdisjoint(test)
         skip_defaults = False
         if settings:
-            execution = test.get("execution")
-            skip_defaults = isinstance(execution, dict) and execution.get("skip_defaults") is True
-            if not _ASSERTION_LIST_KEYS.isdisjoint(test) or (
-                isinstance(execution, dict) and "evaluators" in execution
+            execution = test.get(k.execution)
+            skip_defaults = isinstance(execution, dict) and execution.get(k.skip_defaults) is True
+            if not self.sets.assertion_lists.isdisjoint(test) or (
+                isinstance(execution, dict) and k.evaluators in execution
             ):
                 self.assertion_lists(test, where, suite, skip_defaults)
             if skip_defaults:
                 self.defaults_skipped(test, where, suite, skip_defaults)
-            if "input_files" in test:
+            if k.input_files in test:
                 self.input_files_override(test, where, suite, skip_defaults)
         self.input(test, where, suite, skip_defaults)
-        expected = test.get("expected_output")
+        expected = test.get(k.expected_output)
         if isinstance(expected, (dict, list)):  # `expected` has nothing to say about other values
-            self.expected(expected, (*where, "expected_output"))
-        if settings and isinstance(test.get("vars"), dict):
+            self.expected(expected, (*where, k.expected_output))
+        if settings and isinstance(test.get(k.vars), dict):
             self.variables(test, where)
         if settings and self.templates:
-            for key in ("assertions", "assert"):
+            for key in (k.assertions, k.deprecated_assertions):
                 if isinstance(test.get(key), list):
                     self.grader_prompts(test[key], (*where, key))
 
     def assertion_lists(
         self, test: dict[str, Any], where: YamlPath, suite: Mapping[str, Any], skip_defaults: bool
     ) -> None:
-        raw_execution = test.get("execution")
+        k = self.k
+        raw_execution = test.get(k.execution)
         execution: dict[str, Any] = raw_execution if isinstance(raw_execution, dict) else {}
         # `parseGraders`: assertions ?? assert ?? execution.evaluators ?? evaluators
-        if "assert" in test or "evaluators" in test or "evaluators" in execution:
+        if k.deprecated_assertions in test or k.evaluators in test or k.evaluators in execution:
             used = self.ignored_lists(
                 [
-                    ((*where, "assertions"), test.get("assertions")),
-                    ((*where, "assert"), test.get("assert")),
-                    ((*where, "execution", "evaluators"), execution.get("evaluators")),
-                    ((*where, "evaluators"), test.get("evaluators")),
+                    ((*where, k.assertions), test.get(k.assertions)),
+                    ((*where, k.deprecated_assertions), test.get(k.deprecated_assertions)),
+                    ((*where, k.execution, k.evaluators), execution.get(k.evaluators)),
+                    ((*where, k.evaluators), test.get(k.evaluators)),
                 ]
             )
         else:
-            own_list = test.get("assertions")
+            own_list = test.get(k.assertions)
             if own_list is None:
                 return  # nothing of its own to compare with the suite's defaults
-            used = ((*where, "assertions"), own_list)
+            used = ((*where, k.assertions), own_list)
         if skip_defaults:
             defaults: list[Any] = []
         else:
             if id(suite) not in self.defaults:
-                self.defaults[id(suite)] = _suite_assertions(suite)
+                self.defaults[id(suite)] = _suite_assertions(suite, k)
             defaults = self.defaults[id(suite)]
         own = used[1] if used is not None and isinstance(used[1], list) else []
         if used is not None and own and defaults:
@@ -225,8 +250,8 @@ class _Finder:
                 "information",
                 used[0],
                 f"AgentV runs the suite's {len(defaults)} default assertion(s) on this test too, after "
-                "these (they are appended, not replaced). Add `execution: {skip_defaults: true}` to this "
-                "test to run only its own.",
+                f"these (they are appended, not replaced). Add `{k.execution}: {{{k.skip_defaults}: true}}` "
+                "to this test to run only its own.",
                 key=True,
             )
         if used is not None:
@@ -278,34 +303,36 @@ class _Finder:
     ) -> None:
         if not skip_defaults:
             return
-        dropped = [k for k in ("input", "input_files") if _given(suite, k)]
-        if _suite_assertions(suite):
-            dropped.append("assertions")
+        k = self.k
+        dropped = [key for key in (k.input, k.input_files) if _given(suite, key)]
+        if _suite_assertions(suite, k):
+            dropped.append(k.assertions)
         if not dropped:
             return
-        quoted = [f"`{k}`" for k in dropped]
+        quoted = [f"`{key}`" for key in dropped]
         names = quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} and {quoted[-1]}"
         self.add(
             "skip-defaults",
             "information",
-            (*where, "execution", "skip_defaults"),
-            f"`skip_defaults: true` makes AgentV leave out the suite's {names} for this test (not only "
+            (*where, k.execution, k.skip_defaults),
+            f"`{k.skip_defaults}: true` makes AgentV leave out the suite's {names} for this test (not only "
             "its assertions). Repeat here what this test still needs.",
         )
 
     def input_files_override(
         self, test: dict[str, Any], where: YamlPath, suite: Mapping[str, Any], skip_defaults: bool
     ) -> None:
-        if skip_defaults or not _given(suite, "input_files") or not _given(test, "input_files"):
+        k = self.k
+        if skip_defaults or not _given(suite, k.input_files) or not _given(test, k.input_files):
             return
-        if not isinstance(test.get("input"), str):
+        if not isinstance(test.get(k.input), str):
             return  # the runtime skips the test, and says so
         self.add(
             "input-files-override",
             "warning",
-            (*where, "input_files"),
-            "This test's `input_files` replace the suite's `input_files` (AgentV does not merge them): "
-            "the suite's files are not given to this test. List them here too if it needs them.",
+            (*where, k.input_files),
+            f"This test's `{k.input_files}` replace the suite's `{k.input_files}` (AgentV does not merge "
+            "them): the suite's files are not given to this test. List them here too if it needs them.",
             key=True,
         )
 
@@ -313,14 +340,15 @@ class _Finder:
     def input(
         self, test: dict[str, Any], where: YamlPath, suite: Mapping[str, Any], skip_defaults: bool
     ) -> None:
+        k = self.k
         started = False if skip_defaults else self.suite_input(suite)
-        if _given(test, "input_files") or (not skip_defaults and _given(suite, "input_files")):
+        if _given(test, k.input_files) or (not skip_defaults and _given(suite, k.input_files)):
             return  # a string input becomes one user message of file and text blocks
-        value = test.get("input")
+        value = test.get(k.input)
         if isinstance(value, list):
-            self.input_list(value, (*where, "input"), started)
+            self.input_list(value, (*where, k.input), started)
         elif isinstance(value, dict):
-            self.messages(_messages(value, (*where, "input")), started)
+            self.messages(_messages(value, (*where, k.input)), started)
         # else a string: one user message, nothing to lose
 
     def input_list(self, value: list[Any], base: YamlPath, started: bool) -> None:
@@ -350,7 +378,8 @@ class _Finder:
         key = id(suite)
         started = self.suite_started.get(key)
         if started is None:
-            written = _messages(suite.get("input"), ("input",)) if _given(suite, "input") else []
+            k = self.k
+            written = _messages(suite.get(k.input), (k.input,)) if _given(suite, k.input) else []
             if not self.report_suite:
                 written = [(None, m) for _p, m in written]
             started = self.suite_started[key] = self.messages(written, False)
@@ -518,21 +547,22 @@ class _Finder:
 
     # -- vars ----------------------------------------------------------------------------------
     def variables(self, test: dict[str, Any], where: YamlPath) -> None:
-        variables: dict[str, Any] = test["vars"]
+        variables: dict[str, Any] = test[self.k.vars]
         # the runtime looks names up on the object its copy made (`__proto__` keys applied)
         runtime_vars = variables
         if self.proto_keys and _holds_proto_key(variables):
             # a self-containing value (YAML aliases) is kept: the runtime fails to load it anyway
             with contextlib.suppress(RecursionError):
                 runtime_vars = set_js_prototypes(variables)
-        fields = [(field, (*where, field), test[field]) for field in VARS_FIELDS if field in test]
-        turns = test.get("turns")
+        k = self.k
+        fields = [(field, (*where, field), test[field]) for field in self.sets.vars_fields if field in test]
+        turns = test.get(k.turns)
         if isinstance(turns, list):  # `interpolateCaseTurns`: each turn's input and expected_output
             fields += [
-                (key, (*where, "turns", i, key), turn[key])
+                (key, (*where, k.turns, i, key), turn[key])
                 for i, turn in enumerate(turns)
                 if isinstance(turn, dict)
-                for key in ("input", "expected_output")
+                for key in (k.input, k.expected_output)
                 if key in turn
             ]
         for field, field_at, value in fields:
@@ -555,7 +585,7 @@ class _Finder:
                             data={"name": name},
                         )
                         break
-        for field in ("assertions", "assert"):
+        for field in (k.assertions, k.deprecated_assertions):
             if field not in test:
                 continue
             for place, text in _strings(test[field], (*where, field)):
@@ -569,8 +599,9 @@ class _Finder:
                         "vars-in-assertions",
                         "warning",
                         place,
-                        f"AgentV substitutes `vars` only in criteria, input, input_files and expected_output: "
-                        f"here `{{{{{names[0]}}}}}` stays literally as written. Write the value itself.",
+                        f"AgentV substitutes `{k.vars}` only in {k.criteria}, {k.input}, {k.input_files} and "
+                        f"{k.expected_output}: here `{{{{{names[0]}}}}}` stays literally as written. "
+                        "Write the value itself.",
                         data={"name": names[0]},
                     )
 
@@ -657,7 +688,7 @@ class _Finder:
                 continue
             for key, value in item.items():
                 if key == PROTO_KEY:
-                    self.prototype_key(value, (*place, key), in_vars=bool(place) and place[-1] == "vars")
+                    self.prototype_key(value, (*place, key), in_vars=bool(place) and place[-1] == self.k.vars)
                 stack.append(((*place, key), value))
 
     def prototype_key(self, value: Any, place: YamlPath, *, in_vars: bool) -> None:
@@ -801,15 +832,15 @@ def _strings(value: Any, base: YamlPath) -> Iterator[tuple[YamlPath, str]]:
             stack.extend(((*place, i), v) for i, v in reversed(list(enumerate(item))))
 
 
-def _suite_assertions(suite: Mapping[str, Any]) -> list[Any]:
+def _suite_assertions(suite: Mapping[str, Any], k: Keys) -> list[Any]:
     """The suite's default assertions (`suite.assertions ?? suite.assert`, else execution's)."""
-    for key in ("assertions", "assert"):
+    for key in (k.assertions, k.deprecated_assertions):
         if _given(suite, key):
             value = suite[key]
             return value if isinstance(value, list) else []
-    execution = suite.get("execution")
+    execution = suite.get(k.execution)
     if isinstance(execution, dict):
-        used = _first_given(execution, ("assertions", "assert", "evaluators"))
+        used = _first_given(execution, k.grader_list_keys())
         if used is not None and isinstance(execution[used], list):
             return list(execution[used])
     return []
@@ -825,26 +856,27 @@ def eval_file_losses(
     fs: FileSystem,
     env: Mapping[str, str] | None = None,
     text: str | None = None,
+    keys: Keys = V4_KEYS,
 ) -> list[Diagnostic]:
     """Silent losses of an eval file (`suite`: its parsed value, `text`: its text when known,
     to skip looking for `${{ VAR }}` where there is none) and its inline tests."""
     protos = text is None or may_spell_proto(text)
     templates = text is None or quick_contains(text, "{{")
     finder = _Finder(
-        path, span_of, os.environ if env is None else env, proto_keys=protos, templates=templates
+        path, span_of, os.environ if env is None else env, proto_keys=protos, templates=templates, keys=keys
     )
     if not isinstance(suite, dict):
         return []
-    tests_key = next((k for k in TEST_LIST_KEYS if k in suite), None)
+    tests_key = next((k for k in keys.test_list_keys() if k in suite), None)
     tests = suite.get(tests_key) if tests_key else None
-    finder.ignored_lists([(("assertions",), suite.get("assertions")), (("assert",), suite.get("assert"))])
-    defaults = suite.get("assertions") if _given(suite, "assertions") else suite.get("assert")
+    assertions, deprecated = keys.assertions, keys.deprecated_assertions
+    finder.ignored_lists([((assertions,), suite.get(assertions)), ((deprecated,), suite.get(deprecated))])
+    used = assertions if _given(suite, assertions) else deprecated
+    defaults = suite.get(used)
     if isinstance(defaults, list):
-        finder.duplicate_assertions(
-            defaults, ("assertions" if _given(suite, "assertions") else "assert",), []
-        )
+        finder.duplicate_assertions(defaults, (used,), [])
         if templates:
-            finder.grader_prompts(defaults, ("assertions" if _given(suite, "assertions") else "assert",))
+            finder.grader_prompts(defaults, (used,))
     if isinstance(tests, list):
         key = str(tests_key)
         for index, test in enumerate(tests):
@@ -867,6 +899,7 @@ def cases_file_losses(
     suite: Any = None,
     env: Mapping[str, str] | None = None,
     text: str | None = None,
+    keys: Keys = V4_KEYS,
 ) -> list[Diagnostic]:
     """Silent losses in a file of tests (a YAML list, JSONL lines, a `case.yaml`), judged with
     the suite that loads it (`suite`: the eval file's parsed value, None when unknown)."""
@@ -879,6 +912,7 @@ def cases_file_losses(
         report_suite=False,
         proto_keys=protos,
         templates=templates,
+        keys=keys,
     )
     context = suite if isinstance(suite, dict) else None
     placeholders = text is None or quick_contains(text, "${{")  # once, not once per test
@@ -943,7 +977,7 @@ def _tests_folder_files(finder: _Finder, folder: str, where: YamlPath, fs: FileS
             where,
             f"AgentV reads a tests folder only as `<name>/case.yaml` subfolders and ignores the file(s) "
             f"directly inside it without a message: {names}. Move each test into its own `<name>/case.yaml`, "
-            "or name the file in `tests`.",
+            f"or name the file in `{finder.k.tests}`.",
             data={"files": loose},
         )
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from agentv_lsp.formats.v4.keys import V4_KEYS, Keys
+
 # "notice": not the runtime's but ours (a file cut at the read cap, a glob walk stopped), text
 # starting "agentv-lsp"; everything else is a console method the runtime calls.
 Stream = Literal["warn", "error", "log", "info", "notice"]
@@ -95,6 +97,7 @@ class SuiteLoad:
     skipped: list[SkippedTest] = field(default_factory=list)
     config_path: str | None = None  # the `.agentv/config.yaml` in use
     tests_source: str | None = None  # external file or directory named by `tests:`
+    keys: Keys = V4_KEYS  # the key names the file was read with (what reads `raw` needs them)
 
     @property
     def loaded(self) -> bool:

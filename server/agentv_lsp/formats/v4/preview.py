@@ -19,15 +19,24 @@ from agentv_lsp.engine.files import FileSystem
 from agentv_lsp.engine.jsrt import relative_display
 from agentv_lsp.formats.v4 import RUNTIME_VERSION
 from agentv_lsp.formats.v4.judge import grader_prompt_for_test
+from agentv_lsp.formats.v4.keys import V4_KEYS, Keys
 from agentv_lsp.formats.v4.loader import load_suite
 from agentv_lsp.formats.v4.model import PromptInputs, RuntimeMessage, SuiteLoad, V4Test
 from agentv_lsp.formats.v4.prompt import build_both_modes
 
 
 def preview_v4(
-    eval_path: str, repo_root: str, cwd: str, fs: FileSystem, case_id: str | None = None
+    eval_path: str,
+    repo_root: str,
+    cwd: str,
+    fs: FileSystem,
+    case_id: str | None = None,
+    *,
+    keys: Keys = V4_KEYS,
 ) -> dict[str, Any]:
-    suite = load_suite(eval_path, repo_root, cwd, fs)
+    """The preview of an eval file whose keys `keys` names (the suite keeps the table, so
+    `preview_suite` and `preview_test` of a loaded suite use it too)."""
+    suite = load_suite(eval_path, repo_root, cwd, fs, keys=keys)
     return preview_suite(suite, fs, case_id)
 
 
@@ -79,7 +88,7 @@ def preview_test(
         "file_paths": [relative_display(p, suite.repo_root) for p in test.file_paths],
         "lm": lm.as_json(),
         "agent": agent.as_json(),
-        "judge_prompt": _judge_prompt(test, lm, fs, messages),
+        "judge_prompt": _judge_prompt(test, lm, fs, messages, suite.keys),
         "assertions": js_numbers(test.assertions),
     }
 
@@ -100,10 +109,12 @@ def js_numbers(value: Any) -> Any:
     return value
 
 
-def _judge_prompt(test: V4Test, lm: PromptInputs, fs: FileSystem, messages: list[RuntimeMessage]) -> Any:
+def _judge_prompt(
+    test: V4Test, lm: PromptInputs, fs: FileSystem, messages: list[RuntimeMessage], keys: Keys
+) -> Any:
     """The grader request (`formats.v4.judge`)."""
     try:
-        return grader_prompt_for_test(test, lm, fs, messages=messages)
+        return grader_prompt_for_test(test, lm, fs, messages=messages, keys=keys)
     except Exception as exc:  # the preview of the other parts stays useful
         messages.append(
             RuntimeMessage("error", f"agentv-lsp could not build the grader prompt: {exc}", "v4-internal")

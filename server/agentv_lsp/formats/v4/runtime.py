@@ -20,6 +20,7 @@ from agentv_lsp.engine.files import (
     truncated_message,
 )
 from agentv_lsp.engine.jsrt import JS_WHITESPACE
+from agentv_lsp.formats.v4.keys import V4_KEYS, Keys
 from agentv_lsp.formats.v4.model import RuntimeMessage, Stream, YamlPath
 from agentv_lsp.yamlpos.scalars import js_json_stringify, js_number
 
@@ -638,8 +639,10 @@ class LoadContext:
         messages: list[RuntimeMessage],
         search_roots: Sequence[str],
         eval_path: str,
+        keys: Keys = V4_KEYS,
     ) -> None:
         self.fs = fs
+        self.keys = keys  # the eval file's key names
         self.env = env
         self.messages = messages
         self.search_roots = tuple(search_roots)

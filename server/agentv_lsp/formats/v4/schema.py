@@ -30,6 +30,7 @@ from jsonschema import Draft202012Validator, validators
 from agentv_lsp import schemas
 from agentv_lsp.checks.model import Diagnostic
 from agentv_lsp.engine.files import FileSystem
+from agentv_lsp.formats.v4.keys import V4_KEYS, Keys
 from agentv_lsp.schemas import SchemaIssue
 from agentv_lsp.yamlpos import Span, YamlDocument
 
@@ -153,7 +154,7 @@ def _self_nesting(defs: Mapping[str, Any]) -> frozenset[str]:
     return frozenset(nesting)
 
 
-def file_kind(path: str, value: Any) -> FileKind:
+def file_kind(path: str, value: Any, keys: Keys = V4_KEYS) -> FileKind:
     """What a YAML file is to AgentV 4.x: an eval suite, an external list of tests
     (`tests: ./cases.yaml`), or one test of a tests directory (`cases/<name>/case.yaml`)."""
     if isinstance(value, list):
@@ -161,8 +162,8 @@ def file_kind(path: str, value: Any) -> FileKind:
     if (
         isinstance(value, dict)
         and os.path.basename(path).lower() in ("case.yaml", "case.yml")
-        and "tests" not in value
-        and "eval_cases" not in value
+        # (`tests` and the first deprecated name, the two this test has always looked at)
+        and not any(key in value for key in keys.test_list_keys()[:2])
     ):
         return "case"
     return "eval"

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+import functools
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -45,6 +46,7 @@ from agentv_lsp.checks.layout import (
 from agentv_lsp.checks.model import Diagnostic, Related
 from agentv_lsp.checks.options import CheckOptions, DocumentReport
 from agentv_lsp.checks.parallel import ParallelMap
+from agentv_lsp.formats.v4.keys import V4_KEYS, Keys
 
 # Below this size one process is faster than forking and checking the head in every part.
 SPLIT_MIN_BYTES = 256 * 1024
@@ -63,13 +65,34 @@ CROSS_TEST_CODES = frozenset(
     }
 )
 
-_TESTS_KEY = re.compile(r"[\"']?(?:tests|eval_cases|evalcases)[\"']?[ \t]*:")
-_TESTS_LINE = re.compile(r"tests[ \t]*:[ \t]*(?:#[^\n]*)?\n")
-_TEST_INDEX = re.compile(r"(?<![\w.\[])tests\[(\d+)\]")
 _CANNOT_LOAD = "cannot load this eval file"
 
 
-def cut_tests(text: str) -> Layout | None:
+@dataclass(frozen=True, slots=True)
+class _Names:
+    """What the cut looks for, by a key table's name for the tests."""
+
+    tests: str
+    index: str  # `tests[`, as messages name a test
+    tests_key: re.Pattern[str]  # a line starting with any key that holds the tests
+    tests_line: re.Pattern[str]  # the `tests:` line itself
+    test_index: re.Pattern[str]  # `tests[N]` in a message
+
+
+@functools.cache
+def _names(keys: Keys) -> _Names:
+    tests = re.escape(keys.tests)
+    any_key = "|".join(re.escape(k) for k in keys.test_list_keys())
+    return _Names(
+        keys.tests,
+        f"{keys.tests}[",
+        re.compile(rf"[\"']?(?:{any_key})[\"']?[ \t]*:"),
+        re.compile(rf"{tests}[ \t]*:[ \t]*(?:#[^\n]*)?\n"),
+        re.compile(rf"(?<![\w.\[]){tests}\[(\d+)\]"),
+    )
+
+
+def cut_tests(text: str, keys: Keys = V4_KEYS) -> Layout | None:
     """The tests of a block-style top-level `tests:` sequence that ends the file, or None.
     (The `checks.layout` patterns start with the line break before a line: they are matched
     one character before a line's start, which every line after the first has.)"""
@@ -80,8 +103,9 @@ def cut_tests(text: str) -> Layout | None:
         lines_at.insert(0, 0)
     if any(text.startswith(("---", "...", "%"), at) for at in lines_at):
         return None  # a document marker or a directive
-    keys = [at for at in lines_at if _TESTS_KEY.match(text, at)]
-    found = _TESTS_LINE.match(text, keys[0]) if len(keys) == 1 else None
+    names = _names(keys)
+    starts = [at for at in lines_at if names.tests_key.match(text, at)]
+    found = names.tests_line.match(text, starts[0]) if len(starts) == 1 else None
     if found is None:
         return None  # no `tests:` line, several, or `eval_cases`/`evalcases` as well
     first = CONTENT.search(text, found.end() - 1)
@@ -109,11 +133,11 @@ def cut_tests(text: str) -> Layout | None:
     return Layout(text, offsets, lines, len(text), tail_line, indent)
 
 
-def plan(text: str, parts: int, min_bytes: int = SPLIT_MIN_BYTES) -> Layout | None:
+def plan(text: str, parts: int, min_bytes: int = SPLIT_MIN_BYTES, keys: Keys = V4_KEYS) -> Layout | None:
     """The layout to split `text` by, or None when it should be checked whole."""
-    if parts < 2 or len(text) < min_bytes or "tests[" in text:
+    if parts < 2 or len(text) < min_bytes or _names(keys).index in text:
         return None
-    layout = cut_tests(text)
+    layout = cut_tests(text, keys)
     if layout is None or len(layout.offsets) < parts:
         return None
     return layout
@@ -175,7 +199,7 @@ def part_text(layout: Layout, a: int, b: int) -> str:
     return layout.head + "\n" * gap + layout.text[layout.offsets[a] : end]
 
 
-def check_part(path: str, layout: Layout, a: int, b: int, opts: CheckOptions) -> Part:
+def check_part(path: str, layout: Layout, a: int, b: int, opts: CheckOptions, keys: Keys = V4_KEYS) -> Part:
     """Check tests [a, b) of the file as an eval file of their own."""
     from agentv_lsp.formats.v4.check import check_v4_document
 
@@ -184,22 +208,22 @@ def check_part(path: str, layout: Layout, a: int, b: int, opts: CheckOptions) ->
         layout.text[layout.offsets[a] : end]
     ):
         return _INEXACT
-    report = check_v4_document(path, part_text(layout, a, b), opts)
+    report = check_v4_document(path, part_text(layout, a, b), opts, keys=keys)
     _parts_kept.append(report)
-    ids = _exact_ids(report, layout, a, b)
+    ids = _exact_ids(report, layout, a, b, keys)
     if ids is None:
         return _INEXACT
+    names = _names(keys)
+    tests, index = names.tests, names.index
     local: list[Diagnostic] = []
     header: list[Diagnostic] = []
     for d in report.diagnostics:
         if d.code in CROSS_TEST_CODES or d.code.startswith("v4-yaml-") or _CANNOT_LOAD in d.message:
             return _INEXACT
         p = d.yaml_path
-        if d.file == path and len(p) >= 2 and p[0] == "tests" and isinstance(p[1], int):
-            local.append(_renumber(d, a) if a else d)
-        elif (
-            "tests[" in d.message or "tests[" in repr(d.data) or any("tests[" in r.message for r in d.related)
-        ):
+        if d.file == path and len(p) >= 2 and p[0] == tests and isinstance(p[1], int):
+            local.append(_renumber(d, a, names) if a else d)
+        elif index in d.message or index in repr(d.data) or any(index in r.message for r in d.related):
             return _INEXACT  # about a test, yet not placed in one: its index may be the part's
         elif not p and d.data.get("runtime"):
             # a runtime message placed nowhere (e.g. about a file the suite or a test reads): one
@@ -210,20 +234,20 @@ def check_part(path: str, layout: Layout, a: int, b: int, opts: CheckOptions) ->
     return Part(True, local, header, ids, report.file_references_checked, tuple(report.uses))
 
 
-def _exact_ids(report: DocumentReport, layout: Layout, a: int, b: int) -> list[str] | None:
+def _exact_ids(report: DocumentReport, layout: Layout, a: int, b: int, keys: Keys) -> list[str] | None:
     """The ids of the part's tests, when it parsed into exactly them (else None)."""
     doc = report.doc
     if report.kind != "eval" or doc is None or doc.error is not None or not isinstance(doc.value, dict):
         return None
-    if any(k in doc.value for k in ("eval_cases", "evalcases")):
+    if any(k in doc.value for k in keys.deprecated_tests):
         return None
-    tests = doc.value.get("tests")
-    node = doc.node_at(("tests",))
+    tests = doc.value.get(keys.tests)
+    node = doc.node_at((keys.tests,))
     if not isinstance(tests, list) or not isinstance(node, SequenceNode) or len(tests) != b - a:
         return None
     ids: list[str] = []
     for i, (test, item) in enumerate(zip(tests, node.value, strict=True)):
-        test_id = test.get("id") if isinstance(test, dict) else None
+        test_id = test.get(keys.id) if isinstance(test, dict) else None
         if not isinstance(test_id, str) or not test_id.strip():
             return None
         start, stop = layout.lines[a + i], layout.end_line(a + i)
@@ -233,40 +257,40 @@ def _exact_ids(report: DocumentReport, layout: Layout, a: int, b: int) -> list[s
     return ids
 
 
-def _renumber(d: Diagnostic, shift: int) -> Diagnostic:
+def _renumber(d: Diagnostic, shift: int, names: _Names) -> Diagnostic:
     """`d` with its test index moved by `shift` (path, messages, data)."""
     index = d.yaml_path[1]
     assert isinstance(index, int)  # a local diagnostic's path is ("tests", N, ...)
-    path = ("tests", index + shift, *d.yaml_path[2:])
-    if not d.related and not d.data and "tests[" not in d.message:
+    path = (names.tests, index + shift, *d.yaml_path[2:])
+    if not d.related and not d.data and names.index not in d.message:
         # the common case (thousands per part): only the path moves
         return Diagnostic(d.file, d.span, d.severity, d.code, d.message, path, {}, (), d.unnecessary)
     return dataclasses.replace(
         d,
-        message=_shift_text(d.message, shift),
+        message=_shift_text(d.message, shift, names),
         yaml_path=path,
-        data=_shift_data(d.data, shift),
-        related=tuple(Related(r.file, r.span, _shift_text(r.message, shift)) for r in d.related),
+        data=_shift_data(d.data, shift, names),
+        related=tuple(Related(r.file, r.span, _shift_text(r.message, shift, names)) for r in d.related),
     )
 
 
-def _shift_text(text: str, shift: int) -> str:
-    if "tests[" not in text:
+def _shift_text(text: str, shift: int, names: _Names) -> str:
+    if names.index not in text:
         return text
-    return _TEST_INDEX.sub(lambda m: f"tests[{int(m.group(1)) + shift}]", text)
+    return names.test_index.sub(lambda m: f"{names.index}{int(m.group(1)) + shift}]", text)
 
 
-def _shift_data(value: Any, shift: int) -> Any:
+def _shift_data(value: Any, shift: int, names: _Names) -> Any:
     """Test paths (`["tests", N, …]`) and `tests[N]` in strings, anywhere in `value`."""
     if isinstance(value, str):
-        return _shift_text(value, shift)
+        return _shift_text(value, shift, names)
     if isinstance(value, dict):
-        return {k: _shift_data(v, shift) for k, v in value.items()}
+        return {k: _shift_data(v, shift, names) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        if len(value) >= 2 and value[0] == "tests" and type(value[1]) is int:
-            moved = [value[0], value[1] + shift, *(_shift_data(v, shift) for v in value[2:])]
+        if len(value) >= 2 and value[0] == names.tests and type(value[1]) is int:
+            moved = [value[0], value[1] + shift, *(_shift_data(v, shift, names) for v in value[2:])]
         else:
-            moved = [_shift_data(v, shift) for v in value]
+            moved = [_shift_data(v, shift, names) for v in value]
         return tuple(moved) if isinstance(value, tuple) else moved
     return value
 
@@ -303,15 +327,18 @@ def check_split_v4(
     parts: int,
     min_bytes: int = SPLIT_MIN_BYTES,
     parts_per_process: int = PARTS_PER_PROCESS,
+    keys: Keys = V4_KEYS,
 ) -> DocumentReport | None:
     """The whole-text report of a large eval file checked in `parts` processes (mapped with
     `parallel`), or None: check it whole. The report carries no parsed document."""
     weights = part_weights(parts, parts_per_process)
-    layout = plan(text, len(weights), min_bytes) if parts > 1 else None
+    layout = plan(text, len(weights), min_bytes, keys) if parts > 1 else None
     if layout is None:
         return None
     _parts_kept.clear()
-    pieces = parallel(lambda job: check_part(path, layout, job[0], job[1], opts), bounds(layout, weights))
+    pieces = parallel(
+        lambda job: check_part(path, layout, job[0], job[1], opts, keys), bounds(layout, weights)
+    )
     diagnostics = merge(pieces)
     if diagnostics is None:
         return None

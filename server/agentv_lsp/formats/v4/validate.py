@@ -10,6 +10,7 @@ and folders all become issues, as they do in AgentV (or are refused where AgentV
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import re
@@ -36,6 +37,7 @@ from agentv_lsp.engine.jsrt import (
 )
 from agentv_lsp.formats.v4.grader_parser import GRADER_KINDS  # the types the runtime knows: one list
 from agentv_lsp.formats.v4.jsonparse import JsonParseError, parse_json
+from agentv_lsp.formats.v4.keys import V4_KEYS, Keys
 from agentv_lsp.formats.v4.model import YamlPath
 from agentv_lsp.formats.v4.runtime import (
     interpolate_env,
@@ -121,6 +123,31 @@ DEPRECATED_TEST_FIELDS = {"evaluator": "assertions", "assert": "assertions", "ex
 _CONVERSATION_FIELDS = frozenset({"mode", "turns", "aggregation", "on_turn_failure", "window_size"})
 # known test fields that need no check beyond the id, criteria, input and expected_output ones
 _PLAIN_TEST_FIELDS = KNOWN_TEST_FIELDS - _CONVERSATION_FIELDS - {"assertions", "workspace"}
+
+
+@dataclass(frozen=True, slots=True)
+class _FieldSets:
+    """The field lists above (4.42.4's names) as a key table names them."""
+
+    top: frozenset[str]
+    deprecated_top: dict[str, str]
+    test: frozenset[str]
+    deprecated_test: dict[str, str]
+    conversation: frozenset[str]
+    plain_test: frozenset[str]
+
+
+@functools.cache
+def _field_sets(keys: Keys) -> _FieldSets:
+    return _FieldSets(
+        keys.names(KNOWN_TOP_LEVEL_FIELDS),
+        {keys.named(k): keys.named(v) for k, v in DEPRECATED_TOP_LEVEL_FIELDS.items()},
+        keys.names(KNOWN_TEST_FIELDS),
+        {keys.named(k): keys.named(v) for k, v in DEPRECATED_TEST_FIELDS.items()},
+        keys.names(_CONVERSATION_FIELDS),
+        keys.names(_PLAIN_TEST_FIELDS),
+    )
+
 
 ASSERTION_TYPES_WITH_STRING_VALUE = frozenset(
     {"contains", "icontains", "starts-with", "ends-with", "equals", "regex"}
@@ -542,7 +569,9 @@ def load_cases_from_file(path: str, fs: FileSystem, env: Mapping[str, str]) -> E
     )
 
 
-def load_cases_from_directory(path: str, fs: FileSystem, env: Mapping[str, str]) -> ExternalCases:
+def load_cases_from_directory(
+    path: str, fs: FileSystem, env: Mapping[str, str], keys: Keys = V4_KEYS
+) -> ExternalCases:
     try:
         listing = fs.scandir(path)  # Dirent.isDirectory(): symbolic links are not followed
         entries = sorted((e.name for e in listing if e.is_dir(follow_symlinks=False)), key=js_sort_key)
@@ -573,10 +602,11 @@ def load_cases_from_directory(path: str, fs: FileSystem, env: Mapping[str, str])
                 error_path=(),
             )
         case = dict(value)
-        if case.get("id") is None:
-            case["id"] = name
-        if not truthy(case.get("workspace")) and fs.is_dir(os.path.join(sub, "workspace")):
-            case["workspace"] = {"template": os.path.join(sub, "workspace")}
+        if case.get(keys.id) is None:
+            case[keys.id] = name
+        # the folder on disk is named `workspace` whatever the key
+        if not truthy(case.get(keys.workspace)) and fs.is_dir(os.path.join(sub, "workspace")):
+            case[keys.workspace] = {"template": os.path.join(sub, "workspace")}
         result.cases.append(case)
     return result
 
@@ -599,7 +629,9 @@ def iter_jsonl(content: str) -> Iterator[tuple[int, str, Any, str | None]]:
 
 
 class _EvalValidator:
-    def __init__(self, eval_path: str, fs: FileSystem, env: Mapping[str, str]) -> None:
+    def __init__(self, eval_path: str, fs: FileSystem, env: Mapping[str, str], keys: Keys = V4_KEYS) -> None:
+        self.k = keys  # the eval file's key names
+        self.fields = _field_sets(keys)
         self.eval_path = eval_path
         self.eval_dir = os.path.dirname(eval_path)
         self.fs = fs
@@ -640,8 +672,9 @@ class _EvalValidator:
                 "(lowercase alphanumeric with hyphens).",
                 "v4-name-format",
             )
+        k = self.k
         for key in value:
-            replacement = DEPRECATED_TOP_LEVEL_FIELDS.get(key)
+            replacement = self.fields.deprecated_top.get(key)
             if replacement is not None:
                 self.add(
                     "warning",
@@ -651,7 +684,7 @@ class _EvalValidator:
                     field=key,
                     replacement=replacement,
                 )
-            elif key not in KNOWN_TOP_LEVEL_FIELDS:
+            elif key not in self.fields.top:
                 self.add(
                     "warning",
                     (key,),
@@ -659,40 +692,40 @@ class _EvalValidator:
                     "v4-unknown-field",
                     field=key,
                 )
-        if "input" in value:
-            suite_input = value["input"]
+        if k.input in value:
+            suite_input = value[k.input]
             if isinstance(suite_input, list):
-                self.messages(suite_input, ("input",))
+                self.messages(suite_input, (k.input,))
             elif not isinstance(suite_input, str):
                 self.add(
                     "error",
-                    ("input",),
-                    "Invalid suite-level 'input' field (must be a string or array of messages)",
+                    (k.input,),
+                    f"Invalid suite-level '{k.input}' field (must be a string or array of messages)",
                     "v4-input-invalid",
                 )
-        tests = value.get("tests")
+        tests = value.get(k.tests)
         if isinstance(tests, str):
-            self.workspace_config(value, ("workspace",), ("workspace",), True)
+            self.workspace_config(value, (k.workspace,), (k.workspace,), True)
             self.tests_path(tests)
             return self.out
         if not isinstance(tests, list):
             self.add(
                 "error",
-                ("tests",),
-                "Missing or invalid 'tests' field (must be an array or a file path string)",
+                (k.tests,),
+                f"Missing or invalid '{k.tests}' field (must be an array or a file path string)",
                 "v4-tests-missing",
-                legacy=next((k for k in ("evalcases", "eval_cases") if k in value), None),
+                legacy=next((key for key in reversed(k.deprecated_tests) if key in value), None),
             )
             return self.out
         for i, test in enumerate(tests):
             self.test(test, i)
-        self.workspace_config(value, ("workspace",), ("workspace",), True)
+        self.workspace_config(value, (k.workspace,), (k.workspace,), True)
         return self.out
 
     def tests_path(self, tests: str) -> None:
         external = _resolve(self.eval_dir, tests)
         if self.fs.is_dir(external) and self.fs.is_allowed(external):
-            loaded = load_cases_from_directory(external, self.fs, self.env)
+            loaded = load_cases_from_directory(external, self.fs, self.env, self.k)
         else:
             self.extension(tests)
             if node_extname(tests).lower() not in TEST_FILE_EXTENSIONS:
@@ -701,7 +734,7 @@ class _EvalValidator:
         if loaded.error is not None:
             self.add(
                 "error",
-                ("tests",),
+                (self.k.tests,),
                 loaded.error,
                 "v4-tests-load",
                 file_path=loaded.error_file,
@@ -711,15 +744,15 @@ class _EvalValidator:
             return
         for i, case in enumerate(loaded.cases):
             if isinstance(case, dict):
-                self.workspace_config(case, ("tests", i, "workspace"), ("tests",), False)
+                self.workspace_config(case, (self.k.tests, i, self.k.workspace), (self.k.tests,), False)
 
     def extension(self, tests_path: str, node: YamlPath | None = None) -> None:
         ext = node_extname(tests_path)
         if ext not in TEST_FILE_EXTENSIONS:
             self.add(
                 "warning",
-                ("tests",),
-                f"Unsupported file extension '{ext}' for tests path '{tests_path}'. "
+                (self.k.tests,),
+                f"Unsupported file extension '{ext}' for {self.k.tests} path '{tests_path}'. "
                 f"Supported extensions: {', '.join(TEST_FILE_EXTENSIONS)}",
                 "v4-tests-extension",
                 node=node,
@@ -728,81 +761,82 @@ class _EvalValidator:
     # one test ---------------------------------------------------------------------------
     # Runs for every test: the checks most tests need come first, paths are built for issues.
     def test(self, test: Any, i: int) -> None:
+        k = self.k
         if isinstance(test, str):
             if test.startswith("file://"):
-                self.extension(test, node=("tests", i))
+                self.extension(test, node=(k.tests, i))
             else:
                 self.add(
                     "error",
-                    ("tests", i),
+                    (k.tests, i),
                     "Test case string must be a file reference (file://...)",
                     "v4-test-string",
                 )
             return
         if not isinstance(test, dict):
-            self.add("error", ("tests", i), "Eval case must be an object", "v4-test-not-object")
+            self.add("error", (k.tests, i), "Eval case must be an object", "v4-test-not-object")
             return
         # Most tests hold only fields that the checks below cover: one set test then stands
         # for the unknown-field, assertion, conversation and workspace checks.
-        plain = _PLAIN_TEST_FIELDS.issuperset(test)
+        plain = self.fields.plain_test.issuperset(test)
         if not plain:
-            self.test_fields(test, ("tests", i))
-        if not _non_empty_string(test.get("id")):
+            self.test_fields(test, (k.tests, i))
+        if not _non_empty_string(test.get(k.id)):
             self.add(
                 "error",
-                ("tests", i, "id"),
-                "Missing or invalid 'id' field (must be a non-empty string)",
+                (k.tests, i, k.id),
+                f"Missing or invalid '{k.id}' field (must be a non-empty string)",
                 "v4-invalid-id",
             )
-        if "criteria" in test and not _non_empty_string(test["criteria"]):
+        if k.criteria in test and not _non_empty_string(test[k.criteria]):
             self.add(
                 "error",
-                ("tests", i, "criteria"),
-                "Invalid 'criteria' field (must be a non-empty string if provided)",
+                (k.tests, i, k.criteria),
+                f"Invalid '{k.criteria}' field (must be a non-empty string if provided)",
                 "v4-invalid-criteria",
             )
-        test_input = test.get("input", _MISSING)
+        test_input = test.get(k.input, _MISSING)
         if isinstance(test_input, list):
-            self.messages(test_input, ("tests", i, "input"))
+            self.messages(test_input, (k.tests, i, k.input))
         elif test_input is _MISSING:
             self.add(
                 "error",
-                ("tests", i, "input"),
-                "Missing 'input' field (must be a string or array of messages)",
+                (k.tests, i, k.input),
+                f"Missing '{k.input}' field (must be a string or array of messages)",
                 "v4-input-missing",
             )
         elif not isinstance(test_input, str):
             self.add(
                 "error",
-                ("tests", i, "input"),
-                "Invalid 'input' field (must be a string or array of messages)",
+                (k.tests, i, k.input),
+                f"Invalid '{k.input}' field (must be a string or array of messages)",
                 "v4-input-invalid",
             )
-        expected = test.get("expected_output", _MISSING)
+        expected = test.get(k.expected_output, _MISSING)
         if isinstance(expected, list):
             if expected and isinstance(expected[0], dict) and "role" in expected[0]:
-                self.messages(expected, ("tests", i, "expected_output"))
+                self.messages(expected, (k.tests, i, k.expected_output))
         elif expected is not _MISSING and not isinstance(expected, (str, dict)):
             self.add(
                 "error",
-                ("tests", i, "expected_output"),
-                "Invalid 'expected_output' field (must be a string, object, or array)",
+                (k.tests, i, k.expected_output),
+                f"Invalid '{k.expected_output}' field (must be a string, object, or array)",
                 "v4-expected-output-invalid",
             )
         if plain:
             return
-        base: YamlPath = ("tests", i)
-        if "assertions" in test:
-            self.assertions(test["assertions"], base)
-        if not _CONVERSATION_FIELDS.isdisjoint(test):  # without them there is nothing to check
+        base: YamlPath = (k.tests, i)
+        if k.assertions in test:
+            self.assertions(test[k.assertions], base)
+        if not self.fields.conversation.isdisjoint(test):  # without them there is nothing to check
             self.conversation(test, base)
-        if "workspace" in test:
-            self.workspace_config(test, (*base, "workspace"), (*base, "workspace"), True)
+        if k.workspace in test:
+            self.workspace_config(test, (*base, k.workspace), (*base, k.workspace), True)
 
     def test_fields(self, test: dict[str, Any], base: YamlPath) -> None:
         """Deprecated and unknown test fields, in the test's order."""
         for key in test:
-            replacement = DEPRECATED_TEST_FIELDS.get(key)
+            replacement = self.fields.deprecated_test.get(key)
             if replacement is not None:
                 self.add(
                     "warning",
@@ -812,7 +846,7 @@ class _EvalValidator:
                     field=key,
                     replacement=replacement,
                 )
-            elif key not in KNOWN_TEST_FIELDS:
+            elif key not in self.fields.test:
                 self.add(
                     "warning",
                     (*base, key),
@@ -907,12 +941,12 @@ class _EvalValidator:
 
     # assertions -------------------------------------------------------------------------
     def assertions(self, assertions: Any, base: YamlPath) -> None:
-        where = (*base, "assertions")
+        where = (*base, self.k.assertions)
         if not isinstance(assertions, list):
             self.add(
                 "warning",
                 where,
-                "'assertions' must be an array of assertion objects.",
+                f"'{self.k.assertions}' must be an array of assertion objects.",
                 "v4-assertions-not-array",
             )
             return
@@ -1012,38 +1046,42 @@ class _EvalValidator:
 
     # conversation mode ------------------------------------------------------------------
     def conversation(self, test: dict[str, Any], base: YamlPath) -> None:
-        conversation = test.get("mode") == "conversation"
-        turns = test.get("turns")
-        if "turns" in test and not conversation:
+        k = self.k
+        conversation = test.get(k.mode) == "conversation"
+        turns = test.get(k.turns)
+        if k.turns in test and not conversation:
             self.add(
-                "error", (*base, "turns"), "'turns' requires mode: conversation", "v4-conversation-field"
+                "error",
+                (*base, k.turns),
+                f"'{k.turns}' requires {k.mode}: conversation",
+                "v4-conversation-field",
             )
         if conversation and (not isinstance(turns, list) or not turns):
             self.add(
                 "error",
-                (*base, "mode"),
-                "mode: conversation requires a non-empty 'turns' array",
+                (*base, k.mode),
+                f"{k.mode}: conversation requires a non-empty '{k.turns}' array",
                 "v4-conversation-turns-missing",
             )
-        if conversation and isinstance(turns, list) and "expected_output" in test:
+        if conversation and isinstance(turns, list) and k.expected_output in test:
             self.add(
                 "error",
-                (*base, "expected_output"),
-                "Top-level 'expected_output' is not allowed with mode: conversation "
-                "(use per-turn expected_output instead)",
+                (*base, k.expected_output),
+                f"Top-level '{k.expected_output}' is not allowed with {k.mode}: conversation "
+                f"(use per-turn {k.expected_output} instead)",
                 "v4-conversation-expected-output",
             )
-        for key in ("aggregation", "on_turn_failure", "window_size"):
+        for key in ("aggregation", "on_turn_failure", k.window_size):
             if key in test and not conversation:
                 self.add(
-                    "error", (*base, key), f"'{key}' requires mode: conversation", "v4-conversation-field"
+                    "error", (*base, key), f"'{key}' requires {k.mode}: conversation", "v4-conversation-field"
                 )
         if conversation and isinstance(turns, list):
             for i, turn in enumerate(turns):
                 if not isinstance(turn, dict):
-                    self.add("error", (*base, "turns", i), "Turn must be an object", "v4-turn-not-object")
+                    self.add("error", (*base, k.turns, i), "Turn must be an object", "v4-turn-not-object")
                     continue
-                turn_input = turn.get("input", _MISSING)
+                turn_input = turn.get(k.input, _MISSING)
                 empty = (
                     turn_input is _MISSING
                     or (isinstance(turn_input, str) and is_blank(turn_input))
@@ -1052,8 +1090,8 @@ class _EvalValidator:
                 if empty:
                     self.add(
                         "error",
-                        (*base, "turns", i, "input"),
-                        "Each turn must have a non-empty input",
+                        (*base, k.turns, i, k.input),
+                        f"Each turn must have a non-empty {k.input}",
                         "v4-turn-input-empty",
                     )
 
@@ -1064,9 +1102,9 @@ class _EvalValidator:
         """`validateWorkspaceConfig(holder.workspace)`. `anchor` is where the value sits in
         this file; `inline` False when it came from an external cases file (`anchor` is then
         the `tests` value naming that file)."""
-        if "workspace" not in holder:
+        if self.k.workspace not in holder:
             return
-        workspace = holder["workspace"]
+        workspace = holder[self.k.workspace]
         if isinstance(workspace, dict):
             self.workspace_repos(workspace, None, anchor, inline)
             return
@@ -1132,7 +1170,7 @@ class _EvalValidator:
                     continue
                 repo_path = repo.get("path")
                 label = "(none)" if repo_path is None else js_string(repo_path)
-                location: YamlPath = ("workspace", f"repos[path={label}]")
+                location: YamlPath = (self.k.workspace, f"repos[path={label}]")
                 for removed, message in (
                     ("source", "workspace.repos[].source has been removed. Use workspace.repos[].repo."),
                     (
@@ -1181,7 +1219,7 @@ class _EvalValidator:
         ):
             self.add(
                 "warning",
-                ("workspace", "hooks", "after_each"),
+                (self.k.workspace, "hooks", "after_each"),
                 "hooks.after_each.reset is redundant with isolation: per_test (each test gets a fresh workspace).",
                 "v4-workspace-reset-redundant",
                 file=other_file,
@@ -1224,12 +1262,13 @@ def validate_eval(
     fs: FileSystem | None = None,
     env: Mapping[str, str] | None = None,
     text: str | None = None,
+    keys: Keys = V4_KEYS,
 ) -> list[ValidationIssue]:
     """`validateEvalFile` on the parsed (not yet interpolated) value of `eval_path`
     (`text`, when given, lets a file without `${{` skip the interpolation copy)."""
     environment = os.environ if env is None else env
     interpolated = _interpolated(value, text, environment)
-    return _EvalValidator(eval_path, fs or FileSystem(), environment).run(interpolated)
+    return _EvalValidator(eval_path, fs or FileSystem(), environment, keys).run(interpolated)
 
 
 def _interpolated(value: Any, text: str | None, env: Mapping[str, str]) -> Any:
@@ -1240,7 +1279,7 @@ def _interpolated(value: Any, text: str | None, env: Mapping[str, str]) -> Any:
 
 
 def validate_file_references(
-    value: Any, eval_path: str, cwd: str, fs: FileSystem, git_root: str | None = None
+    value: Any, eval_path: str, cwd: str, fs: FileSystem, git_root: str | None = None, keys: Keys = V4_KEYS
 ) -> list[ValidationIssue]:
     """`validateFileReferences`: every `type: file` content item of inline tests resolves and
     is not empty. `git_root` None: found from the eval file's folder."""
@@ -1256,11 +1295,11 @@ def validate_file_references(
         ]
     if not isinstance(value, dict):
         return []
-    cases = value.get("tests", _MISSING) if "tests" in value else _MISSING
-    if cases is _MISSING and "eval_cases" in value:
-        cases = value["eval_cases"]
-    if cases is _MISSING and "evalcases" in value:
-        cases = value["evalcases"]
+    cases: Any = _MISSING
+    for key in keys.test_list_keys():
+        if key in value:
+            cases = value[key]
+            break
     if not isinstance(cases, list):
         return []
     roots = build_search_roots(eval_path, root, cwd)
@@ -1270,10 +1309,10 @@ def validate_file_references(
     for i, case in enumerate(cases):
         if not isinstance(case, dict):
             continue
-        for key in ("input", "expected_output"):
+        for key in (keys.input, keys.expected_output):
             messages = case.get(key)
             if isinstance(messages, list):
-                _message_file_refs(messages, ("tests", i, key), roots, fs, out, checked)
+                _message_file_refs(messages, (keys.tests, i, key), roots, fs, out, checked)
     return out
 
 
@@ -1370,11 +1409,13 @@ def _message_file_refs(
 # -- workspace paths (workspace-path-validator.ts) -------------------------------------------
 
 
-def validate_workspace_paths(value: Any, eval_path: str, fs: FileSystem) -> list[ValidationIssue]:
+def validate_workspace_paths(
+    value: Any, eval_path: str, fs: FileSystem, keys: Keys = V4_KEYS
+) -> list[ValidationIssue]:
     """`validateWorkspacePaths`: the suite workspace's template and hook scripts exist."""
     if not isinstance(value, dict):
         return []
-    workspace = value.get("workspace")
+    workspace = value.get(keys.workspace)
     eval_dir = os.path.dirname(eval_path)
     out: list[ValidationIssue] = []
     if isinstance(workspace, str):
@@ -1385,9 +1426,9 @@ def validate_workspace_paths(value: Any, eval_path: str, fs: FileSystem) -> list
             return out
         doc = read_yaml_v4(content)
         if doc.error is None and isinstance(doc.value, dict):
-            _workspace_object(doc.value, os.path.dirname(workspace_file), fs, out, None, workspace_file)
+            _workspace_object(doc.value, os.path.dirname(workspace_file), fs, out, None, workspace_file, keys)
     elif isinstance(workspace, dict):
-        _workspace_object(workspace, eval_dir, fs, out, ("workspace",), None)
+        _workspace_object(workspace, eval_dir, fs, out, (keys.workspace,), None, keys)
     return out
 
 
@@ -1398,7 +1439,9 @@ def _workspace_object(
     out: list[ValidationIssue],
     here: YamlPath | None,
     other_file: str | None,
+    keys: Keys,
 ) -> None:
+    ws = keys.workspace
     template = workspace.get("template")
     if isinstance(template, str):
         resolved = template if template.startswith("/") else _resolve(base_dir, template)
@@ -1406,11 +1449,11 @@ def _workspace_object(
             out.append(
                 ValidationIssue(
                     "error",
-                    ("workspace", "template"),
+                    (ws, "template"),
                     f"Template path not found: {template} (resolved to {resolved})",
                     "v4-workspace-template-missing",
                     other_file,
-                    None if here is not None else ("workspace",),
+                    None if here is not None else (ws,),
                     {"resolved": resolved, "anchor": here is None},
                 )
             )
@@ -1439,11 +1482,11 @@ def _workspace_object(
                 out.append(
                     ValidationIssue(
                         "error",
-                        ("workspace", "hooks", name, "command", i),
+                        (ws, "hooks", name, "command", i),
                         f"Hook script not found: {arg} (resolved to {resolved})",
                         "v4-hook-script-missing",
                         other_file,
-                        (*here, "hooks", name, key, i) if here is not None else ("workspace",),
+                        (*here, "hooks", name, key, i) if here is not None else (ws,),
                         {"resolved": resolved, "anchor": here is None},
                     )
                 )
@@ -1456,7 +1499,7 @@ def _looks_like_file_path(arg: str) -> bool:
 # -- cases files (cases-validator.ts) --------------------------------------------------------
 
 
-def validate_cases(value: Any) -> list[ValidationIssue]:
+def validate_cases(value: Any, keys: Keys = V4_KEYS) -> list[ValidationIssue]:
     """`validateCasesFile` on a parsed YAML value (no interpolation, as in AgentV)."""
     if not isinstance(value, list):
         return [
@@ -1474,30 +1517,30 @@ def validate_cases(value: Any) -> list[ValidationIssue]:
                 ValidationIssue("error", (i,), "Each test case must be an object", "v4-case-not-object")
             )
             continue
-        if not _non_empty_string(item.get("id")):
+        if not _non_empty_string(item.get(keys.id)):
             out.append(
                 ValidationIssue(
                     "error",
-                    (i, "id"),
-                    "Missing or invalid 'id' field (must be a non-empty string)",
+                    (i, keys.id),
+                    f"Missing or invalid '{keys.id}' field (must be a non-empty string)",
                     "v4-invalid-id",
                 )
             )
-        if "input" not in item:
+        if keys.input not in item:
             out.append(
                 ValidationIssue(
                     "error",
-                    (i, "input"),
-                    "Missing 'input' field (must be a string or array of messages)",
+                    (i, keys.input),
+                    f"Missing '{keys.input}' field (must be a string or array of messages)",
                     "v4-input-missing",
                 )
             )
-        elif not isinstance(item["input"], (str, list)):
+        elif not isinstance(item[keys.input], (str, list)):
             out.append(
                 ValidationIssue(
                     "error",
-                    (i, "input"),
-                    "Invalid 'input' field (must be a string or array of messages)",
+                    (i, keys.input),
+                    f"Invalid '{keys.input}' field (must be a string or array of messages)",
                     "v4-input-invalid",
                 )
             )
@@ -1989,6 +2032,7 @@ def validate_document(
     env: Mapping[str, str] | None = None,
     file_type: FileType | None = None,
     read_error: str | None = None,
+    keys: Keys = V4_KEYS,
 ) -> ValidateResult:
     """`validateSingleFile` for `path` (absolute) whose text parsed to `doc` (None: the file
     could not be read, `read_error` says why). `file_type` None: detect it as AgentV does."""
@@ -2013,15 +2057,17 @@ def validate_document(
         return ValidateResult(kind, [issue], False)
     value = doc.value  # merge keys applied (`parseYamlValue`)
     if kind == "cases":
-        issues = validate_cases(value)
+        issues = validate_cases(value, keys)
     elif kind == "config":
         issues = validate_config(value, path, environment, doc.text)
     elif kind == "targets":
         issues = validate_targets(value, environment, doc.text)
     else:
-        issues = validate_eval(value, path, fs, environment, doc.text)
+        issues = validate_eval(value, path, fs, environment, doc.text, keys)
         if not any(i.severity == "error" for i in issues):
-            extra = validate_file_references(value, path, cwd, fs) + validate_workspace_paths(value, path, fs)
+            extra = validate_file_references(value, path, cwd, fs, keys=keys) + validate_workspace_paths(
+                value, path, fs, keys
+            )
             return ValidateResult(
                 kind, issues + extra, not any(i.severity == "error" for i in extra), references_checked=True
             )
