@@ -111,7 +111,7 @@ def test_the_lsp_side_of_a_format_does_not_reach_back_into_the_features() -> Non
 def test_the_features_reach_a_format_only_through_its_lsp_side() -> None:
     """Nothing format-specific is left in `lsp/features/`: no format package imported there
     (`formats.runtime`, the choice between them, is fine), no format's model type named (the
-    choice by model is `lsp/dispatch.py`'s)."""
+    choice by model is the registry's, `lsp/editor.py`)."""
     forbidden = (
         "agentv_lsp.formats.v2",
         "agentv_lsp.formats.v4",
@@ -126,13 +126,9 @@ def test_the_features_reach_a_format_only_through_its_lsp_side() -> None:
 #   file's `target:` is offered as well;
 # - follow.py: v2's `evalcases:` pattern, which makes a region of either format's text be cut
 #   again whole (`follow` is shared by v2's file model and 4.x's incremental check);
-# - server.py: 4.x's cache of a project's eval file patterns, forgotten with the other caches
-#   when the files a check reads change (the server builds each document's model of either
-#   format, as `formats.runtime` chooses).
 SHARED_LSP_FORMAT_IMPORTS = {
     "lsp/completion_items.py": ("agentv_lsp.formats.v2.targets",),
     "lsp/follow.py": ("agentv_lsp.formats.v2.layout",),
-    "lsp/server.py": ("agentv_lsp.formats.v4.discovery",),
 }
 
 

@@ -16,8 +16,8 @@ from agentv_lsp.engine.targets_file import find_targets_file
 
 # (v2's targets.yaml reader: a 4.x eval file's `target:` is offered the same names)
 from agentv_lsp.formats.v2.targets import read_targets
+from agentv_lsp.lsp.base import ServerBase
 from agentv_lsp.lsp.convert import from_client_col
-from agentv_lsp.lsp.server import AgentVLanguageServer
 
 _KEY = re.compile(r"^(\s*)(-\s+)?([A-Za-z_$][\w$-]*):(.*)$")
 MAX_FILES = 500
@@ -126,7 +126,7 @@ def snippet_item(label: str, snippet: str, cursor: Cursor, detail: str) -> lsp.C
     )
 
 
-def file_items(ls: AgentVLanguageServer, document_path: str, typed: str) -> list[lsp.CompletionItem]:
+def file_items(ls: ServerBase, document_path: str, typed: str) -> list[lsp.CompletionItem]:
     """Entries of the folder the typed path names, relative to the eval file's folder."""
     base = os.path.dirname(document_path)
     prefix = os.path.dirname(typed.lstrip("/"))
@@ -153,7 +153,7 @@ def file_items(ls: AgentVLanguageServer, document_path: str, typed: str) -> list
     return items
 
 
-def target_items(ls: AgentVLanguageServer, document_path: str) -> list[lsp.CompletionItem]:
+def target_items(ls: ServerBase, document_path: str) -> list[lsp.CompletionItem]:
     repo_root, cwd = ls.context_for(document_path)
     targets_path = find_targets_file(document_path, repo_root, cwd, ls.fs)
     targets = read_targets(targets_path, ls.fs) if targets_path else None
