@@ -70,3 +70,15 @@ def register(server: ServerBase) -> None:
 
 async def resolve_command(model: DocumentModel, uri: str, index: int, kind: str) -> lsp.Command:
     return await asyncio.to_thread(format_of(model).resolve_lens, model, uri, index, kind)
+
+
+def refresh_code_lenses(ls: ServerBase) -> None:
+    """`workspace/codeLens/refresh`: what the lenses show changed (a run's verdicts, a migration)."""
+    workspace = ls.client_capabilities.workspace
+    lens = workspace.code_lens if workspace is not None else None
+    if lens is None or not lens.refresh_support:
+        return
+    try:
+        ls.workspace_code_lens_refresh(None)
+    except Exception as exc:  # a client that says it supports refresh but fails
+        ls.log(f"agentv-lsp: workspace/codeLens/refresh failed: {exc}")

@@ -12,6 +12,8 @@ from lsprotocol import types as lsp
 from agentv_lsp.lsp.base import ServerBase, guard
 from agentv_lsp.lsp.convert import UTF8, UTF16, UTF32
 from agentv_lsp.lsp.document import install
+from agentv_lsp.lsp.features.diagnostics import recheck_open_documents
+from agentv_lsp.lsp.features.watch import register_watchers, start_looking_for_runs
 
 
 def register(server: ServerBase) -> None:
@@ -36,8 +38,6 @@ def register(server: ServerBase) -> None:
     @server.feature(lsp.INITIALIZED)
     @guard()
     async def initialized(ls: ServerBase, params: lsp.InitializedParams) -> None:
-        from agentv_lsp.lsp.features.watch import register_watchers, start_looking_for_runs
-
         start_looking_for_runs(ls)
         await fetch_configuration(ls, initial)
 
@@ -53,8 +53,6 @@ def register(server: ServerBase) -> None:
             changed = await fetch_configuration(ls, initial)
         if not changed:
             return
-        from agentv_lsp.lsp.features.diagnostics import recheck_open_documents
-
         recheck_open_documents(ls)
 
     @server.feature(lsp.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
@@ -62,8 +60,6 @@ def register(server: ServerBase) -> None:
     def did_change_folders(ls: ServerBase, params: lsp.DidChangeWorkspaceFoldersParams) -> None:
         # pygls updates `ls.workspace.folders` first; the folder restriction follows them
         ls.reset_files()
-        from agentv_lsp.lsp.features.diagnostics import recheck_open_documents
-
         recheck_open_documents(ls)
 
 

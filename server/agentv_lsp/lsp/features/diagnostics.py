@@ -17,7 +17,9 @@ Each format checks and publishes (`EditorFormat.pull_items`, `.publish`) in its
 from __future__ import annotations
 
 import asyncio
+import os
 import time
+from collections.abc import Iterable
 
 from lsprotocol import types as lsp
 
@@ -63,8 +65,6 @@ def register(server: ServerBase) -> None:
     @guard()
     def did_save(ls: ServerBase, params: lsp.DidSaveTextDocumentParams) -> None:
         path = uri_to_path(params.text_document.uri)
-        from agentv_lsp.lsp.features.watch import files_changed
-
         if is_agentv_path(path) or _is_targets(path):
             files_changed(ls, [path])  # other open eval files read this one from disk
         else:
@@ -113,9 +113,31 @@ def register(server: ServerBase) -> None:
         return {"kind": "full", "resultId": result_id, "items": ls.capped(uri, items)}  # type: ignore[return-value]
 
 
-def _is_targets(path: str) -> bool:
-    import os
+def is_setup_file(path: str) -> bool:
+    """Files that decide how every eval file is read: configs and targets files."""
+    name = os.path.basename(path)
+    in_agentv = os.path.basename(os.path.dirname(path)) == ".agentv"
+    return name in ("targets.yaml", "targets.yml") or (in_agentv and name in ("config.yaml", "config.yml"))
 
+
+def files_changed(ls: ServerBase, paths: Iterable[str]) -> None:
+    """Files changed on disk (watched, or saved in the editor): forget what was read from
+    them and check every open document again."""
+    changed = list(paths)
+    if not changed:
+        return
+    if any(is_setup_file(p) for p in changed):
+        ls.fs.invalidate()
+        ls.reset_files()
+    else:
+        ls.invalidate(changed)
+    for listener in ls.file_listeners:
+        listener(changed)
+    ls.log(f"agentv-lsp: {len(changed)} watched file(s) changed; checking open documents again")
+    recheck_open_documents(ls)
+
+
+def _is_targets(path: str) -> bool:
     return os.path.basename(path) in ("targets.yaml", "targets.yml")
 
 

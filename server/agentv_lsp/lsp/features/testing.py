@@ -13,8 +13,8 @@ from typing import Any
 from agentv_lsp.lsp.base import ServerBase, WorkspaceSymbol, guard
 from agentv_lsp.lsp.convert import path_to_uri, uri_to_path
 from agentv_lsp.lsp.editor import testing_format
+from agentv_lsp.lsp.features.codelens import refresh_code_lenses
 from agentv_lsp.lsp.features.symbols import WorkspaceIndex
-from agentv_lsp.lsp.features.workspace_edits import refresh_code_lenses
 from agentv_lsp.results import EDITOR_RESULTS
 
 TESTS = "agentv/tests"

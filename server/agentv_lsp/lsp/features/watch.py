@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Iterable
 
 from lsprotocol import types as lsp
 
 from agentv_lsp.lsp.base import ServerBase, guard
 from agentv_lsp.lsp.convert import uri_to_path
-from agentv_lsp.lsp.features.workspace_edits import refresh_code_lenses
+from agentv_lsp.lsp.features.codelens import refresh_code_lenses
+from agentv_lsp.lsp.features.diagnostics import files_changed
 from agentv_lsp.results import EDITOR_RESULTS, runs_stamp
 
 WATCHERS = (
@@ -43,30 +43,6 @@ def register(server: ServerBase) -> None:
             refresh_code_lenses(ls)
         # an open document's own changes arrive through didChange: not a disk event for us
         files_changed(ls, [p for p in paths if RESULTS_PART not in p])
-
-
-def is_setup_file(path: str) -> bool:
-    """Files that decide how every eval file is read: configs and targets files."""
-    name = os.path.basename(path)
-    in_agentv = os.path.basename(os.path.dirname(path)) == ".agentv"
-    return name in ("targets.yaml", "targets.yml") or (in_agentv and name in ("config.yaml", "config.yml"))
-
-
-def files_changed(ls: ServerBase, paths: Iterable[str]) -> None:
-    from agentv_lsp.lsp.features.diagnostics import recheck_open_documents
-
-    changed = list(paths)
-    if not changed:
-        return
-    if any(is_setup_file(p) for p in changed):
-        ls.fs.invalidate()
-        ls.reset_files()
-    else:
-        ls.invalidate(changed)
-    for listener in ls.file_listeners:
-        listener(changed)
-    ls.log(f"agentv-lsp: {len(changed)} watched file(s) changed; checking open documents again")
-    recheck_open_documents(ls)
 
 
 RESULTS_POLL_SECONDS = 2.0

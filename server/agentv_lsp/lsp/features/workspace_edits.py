@@ -35,6 +35,8 @@ from lsprotocol import types as lsp
 from agentv_lsp.lsp.base import ServerBase, guard
 from agentv_lsp.lsp.convert import is_file_uri, path_to_uri
 from agentv_lsp.lsp.editor import migrations
+from agentv_lsp.lsp.features.codelens import refresh_code_lenses
+from agentv_lsp.lsp.features.diagnostics import recheck_open_documents
 from agentv_lsp.migrate import Migration, migrate_text
 from agentv_lsp.report import one_line
 
@@ -58,8 +60,6 @@ def _argument(args: tuple[Any, ...]) -> dict[str, Any]:
 def take_in(ls: ServerBase, migration: Migration) -> None:
     """The server's state after the migration's edit: the other files' new text, the rename,
     and every open document checked again."""
-    from agentv_lsp.lsp.features.diagnostics import recheck_open_documents
-
     changed = {migration.path, migration.new_path}
     migrating = migrations()
     companions = migrating.edited_companions(migration) if migrating is not None else []
@@ -85,17 +85,6 @@ def _files_changed(ls: ServerBase, paths: list[str]) -> None:
             _written_overlays.discard(path)
             ls.fs.overlays.pop(path, None)
             ls.fs.invalidate([path])
-
-
-def refresh_code_lenses(ls: ServerBase) -> None:
-    workspace = ls.client_capabilities.workspace
-    lens = workspace.code_lens if workspace is not None else None
-    if lens is None or not lens.refresh_support:
-        return
-    try:
-        ls.workspace_code_lens_refresh(None)
-    except Exception as exc:  # a client that says it supports refresh but fails
-        ls.log(f"agentv-lsp: workspace/codeLens/refresh failed: {exc}")
 
 
 def summary(migration: Migration, cwd: str) -> dict[str, Any]:
