@@ -108,46 +108,6 @@ def test_the_lsp_side_of_a_format_does_not_reach_back_into_the_features() -> Non
     assert _offenders(sources("lsp/v2", "lsp/v4"), ("agentv_lsp.lsp.features",), annotations=True) == []
 
 
-def test_the_features_reach_a_format_only_through_its_lsp_side() -> None:
-    """Nothing format-specific is left in `lsp/features/`: no format package imported there
-    (`formats.runtime`, the choice between them, is fine), no format's model type named (the
-    choice by model is the registry's, `lsp/editor.py`)."""
-    forbidden = (
-        "agentv_lsp.formats.v2",
-        "agentv_lsp.formats.v4",
-        "agentv_lsp.lsp.v2.filemodel",
-        "agentv_lsp.lsp.v4.model",
-    )
-    assert _offenders(sources("lsp/features"), forbidden, annotations=True) == []
-
-
-# The shared lsp modules (neither features/ nor a format's side) that import a format, and why:
-# - completion_items.py: v2's targets.yaml reader, which lists the target names a 4.x eval
-#   file's `target:` is offered as well;
-# - follow.py: v2's `evalcases:` pattern, which makes a region of either format's text be cut
-#   again whole (`follow` is shared by v2's file model and 4.x's incremental check);
-SHARED_LSP_FORMAT_IMPORTS = {
-    "lsp/completion_items.py": ("agentv_lsp.formats.v2.targets",),
-    "lsp/follow.py": ("agentv_lsp.formats.v2.layout",),
-}
-
-
-def test_the_shared_lsp_modules_import_a_format_only_where_listed() -> None:
-    shared = [path for path in sources("lsp") if path.parent == PACKAGE / "lsp"]
-    found: dict[str, list[str]] = {}
-    for line in _offenders(shared, ("agentv_lsp.formats.v2", "agentv_lsp.formats.v4"), annotations=True):
-        where, name = line.split(": ")
-        found.setdefault(where, []).append(name)
-    unlisted = [
-        f"{where}: {name}"
-        for where, names in found.items()
-        for name in names
-        if not _is_under(name, SHARED_LSP_FORMAT_IMPORTS.get(where, ()))
-    ]
-    assert unlisted == []
-    assert set(found) == set(SHARED_LSP_FORMAT_IMPORTS)  # (an exception no longer needed goes)
-
-
 # where v2 lived before it became `formats/v2/` (engine/ + checks/): no module, no shim, left there
 V2_BEFORE = (
     *(f"engine/{name}.py" for name in ("config", "judge", "loader", "model", "preview", "prompt", "targets")),
@@ -236,3 +196,61 @@ def test_the_4x_modules_import_without_a_circle() -> None:
     assert graph["loader"] >= {"runtime", "grader_parser"}  # the reader does see imports
     cycle = find_cycle(graph)
     assert cycle is None, "import circle: " + " -> ".join(cycle or [])
+
+
+# -- the language server: formats behind `EditorFormat` (`lsp/editor.py`), no circle ------------
+
+FORMAT_PACKAGES = ("agentv_lsp.formats.v2", "agentv_lsp.formats.v4", "agentv_lsp.lsp.v2", "agentv_lsp.lsp.v4")
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def lsp_import_graph() -> dict[str, set[str]]:
+    """lsp module -> the lsp modules it imports: lazy and `TYPE_CHECKING` imports included, each
+    name resolved to the module that defines it (`from agentv_lsp.lsp.v2 import EDITOR` is the
+    package `agentv_lsp.lsp.v2`)."""
+    modules = {module_name(path): path for path in sources("lsp")}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        targets: set[str] = set()
+        for imported in imports_of(path, annotations=True):
+            while imported and imported not in modules:
+                imported = imported.rpartition(".")[0]
+            if imported and imported != name:
+                targets.add(imported)
+        graph[name] = targets
+    return graph
+
+
+def test_the_language_server_imports_without_a_circle() -> None:
+    """Features and formats take the server as `base.ServerBase`; `server.py` imports the
+    features to register them, and the registry (`editor.py`) the formats' editor sides."""
+    graph = lsp_import_graph()
+    assert graph["agentv_lsp.lsp.server"] >= {"agentv_lsp.lsp.features.hover", "agentv_lsp.lsp.editor"}
+    cycle = find_cycle(graph)
+    assert cycle is None, "import circle: " + " -> ".join(cycle or [])
+
+
+def test_the_features_import_no_format() -> None:
+    """`lsp/features/` calls `EditorFormat` (`lsp/editor.py`) and names no format: neither a
+    format package nor a format's editor side, not even for type checking."""
+    assert _offenders(sources("lsp/features"), FORMAT_PACKAGES, annotations=True) == []
+
+
+def test_in_the_server_only_the_formats_editor_sides_and_the_registry_import_a_format() -> None:
+    """`server.py`, the features and the shared helpers (`follow.py`, `completion_items.py`,
+    `protocol.py`, `listing.py`, ...) know no format; `lsp/v2`, `lsp/v4` are the formats'
+    editor sides and `lsp/editor.py` the registry that names them."""
+    formats_sides = (PACKAGE / "lsp" / "v2", PACKAGE / "lsp" / "v4")
+    shared = [
+        path
+        for path in sources("lsp")
+        if path.parent not in formats_sides and path != PACKAGE / "lsp" / "editor.py"
+    ]
+    assert PACKAGE / "lsp" / "server.py" in shared
+    assert _offenders(shared, FORMAT_PACKAGES, annotations=True) == []
+    registry = imports_of(PACKAGE / "lsp" / "editor.py")
+    assert {"agentv_lsp.lsp.v2.EDITOR", "agentv_lsp.lsp.v4.EDITOR"} <= set(registry)
