@@ -91,6 +91,10 @@ def test_the_server_hovers_a_toy_case_with_its_question(toy_server: tuple[RawCli
         "textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": 0, "character": 1}}
     )
     assert outside["result"] is None
+    without_input = client.request(
+        "textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": 5, "character": 6}}
+    )
+    assert without_input["result"] is None
 
 
 def test_a_4x_file_is_still_read_by_4x_beside_the_toy_format(toy_server: tuple[RawClient, Path]) -> None:

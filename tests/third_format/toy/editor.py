@@ -76,14 +76,17 @@ class ToyEditor:
 
     def hover(self, model: DocumentModel, line: int, character: int, encoding: str) -> str | None:
         toy = _toy(model)
-        # the case written around `line`: the last one that starts at or above it
-        around = None
-        for index, case in TOY_ENGINE.cases(toy.doc):
-            if toy.doc.span_of(("cases", index)).start_line <= line:
-                around = case
-        if around is None:
+        value = toy.doc.value
+        written = value.get("cases") if isinstance(value, dict) else None
+        if not isinstance(written, list):
             return None
-        return f"**{around['id']}** asks:\n\n```text\n{around['lm']['question']}\n```"
+        # the case written around `line`: the last one that starts at or above it
+        starts = [toy.doc.span_of(("cases", index)).start_line for index in range(len(written))]
+        around = max((index for index, start in enumerate(starts) if start <= line), default=None)
+        case = dict(TOY_ENGINE.cases(toy.doc)).get(around) if around is not None else None
+        if case is None:  # above the cases, or a case without an input: nothing to show
+            return None
+        return f"**{case['id']}** asks:\n\n```text\n{case['lm']['question']}\n```"
 
     def document_links(self, model: DocumentModel, encoding: str) -> list[lsp.DocumentLink]:
         return []
