@@ -178,11 +178,11 @@ class AgentVLanguageServer(ServerBase):
         names = {os.path.basename(p) for p in changed}
         if "package.json" in names or any("node_modules" in p for p in changed):
             forget_project_runtimes()  # which AgentV a project installs may have changed
+        for format_ in editor.formats():
+            format_.files_changed(names)  # each drops what it kept from those (read afresh: fs above)
         with self._lock:
             self.generation += 1
             self._models.clear()
-        for format_ in editor.formats():
-            format_.files_changed(names)  # each drops what it kept from those files
 
     def workspace_roots(self) -> list[str]:
         try:
