@@ -166,19 +166,24 @@ Claim = Callable[[str, str], bool]  # (path, text) -> whether a registered forma
 _BUILT_IN: tuple[EditorFormat, ...] = (V2_EDITOR, V4_EDITOR)
 _BY_MAJOR: dict[int, EditorFormat] = {2: V2_EDITOR, 4: V4_EDITOR}
 _registered: list[tuple[Claim, EditorFormat]] = []
+_by_model_class: dict[type, EditorFormat] = {}  # `format_of`'s answers, forgotten on (un)register
 
 
 def register(editor: EditorFormat, claims: Claim) -> None:
     """A format beside the built-in ones, asked first (`claims`) for every document."""
     _registered.append((claims, editor))
+    _by_model_class.clear()
 
 
 def unregister(editor: EditorFormat) -> None:
     _registered[:] = [(c, e) for c, e in _registered if e is not editor]
+    _by_model_class.clear()
 
 
 def formats() -> tuple[EditorFormat, ...]:
     """Every format, the registered ones first."""
+    if not _registered:  # (asked for every request: no tuple built then)
+        return _BUILT_IN
     return (*(e for _, e in _registered), *_BUILT_IN)
 
 
@@ -192,11 +197,14 @@ def format_for(choice: RuntimeChoice, path: str, text: str) -> EditorFormat:
 
 
 def format_of(model: DocumentModel) -> EditorFormat:
-    """The format that built `model`."""
-    for editor in formats():
-        if editor.owns(model):
-            return editor
-    raise TypeError(f"no format owns a {type(model).__name__}")
+    """The format that built `model` (asked once per model class: every request asks)."""
+    found = _by_model_class.get(type(model))
+    if found is None:
+        found = next((e for e in formats() if e.owns(model)), None)
+        if found is None:
+            raise TypeError(f"no format owns a {type(model).__name__}")
+        _by_model_class[type(model)] = found
+    return found
 
 
 def format_of_document(ls: ServerBase, uri: str) -> EditorFormat:
