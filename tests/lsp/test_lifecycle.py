@@ -19,6 +19,8 @@ import pytest
 
 from agentv_lsp.lsp.lifecycle import PARENT_POLL_SECONDS, process_alive
 from agentv_lsp.lsp.server import AgentVLanguageServer, create_server
+from agentv_lsp.lsp.v2 import EDITOR as V2_EDITOR
+from agentv_lsp.lsp.v4 import EDITOR as V4_EDITOR
 from agentv_lsp.lsp.v4 import actions as v4_actions
 from agentv_lsp.lsp.v4 import model as v4_model
 from tests.lsp.conftest import EVAL, write_repo
@@ -184,11 +186,12 @@ def per_document_entries(server: AgentVLanguageServer) -> dict[str, int]:
     return {
         "documents": len(server.workspace.text_documents),
         "models": len(server._models),
-        "unit caches": len(server._caches),
+        "v2 unit caches": len(V2_EDITOR.state.caches),
+        "v2 diagnostics placements": len(V2_EDITOR.state.blocks),
         "lines": len(server._lines),
         "building": len(server._building),
         "runtimes": len(server._runtimes),
-        "4.x histories": len(server.v4_history),
+        "4.x histories": len(V4_EDITOR.state.histories),
         "pending checks": len(server.pending),
         "running checks": len(server.budgets),
         "published": len(server.published),

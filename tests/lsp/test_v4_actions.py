@@ -154,7 +154,8 @@ async def fix_removes_diagnostic(client: LanguageClient, path: Path, code: str) 
 @pytest.mark.parametrize(
     # (a test without an id: validate's v4-invalid-id, which also says the runtime skips it, takes
     # over the fix of the linter's v4-lint-test-id, which no longer shows: one finding per mistake)
-    "code", ["v4-invalid-role", "v4-invalid-id", "v4-lint-expected-prose", "v4-lint-file-path"]
+    "code",
+    ["v4-invalid-role", "v4-invalid-id", "v4-lint-expected-prose", "v4-lint-file-path"],
 )
 async def test_a_quick_fix_removes_its_diagnostic(client: LanguageClient, workspace: Path, code: str) -> None:
     path = workspace / "v4proj" / "evals" / f"{code}.eval.yaml"
@@ -241,15 +242,25 @@ async def test_an_incomplete_test_gets_one_warning_naming_what_is_missing(
     assert fix.title.startswith("Insert 'criteria: ")
 
 
-async def test_the_role_fix_keeps_quotes(client: LanguageClient, workspace: Path) -> None:
-    path = workspace / "v4proj" / "evals" / "quoted-role.eval.yaml"
-    text = LINT.replace("role: usr", 'role: "usr"')
+@pytest.mark.parametrize(("quote", "name"), [('"', "double"), ("'", "single")])
+async def test_the_role_fix_keeps_quotes(
+    client: LanguageClient, workspace: Path, quote: str, name: str
+) -> None:
+    path = workspace / "v4proj" / "evals" / f"{name}-quoted-role.eval.yaml"
+    quoted = f"role: {quote}usr{quote}"
+    text = LINT.replace("role: usr", quoted)
+    assert quoted in text
     path.write_text(text)
     fix = await fix_removes_diagnostic(client, path, "v4-invalid-role")
     assert fix.edit is not None
-    fixed = apply_edits(text, text_edits(fix.edit, path.as_uri()))
-    # the quotes stay: only the word between them changes
-    assert fixed == text.replace('role: "usr"', 'role: "user"')
+    (edit,) = text_edits(fix.edit, path.as_uri())
+    # only the word between the quotes changes: the edit covers `usr`, not its quotes
+    line = text.splitlines()[edit.range.start.line]
+    assert line[edit.range.start.character : edit.range.end.character] == "usr"
+    assert edit.new_text == "user"
+    fixed = apply_edits(text, [edit])
+    assert f"role: {quote}user{quote}" in fixed and "usr" not in fixed
+    assert fixed == text.replace(quoted, f"role: {quote}user{quote}")
 
 
 async def test_the_file_name_fix_renames_the_file(client: LanguageClient, workspace: Path) -> None:

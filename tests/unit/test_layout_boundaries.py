@@ -107,50 +107,6 @@ def test_the_lsp_side_of_a_format_does_not_reach_back_into_the_features() -> Non
     assert _offenders(sources("lsp/v2", "lsp/v4"), ("agentv_lsp.lsp.features",), annotations=True) == []
 
 
-def test_the_features_reach_a_format_only_through_its_lsp_side() -> None:
-    """Nothing format-specific is left in `lsp/features/`: no format package imported there
-    (`formats.runtime`, the choice between them, is fine), no format's model type named (the
-    choice by model is `lsp/dispatch.py`'s)."""
-    forbidden = (
-        "agentv_lsp.formats.v2",
-        "agentv_lsp.formats.v4",
-        "agentv_lsp.lsp.v2.filemodel",
-        "agentv_lsp.lsp.v4.model",
-    )
-    assert _offenders(sources("lsp/features"), forbidden, annotations=True) == []
-
-
-# The shared lsp modules (neither features/ nor a format's side) that import a format, and why:
-# - completion_items.py: v2's targets.yaml reader, which lists the target names a 4.x eval
-#   file's `target:` is offered as well;
-# - follow.py: v2's `evalcases:` pattern, which makes a region of either format's text be cut
-#   again whole (`follow` is shared by v2's file model and 4.x's incremental check);
-# - server.py: 4.x's cache of a project's eval file patterns, forgotten with the other caches
-#   when the files a check reads change (the server builds each document's model of either
-#   format, as `formats.runtime` chooses).
-SHARED_LSP_FORMAT_IMPORTS = {
-    "lsp/completion_items.py": ("agentv_lsp.formats.v2.targets",),
-    "lsp/follow.py": ("agentv_lsp.formats.v2.layout",),
-    "lsp/server.py": ("agentv_lsp.formats.v4.discovery",),
-}
-
-
-def test_the_shared_lsp_modules_import_a_format_only_where_listed() -> None:
-    shared = [path for path in sources("lsp") if path.parent == PACKAGE / "lsp"]
-    found: dict[str, list[str]] = {}
-    for line in _offenders(shared, ("agentv_lsp.formats.v2", "agentv_lsp.formats.v4"), annotations=True):
-        where, name = line.split(": ")
-        found.setdefault(where, []).append(name)
-    unlisted = [
-        f"{where}: {name}"
-        for where, names in found.items()
-        for name in names
-        if not _is_under(name, SHARED_LSP_FORMAT_IMPORTS.get(where, ()))
-    ]
-    assert unlisted == []
-    assert set(found) == set(SHARED_LSP_FORMAT_IMPORTS)  # (an exception no longer needed goes)
-
-
 # where v2 lived before it became `formats/v2/` (engine/ + checks/): no module, no shim, left there
 V2_BEFORE = (
     *(f"engine/{name}.py" for name in ("config", "judge", "loader", "model", "preview", "prompt", "targets")),
@@ -241,15 +197,17 @@ def test_the_4x_modules_import_without_a_circle() -> None:
     assert cycle is None, "import circle: " + " -> ".join(cycle or [])
 
 
-def package_graph() -> dict[str, set[str]]:
-    """Every module of the package -> the package's modules it imports (dotted names), lazy and
-    `TYPE_CHECKING` imports included: a name imported from a module counts as that module."""
-    modules: dict[str, Path] = {}
-    for path in sorted(PACKAGE.rglob("*.py")):
-        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
-        if parts[-1] == "__init__":
-            parts.pop()
-        modules[".".join(parts)] = path
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def package_graph(*folders: str) -> dict[str, set[str]]:
+    """Every module (of `folders`, or of the whole package) -> the modules of the same set it
+    imports (dotted names), lazy and `TYPE_CHECKING` imports included: a name imported from a
+    module counts as that module (`from agentv_lsp.lsp.v2 import EDITOR` is `agentv_lsp.lsp.v2`)."""
+    paths = sources(*folders) if folders else sorted(PACKAGE.rglob("*.py"))
+    modules = {module_name(path): path for path in paths}
     graph: dict[str, set[str]] = {}
     for name, path in modules.items():
         targets: set[str] = set()
@@ -262,40 +220,39 @@ def package_graph() -> dict[str, set[str]]:
     return graph
 
 
-def _outside_the_server(name: str) -> bool:
-    # `lsp/` is held to the same rules by its own tests (the server's side of the formats)
-    return not _is_under(name, ("agentv_lsp.lsp",))
-
-
-def test_no_import_circle_outside_the_language_server() -> None:
+def test_no_import_circle_anywhere() -> None:
     """A circle only works while one side imports lazily: `check` once climbed from its runner
-    back into `cli.py`, `diff`'s collect, compare and causes into one another."""
+    back into `cli.py`, `diff`'s collect, compare and causes into one another, and the server's
+    features and `server.py` into each other."""
     graph = package_graph()
     assert graph["agentv_lsp.cli"] >= {"agentv_lsp.commands.check"}  # the reader does see lazy imports
-    engine_side = {
-        m: {t for t in ts if _outside_the_server(t)} for m, ts in graph.items() if _outside_the_server(m)
-    }
-    cycle = find_cycle(engine_side)
+    assert graph["agentv_lsp.lsp.server"] >= {"agentv_lsp.lsp.features.hover", "agentv_lsp.lsp.editor"}
+    cycle = find_cycle(graph)
     assert cycle is None, "import circle: " + " -> ".join(cycle or [])
 
 
-# Who may import a format's modules (`formats/v2`, `formats/v4`): the formats themselves, the
-# registry that holds them, and `migrate/`, which goes from one format to the other.
-FORMAT_PACKAGES = ("agentv_lsp.formats.v2", "agentv_lsp.formats.v4")
-MAY_IMPORT_A_FORMAT = (*FORMAT_PACKAGES, "agentv_lsp.formats.registry", "agentv_lsp.migrate")
+# A format is its engine package and its server side. Who may import them: a format's own
+# packages (its server side its engine, not the other format: tested above), the two registries
+# that hold the formats, and `migrate/`, which goes from one format to the other.
+FORMAT_PACKAGES = ("agentv_lsp.formats.v2", "agentv_lsp.formats.v4", "agentv_lsp.lsp.v2", "agentv_lsp.lsp.v4")
+REGISTRIES = ("agentv_lsp.formats.registry", "agentv_lsp.lsp.editor")
+MAY_IMPORT_A_FORMAT = (*FORMAT_PACKAGES, *REGISTRIES, "agentv_lsp.migrate")
 
 
-def test_only_the_formats_the_registry_and_migrate_import_a_format() -> None:
-    """Everything else (the command line, `check`, `diff`, the runtime choice) holds a `Format`
-    from `formats.registry`, so a third format changes no module of theirs."""
+def test_only_the_formats_the_registries_and_migrate_import_a_format() -> None:
+    """Everything else (the command line, `check`, `diff`, the runtime choice, the server and its
+    features) holds a `Format` or an `EditorFormat` from a registry, so a third format changes no
+    module of theirs."""
+    graph = package_graph()
     offenders = sorted(
         f"{module}: {target}"
-        for module, targets in package_graph().items()
-        if _outside_the_server(module) and not _is_under(module, MAY_IMPORT_A_FORMAT)
+        for module, targets in graph.items()
+        if not _is_under(module, MAY_IMPORT_A_FORMAT)
         for target in targets
         if _is_under(target, FORMAT_PACKAGES)
     )
     assert offenders == []
+    assert graph["agentv_lsp.lsp.editor"] >= {"agentv_lsp.lsp.v2", "agentv_lsp.lsp.v4"}  # the test sees them
 
 
 def test_the_command_line_only_parses_arguments() -> None:
@@ -307,3 +264,9 @@ def test_the_command_line_only_parses_arguments() -> None:
     assert {
         f"agentv_lsp.commands.{name}" for name in ("check", "preview", "migrate", "diff", "serve")
     } <= imported
+
+
+def test_the_features_import_no_format() -> None:
+    """`lsp/features/` calls `EditorFormat` (`lsp/editor.py`) and names no format: neither a
+    format package nor a format's editor side, not even for type checking."""
+    assert _offenders(sources("lsp/features"), FORMAT_PACKAGES, annotations=True) == []

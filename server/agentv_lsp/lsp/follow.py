@@ -5,14 +5,16 @@ edits of an open document, for either format's incremental model: `lsp/v2/filemo
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Callable
 from typing import Any
 
 from agentv_lsp.checks.layout import MARKERS, TOP_LEVEL, TOP_LEVEL_NOT_ITEM, Layout, has_lone_cr, item_start
 
-# (v2's `evalcases:` pattern: a region holding one is cut again whole, for 4.x texts as well,
-# as before this function was shared)
-from agentv_lsp.formats.v2.layout import EVALCASES_ANY
+# A region holding an `evalcases:` key at the start of a line (v2's list of cases: the same
+# pattern as `formats.v2.layout.EVALCASES_ANY`, which a test compares) is cut again whole, for
+# 4.x texts as well; written here so that this shared module imports no format.
+EVALCASES_ANY = re.compile(r"\n[\"']?evalcases[\"']?[ \t]*:")
 
 
 def follow(

@@ -45,7 +45,7 @@ from pygls.exceptions import (
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
 if TYPE_CHECKING:
-    from agentv_lsp.lsp.server import AgentVLanguageServer
+    from agentv_lsp.lsp.base import ServerBase
 
 
 def _not_a_late_cancel(record: logging.LogRecord) -> bool:
@@ -100,7 +100,7 @@ class _FutureTable(dict[Any, Any]):
 
 
 class AgentVProtocol(LanguageServerProtocol):
-    _server: AgentVLanguageServer
+    _server: ServerBase
     _initialize_received = False
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

@@ -4,10 +4,14 @@ Every LSP method is served by a module under `features/` (each says which); this
 holds what they share, on the server object:
 - settings (`settings.Settings`) and the `FileSystem` they configure (size cap, folder
   restriction for untrusted workspaces), reset when settings or watched files change;
-- one model per open document version (`model()`: a v2 `v2.filemodel.FileModel` or a 4.x
-  `v4.model.V4Model`, as `formats.runtime` chooses), built off the event loop and shared by
-  all requests for that version; a v2 model's units survive across versions (`UnitCache`);
+- one model per open document version (`model()`), built off the event loop by the
+  document's format (`editor.format_for`, from the runtime choice of `formats.runtime`) and
+  shared by all requests for that version;
 - which documents have diagnostics showing, and the pending debounced checks.
+
+It knows no format: each keeps its own per-document state (`lsp/v2.EDITOR`, `lsp/v4.EDITOR`)
+and is told when a document closes or the files a check reads change. Features and formats
+see this server as `base.ServerBase`; `create_server` registers the features.
 """
 
 from __future__ import annotations
@@ -16,7 +20,6 @@ import asyncio
 import contextlib
 import functools
 import gc
-import inspect
 import os
 import sys
 import threading
@@ -25,7 +28,6 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from lsprotocol import types as lsp
-from pygls.lsp.server import LanguageServer
 
 from agentv_lsp import __version__
 from agentv_lsp.checks.model import CHECK_INCOMPLETE, Diagnostic
@@ -37,11 +39,11 @@ from agentv_lsp.formats.runtime import (
     choose_runtime,
     forget_project_runtimes,
     parse_requested,
-    undeclared_v2_note,
 )
 from agentv_lsp.gcpause import collect_frozen, collector_paused
 from agentv_lsp.hidden_chars import HIDDEN_CODES
-from agentv_lsp.lsp import publication
+from agentv_lsp.lsp import editor, publication
+from agentv_lsp.lsp.base import DocumentModel, ServerBase, Shown, guard
 from agentv_lsp.lsp.convert import (
     UTF16,
     JsonDict,
@@ -54,16 +56,11 @@ from agentv_lsp.lsp.convert import (
 from agentv_lsp.lsp.document import Edit, EditedDocument, lsp_lines
 from agentv_lsp.lsp.lifecycle import Lifecycle
 from agentv_lsp.lsp.protocol import AgentVProtocol
-from agentv_lsp.lsp.publication import Blocks, Placed, all_items
+from agentv_lsp.lsp.publication import Placed, all_items
 from agentv_lsp.lsp.settings import Settings, hidden_allow_list, parse_settings
-from agentv_lsp.lsp.v2.filemodel import FileModel, UnitCache
-from agentv_lsp.lsp.v4.incremental import follow_edits
-from agentv_lsp.lsp.v4.model import V4Model
-from agentv_lsp.lsp.v4.model import forget_path as forget_v4_path
 from agentv_lsp.report import one_line
 from agentv_lsp.yamlpos import Span
 
-F = TypeVar("F", bound=Callable[..., Any])
 T = TypeVar("T")
 
 
@@ -74,10 +71,10 @@ class Built:
     version: int | None
     text: str
     state: tuple[int, int] | None
-    model: FileModel | V4Model
+    model: DocumentModel
 
 
-class AgentVLanguageServer(LanguageServer):
+class AgentVLanguageServer(ServerBase):
     def __init__(self) -> None:
         super().__init__(
             "agentv-lsp",
@@ -96,16 +93,13 @@ class AgentVLanguageServer(LanguageServer):
         self.published: set[str] = set()  # uris whose last published diagnostics were not empty
         self._options: dict[tuple[str, str], CheckOptions] = {}
         self._models: dict[str, Built] = {}
-        self._caches: dict[str, UnitCache] = {}
         self._lines: dict[str, tuple[int | None, str, list[str]]] = {}
-        self._building: dict[str, tuple[int | None, str, asyncio.Future[FileModel | V4Model | None]]] = {}
+        self._building: dict[str, tuple[int | None, str, asyncio.Future[DocumentModel | None]]] = {}
         # per document: the version whose model build ran past the check budget, and why
         self._build_stopped: dict[str, tuple[int | None, str, CheckStopped]] = {}
         # the runtime judging each document, with what it was chosen from (see `runtime_of`)
         self._runtimes: dict[str, tuple[tuple[str, int, str], str, bool, RuntimeChoice]] = {}
         self._marker_free: dict[str, str] = {}  # per document: its last text known to hold no v2 marker
-        self.v4_history: dict[str, Any] = {}  # per 4.x document: the base of fast diagnostics
-        self._blocks: dict[str, Blocks] = {}  # per v2 document: its last published diagnostics (`blocks_of`)
         self._lock = threading.Lock()
         # called with the paths of files that changed on disk (features drop their caches)
         self._shown_problems: set[str] = set()
@@ -174,9 +168,8 @@ class AgentVLanguageServer(LanguageServer):
             self.generation += 1
             self._options.clear()
             self._models.clear()
-            for cache in self._caches.values():
-                cache.clear()
-            self._caches.clear()
+        for format_ in editor.formats():
+            format_.reset()
 
     def invalidate(self, paths: Iterable[str]) -> None:
         """Files changed on disk: forget what was read from them, and the checks that read them."""
@@ -185,23 +178,11 @@ class AgentVLanguageServer(LanguageServer):
         names = {os.path.basename(p) for p in changed}
         if "package.json" in names or any("node_modules" in p for p in changed):
             forget_project_runtimes()  # which AgentV a project installs may have changed
-        if "config.yaml" in names:
-            from agentv_lsp.formats.v4.discovery import forget_project_eval_patterns
-
-            forget_project_eval_patterns()  # its `eval_patterns` name other eval files
+        for format_ in editor.formats():
+            format_.files_changed(names)  # each drops what it kept from those (read afresh: fs above)
         with self._lock:
             self.generation += 1
             self._models.clear()
-            for cache in self._caches.values():
-                context = cache.context
-                if context is None:
-                    continue
-                if any(n in context.head or n in context.tail for n in names):
-                    cache.clear()
-                    continue
-                for unit in list(context.units.values()):
-                    if any(n in unit.chunk for n in names):
-                        unit.forget_files()
 
     def workspace_roots(self) -> list[str]:
         try:
@@ -296,19 +277,12 @@ class AgentVLanguageServer(LanguageServer):
         self._runtimes[uri] = (settings, text, declares_v2, choice)
         return choice
 
-    def judged_by_v4(self, uri: str) -> bool:
-        """Whether the open document `uri` is read by AgentV 4.x (without building its model)."""
-        document = self.workspace.text_documents.get(uri)
-        if document is None or not is_file_uri(uri):
-            return False
-        path = uri_to_path(uri)
-        return self.runtime_of(uri, path, document.source, self.context_for(path)[0]).major == 4
-
     def build_model(
         self, uri: str, version: int | None, text: str, state: Any = None, edits: list[Edit] | None = None
-    ) -> FileModel | V4Model | None:
-        """The model of one version (cached); runs in a worker thread. With the edits since
-        the last model, the cases they did not touch are taken over from it."""
+    ) -> DocumentModel | None:
+        """The model of one version (cached), built by the document's format; runs in a worker
+        thread. With the edits since the last model, the cases they did not touch are taken
+        over from it."""
         if not is_file_uri(uri):
             return None
         cached = self._models.get(uri)
@@ -318,31 +292,17 @@ class AgentVLanguageServer(LanguageServer):
         opts = self.options_for(path)
         one_edit = (cached.text, edits[0]) if cached is not None and edits and len(edits) == 1 else None
         choice = self.runtime_of(uri, path, text, opts.repo_root, one_edit)
-        if choice.major == 4:
-            v4 = V4Model(path, text, choice, opts, version, self.generation)
-            if cached is not None and edits and isinstance(cached.model, V4Model):
-                follow_edits(cached.model, v4, edits)  # the tests the edits did not touch stay known
-            with self._lock:
-                latest = self._models.get(uri)
-                if latest is None or latest is cached or (latest.version or 0) <= (version or 0):
-                    self._models[uri] = Built(version, text, state, v4)
-            return v4
-        with self._lock:
-            cache = self._caches.setdefault(uri, UnitCache())
-        model = None
-        if cached is not None and edits and isinstance(cached.model, FileModel):
-            model = FileModel.after_edits(cached.model, text, edits, opts)
-        if model is None:
-            model = FileModel(path, text, opts, cache)
-        if model.kind == "eval":
-            model.runtime_note = undeclared_v2_note(path, text, choice)
+        previous = cached.model if cached is not None else None
+        model = editor.format_for(choice, path, text).build(
+            self, uri, path, text, choice, opts, version, previous, edits
+        )
         with self._lock:
             latest = self._models.get(uri)
             if latest is None or latest is cached or (latest.version or 0) <= (version or 0):
                 self._models[uri] = Built(version, text, state, model)
         return model
 
-    async def model(self, uri: str) -> FileModel | V4Model | None:
+    async def model(self, uri: str) -> DocumentModel | None:
         """The model of the open document's current version (None when not open). One build
         per document at a time: a build runs in a worker thread that cancelling its caller does
         not stop, so a newer version waits for an older one's build instead of queueing one build
@@ -383,7 +343,7 @@ class AgentVLanguageServer(LanguageServer):
         return await asyncio.shield(building[2])
 
     def _built(
-        self, uri: str, version: int | None, text: str, future: asyncio.Future[FileModel | V4Model | None]
+        self, uri: str, version: int | None, text: str, future: asyncio.Future[DocumentModel | None]
     ) -> None:
         building = self._building.get(uri)
         if building is not None and building[2] is future:
@@ -412,40 +372,21 @@ class AgentVLanguageServer(LanguageServer):
         return lines
 
     def forget(self, uri: str) -> None:
-        """A document was closed: drop everything kept for it."""
-        from agentv_lsp.lsp.v4 import actions as v4_actions
-
-        v4_actions.forget(uri)  # its last migration (a copy of the whole text, and more)
+        """A document was closed: drop everything kept for it (each format its own)."""
+        for format_ in editor.formats():
+            format_.forget(uri)
         for listener in self.close_listeners:
             listener(uri)
-        if is_file_uri(uri):
-            forget_v4_path(uri_to_path(uri))
         self._lines.pop(uri, None)
         self._build_stopped.pop(uri, None)
         self._runtimes.pop(uri, None)
         self._marker_free.pop(uri, None)
-        self.v4_history.pop(uri, None)
-        self._blocks.pop(uri, None)
         self._models.pop(uri, None)
-        cache = self._caches.pop(uri, None)
-        if cache is not None:
-            cache.clear()
         task = self.pending.pop(uri, None)
         if task is not None:
             task.cancel()
         self.stop_check(uri)
         collect_frozen()  # the closed document's cyclic garbage, frozen after its checks
-
-    def blocks_of(self, uri: str | None) -> Blocks:
-        """Where the diagnostics of the v2 document `uri` were placed last (a fresh one for no
-        document), kept until it closes (`lsp/v2/diagnostics.py`)."""
-        with self._lock:
-            blocks = self._blocks.get(uri) if uri is not None else None
-            if blocks is None:
-                blocks = Blocks()
-                if uri is not None:
-                    self._blocks[uri] = blocks
-        return blocks
 
     # -- checks in worker threads: stopped when stale or over budget (`engine.budget`) ------
     def stop_check(self, uri: str) -> None:
@@ -533,45 +474,7 @@ class AgentVLanguageServer(LanguageServer):
         protocol.write_encoded(publication.message(uri, version, shown.encoded))
 
 
-@dataclass(frozen=True, slots=True)
-class Shown:
-    """The encoded diagnostics a publication shows, and how many the file has."""
-
-    encoded: list[str]
-    total: int
-
-
-def guard(fallback: Any = None) -> Callable[[F], F]:
-    """Run a handler; on an exception log one line (no traceback) and answer `fallback`:
-    one bad document or request never takes the server down."""
-
-    def wrap(handler: F) -> F:
-        name = handler.__name__
-        if inspect.iscoroutinefunction(handler):
-
-            @functools.wraps(handler)
-            async def run_async(ls: AgentVLanguageServer, *args: Any) -> Any:
-                try:
-                    return await handler(ls, *args)
-                except asyncio.CancelledError:
-                    raise
-                except Exception as exc:
-                    ls.log(f"agentv-lsp: {name} failed: {type(exc).__name__}: {exc}", lsp.MessageType.Error)
-                    return fallback
-
-            return run_async  # type: ignore[return-value]
-
-        @functools.wraps(handler)
-        def run(ls: AgentVLanguageServer, *args: Any) -> Any:
-            try:
-                return handler(ls, *args)
-            except Exception as exc:
-                ls.log(f"agentv-lsp: {name} failed: {type(exc).__name__}: {exc}", lsp.MessageType.Error)
-                return fallback
-
-        return run  # type: ignore[return-value]
-
-    return wrap
+__all__ = ["AgentVLanguageServer", "Built", "Shown", "create_server", "guard", "run_server"]
 
 
 def create_server() -> AgentVLanguageServer:

@@ -44,7 +44,7 @@ class ToyFormat:
         self, path: str, text: str, opts: CheckOptions, *, named: bool, as_eval: bool, split: int = 1
     ) -> DocumentReport | None:
         doc = parse_yaml(text)
-        return DocumentReport(path, "eval", doc, _findings(path, doc))
+        return DocumentReport(path, "eval", doc, findings(path, doc))
 
     def uses(self, report: DocumentReport, opts: CheckOptions) -> list[str]:
         return []
@@ -85,16 +85,23 @@ class ToyFormat:
             return {"load_error": str(exc), "warnings": [], "cases": []}, []
         if doc.error is not None:
             return {"load_error": doc.error.describe(), "warnings": [], "cases": []}, []
-        cases: list[dict[str, Any]] = []
-        skipped: list[tuple[object, str]] = []
-        for index, case in enumerate(_cases(doc)):
-            case_id = case.get("id", f"case-{index + 1}") if isinstance(case, dict) else None
-            text = case.get("input") if isinstance(case, dict) else None
-            if not isinstance(text, str):
-                skipped.append((case_id, "no input"))
-                continue
-            cases.append({"id": str(case_id), "lm": {"question": text}, "agent": {"question": text}})
-        return {"load_error": None, "warnings": [], "cases": cases}, skipped
+        shown = shown_cases(doc)
+        skipped: list[tuple[object, str]] = [
+            (case.get("id", f"case-{index + 1}") if isinstance(case, dict) else None, "no input")
+            for index, case in enumerate(_cases(doc))
+            if index not in shown
+        ]
+        return {"load_error": None, "warnings": [], "cases": list(shown.values())}, skipped
+
+
+def shown_cases(doc: YamlDocument) -> dict[int, dict[str, Any]]:
+    """The cases the preview shows, by their index in `cases` (one without an input is skipped)."""
+    shown: dict[int, dict[str, Any]] = {}
+    for index, case in enumerate(_cases(doc)):
+        if isinstance(case, dict) and isinstance(case.get("input"), str):
+            case_id = str(case.get("id", f"case-{index + 1}"))
+            shown[index] = {"id": case_id, "lm": {"question": case["input"]}, "agent": {"question": case["input"]}}
+    return shown
 
 
 def _cases(doc: YamlDocument) -> list[Any]:
@@ -103,7 +110,7 @@ def _cases(doc: YamlDocument) -> list[Any]:
     return cases if isinstance(cases, list) else []
 
 
-def _findings(path: str, doc: YamlDocument) -> list[Diagnostic]:
+def findings(path: str, doc: YamlDocument) -> list[Diagnostic]:
     if doc.error is not None:
         return [Diagnostic(path, doc.error.span, "error", "toy-yaml", doc.error.describe())]
     if not isinstance(doc.value, dict) or not isinstance(doc.value.get("cases"), list):

@@ -1,9 +1,9 @@
 """`textDocument/codeAction`: quick fixes built from `Diagnostic.data` (never from message
-text), each format's from its `lsp/<format>/actions.py` (`code_actions`, chosen by the
-runtime that judges the document: an action request does not wait for a model), and for
-both: remove a run of hidden characters (`fix: remove-hidden`), the YAML extension's
-`$schema` modeline, and "Migrate this file to AgentV 4" for v2 eval files under either
-runtime (`v4/actions.py`). The "Did you mean" suggestion both formats offer is
+text), each format's from its `lsp/<format>/actions.py` (`EditorFormat.code_actions`, of
+the format of the runtime that judges the document: an action request does not wait for a
+model), and for both: remove a run of hidden characters (`fix: remove-hidden`), the YAML
+extension's `$schema` modeline, and "Migrate this file to AgentV 4" for v2 eval files under
+either runtime (the registry's `migrations()`: `lsp/v4/actions.py`). The "Did you mean" suggestion both formats offer is
 `quick_fixes.suggestion_action`."""
 
 from __future__ import annotations
@@ -16,12 +16,10 @@ from lsprotocol import types as lsp
 
 from agentv_lsp.checks.model import SOURCE
 from agentv_lsp.hidden_chars import is_hidden
+from agentv_lsp.lsp.base import MigrationRequest, ServerBase, guard
 from agentv_lsp.lsp.convert import is_file_uri, range_text, uri_to_path
-from agentv_lsp.lsp.dispatch import by_runtime
+from agentv_lsp.lsp.editor import format_of_document, migrations
 from agentv_lsp.lsp.quick_fixes import EditSupport, fix_action, workspace_edit
-from agentv_lsp.lsp.server import AgentVLanguageServer, guard
-from agentv_lsp.lsp.v2 import actions as v2_actions
-from agentv_lsp.lsp.v4 import actions as v4_actions
 
 _ESCAPES = re.compile(r"(?:\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}))+")
 
@@ -43,46 +41,50 @@ def hidden_actions(
 
 
 async def migration_actions(
-    ls: AgentVLanguageServer, params: lsp.CodeActionParams, support: EditSupport
+    ls: ServerBase, params: lsp.CodeActionParams, support: EditSupport
 ) -> list[lsp.CodeAction]:
     """The action "Migrate this file to AgentV 4" for a v2 eval file, whichever runtime judges it."""
     uri = params.text_document.uri
     document = ls.workspace.text_documents.get(uri)
     context = params.context
-    if document is None or not is_file_uri(uri) or not v4_actions.may_be_v2(document.source):
+    migrating = migrations()
+    if (
+        migrating is None
+        or document is None
+        or not is_file_uri(uri)
+        or not migrating.may_migrate(document.source)
+    ):
         return []
     kinds = (lsp.CodeActionKind.QuickFix, lsp.CodeActionKind.RefactorRewrite)
-    if not any(v4_actions.wanted(context.only, k) for k in kinds):
+    if not any(migrating.wanted(context.only, k) for k in kinds):
         return []
     text = document.source
     asked = context.trigger_kind == lsp.CodeActionTriggerKind.Invoked
-    if len(text) > v4_actions.AUTOMATIC_MIGRATION_MAX_CHARS and not asked:
+    if len(text) > migrating.automatic_max_chars and not asked:
         return []
     request = _migration_request(ls, uri, document.version, text)
-    migration = await asyncio.to_thread(v4_actions.migration_of, request)
+    migration = await asyncio.to_thread(migrating.migration_of, request)
     edit = None
     if not _resolves_edits(ls):
-        edit = v4_actions.migration_edit(
+        edit = migrating.migration_edit(
             migration, uri, document.version, support, _open_versions(ls), ls.encoding
         )
-    return v4_actions.migration_actions(migration, request, context.diagnostics, context.only, support, edit)
+    return migrating.migration_actions(migration, request, context.diagnostics, context.only, support, edit)
 
 
-def _migration_request(
-    ls: AgentVLanguageServer, uri: str, version: int | None, text: str
-) -> v4_actions.MigrationRequest:
+def _migration_request(ls: ServerBase, uri: str, version: int | None, text: str) -> MigrationRequest:
     repo_root, cwd = ls.context_for(uri_to_path(uri))
-    return v4_actions.MigrationRequest(uri, version, text, repo_root, cwd, ls.fs)
+    return MigrationRequest(uri, version, text, repo_root, cwd, ls.fs)
 
 
-def _resolves_edits(ls: AgentVLanguageServer) -> bool:
+def _resolves_edits(ls: ServerBase) -> bool:
     text_document = ls.client_capabilities.text_document
     code_action = text_document.code_action if text_document is not None else None
     resolve = code_action.resolve_support if code_action is not None else None
     return resolve is not None and "edit" in resolve.properties
 
 
-def _open_versions(ls: AgentVLanguageServer) -> dict[str, int]:
+def _open_versions(ls: ServerBase) -> dict[str, int]:
     return {uri_to_path(u): d.version or 0 for u, d in list(ls.workspace.text_documents.items())}
 
 
@@ -117,7 +119,7 @@ def yaml_extension_actions(uri: str, lines: list[str], diagnostic: lsp.Diagnosti
     ]
 
 
-def register(server: AgentVLanguageServer) -> None:
+def register(server: ServerBase) -> None:
     @server.feature(
         lsp.TEXT_DOCUMENT_CODE_ACTION,
         lsp.CodeActionOptions(
@@ -126,14 +128,14 @@ def register(server: AgentVLanguageServer) -> None:
         ),
     )
     @guard([])
-    async def code_action(ls: AgentVLanguageServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
+    async def code_action(ls: ServerBase, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
         uri = params.text_document.uri
         lines = ls.document_lines(uri)
         if lines is None:
             return []
         actions: list[lsp.CodeAction] = []
         support = EditSupport.of(ls.client_capabilities)
-        code_actions = by_runtime(ls, uri, v2=v2_actions.code_actions, v4=v4_actions.code_actions)
+        code_actions = format_of_document(ls, uri).code_actions
         for diagnostic in params.context.diagnostics:
             if diagnostic.source != SOURCE:
                 actions.extend(yaml_extension_actions(uri, lines, diagnostic))
@@ -145,17 +147,23 @@ def register(server: AgentVLanguageServer) -> None:
 
     @server.feature(lsp.CODE_ACTION_RESOLVE)
     @guard()
-    async def code_action_resolve(ls: AgentVLanguageServer, action: lsp.CodeAction) -> lsp.CodeAction:
+    async def code_action_resolve(ls: ServerBase, action: lsp.CodeAction) -> lsp.CodeAction:
         data: Any = action.data if isinstance(action.data, dict) else {}
         uri = data.get("uri")
         document = ls.workspace.text_documents.get(uri) if isinstance(uri, str) else None
-        if data.get("agentv") != "migrate" or document is None or document.version != data.get("version"):
+        migrating = migrations()
+        if (
+            data.get("agentv") != "migrate"
+            or migrating is None
+            or document is None
+            or document.version != data.get("version")
+        ):
             return action  # not ours, or the document changed since: no edit
         request = _migration_request(ls, document.uri, document.version, document.source)
-        migration = await asyncio.to_thread(v4_actions.migration_of, request)
+        migration = await asyncio.to_thread(migrating.migration_of, request)
         if migration.status == "migrated":
             support = EditSupport.of(ls.client_capabilities)
-            action.edit = v4_actions.migration_edit(
+            action.edit = migrating.migration_edit(
                 migration, document.uri, document.version, support, _open_versions(ls), ls.encoding
             )
         return action

@@ -14,16 +14,14 @@ from typing import Any
 from lsprotocol import types as lsp
 
 from agentv_lsp.lsp import listing
-from agentv_lsp.lsp.dispatch import Model, by_format
+from agentv_lsp.lsp.base import DocumentModel, ServerBase, guard
+from agentv_lsp.lsp.editor import format_of
 from agentv_lsp.lsp.features import prompt_diff
 from agentv_lsp.lsp.names import LENS_COMPARE, LENS_PREVIEW
 from agentv_lsp.lsp.protocol import RawJson
-from agentv_lsp.lsp.server import AgentVLanguageServer, guard
-from agentv_lsp.lsp.v2 import navigation as v2_navigation
-from agentv_lsp.lsp.v4 import navigation as v4_navigation
 
 
-def register(server: AgentVLanguageServer) -> None:
+def register(server: ServerBase) -> None:
     numbers = listing.DocumentNumbers()
     lists = listing.LensLists()
 
@@ -34,16 +32,13 @@ def register(server: AgentVLanguageServer) -> None:
 
     server.close_listeners.append(forget)
 
-    def lens_json(model: Model, doc: int) -> RawJson | None:
-        lens_lines = by_format(
-            model, v2=v2_navigation.document_lens_lines, v4=v4_navigation.document_lens_lines
-        )
-        lines = lens_lines(model)
+    def lens_json(model: DocumentModel, doc: int) -> RawJson | None:
+        lines = format_of(model).lens_lines(model)
         return None if lines is None else lists.json(doc, lines)
 
     @server.feature(lsp.TEXT_DOCUMENT_CODE_LENS, lsp.CodeLensOptions(resolve_provider=True))
     @guard([])
-    async def code_lens(ls: AgentVLanguageServer, params: lsp.CodeLensParams) -> RawJson | list[Any]:
+    async def code_lens(ls: ServerBase, params: lsp.CodeLensParams) -> RawJson | list[Any]:
         uri = params.text_document.uri
         if not ls.settings.code_lens:
             return []
@@ -58,7 +53,7 @@ def register(server: AgentVLanguageServer) -> None:
 
     @server.feature(lsp.CODE_LENS_RESOLVE)
     @guard()
-    async def code_lens_resolve(ls: AgentVLanguageServer, lens: lsp.CodeLens) -> lsp.CodeLens:
+    async def code_lens_resolve(ls: ServerBase, lens: lsp.CodeLens) -> lsp.CodeLens:
         data = listing.read_lens_data(lens.data)
         uri = numbers.uri(data[0]) if data is not None else None
         model = await ls.model(uri) if uri is not None else None
@@ -73,6 +68,17 @@ def register(server: AgentVLanguageServer) -> None:
         return lens
 
 
-async def resolve_command(model: Model, uri: str, index: int, kind: str) -> lsp.Command:
-    resolve = by_format(model, v2=v2_navigation.resolve_document_lens, v4=v4_navigation.resolve_document_lens)
-    return await asyncio.to_thread(resolve, model, uri, index, kind)
+async def resolve_command(model: DocumentModel, uri: str, index: int, kind: str) -> lsp.Command:
+    return await asyncio.to_thread(format_of(model).resolve_lens, model, uri, index, kind)
+
+
+def refresh_code_lenses(ls: ServerBase) -> None:
+    """`workspace/codeLens/refresh`: what the lenses show changed (a run's verdicts, a migration)."""
+    workspace = ls.client_capabilities.workspace
+    lens = workspace.code_lens if workspace is not None else None
+    if lens is None or not lens.refresh_support:
+        return
+    try:
+        ls.workspace_code_lens_refresh(None)
+    except Exception as exc:  # a client that says it supports refresh but fails
+        ls.log(f"agentv-lsp: workspace/codeLens/refresh failed: {exc}")

@@ -9,17 +9,19 @@ from typing import Any
 
 from lsprotocol import types as lsp
 
+from agentv_lsp.lsp.base import ServerBase, guard
 from agentv_lsp.lsp.convert import UTF8, UTF16, UTF32
 from agentv_lsp.lsp.document import install
-from agentv_lsp.lsp.server import AgentVLanguageServer, guard
+from agentv_lsp.lsp.features.diagnostics import recheck_open_documents
+from agentv_lsp.lsp.features.watch import register_watchers, start_looking_for_runs
 
 
-def register(server: AgentVLanguageServer) -> None:
+def register(server: ServerBase) -> None:
     initial: dict[str, Any] = {}
 
     @server.feature(lsp.INITIALIZE)
     @guard()
-    def initialize(ls: AgentVLanguageServer, params: lsp.InitializeParams) -> None:
+    def initialize(ls: ServerBase, params: lsp.InitializeParams) -> None:
         options = params.initialization_options
         raw = options.get("settings") if isinstance(options, dict) else None
         if isinstance(raw, dict):
@@ -35,9 +37,7 @@ def register(server: AgentVLanguageServer) -> None:
 
     @server.feature(lsp.INITIALIZED)
     @guard()
-    async def initialized(ls: AgentVLanguageServer, params: lsp.InitializedParams) -> None:
-        from agentv_lsp.lsp.features.watch import register_watchers, start_looking_for_runs
-
+    async def initialized(ls: ServerBase, params: lsp.InitializedParams) -> None:
         start_looking_for_runs(ls)
         await fetch_configuration(ls, initial)
 
@@ -45,9 +45,7 @@ def register(server: AgentVLanguageServer) -> None:
 
     @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
     @guard()
-    async def did_change_configuration(
-        ls: AgentVLanguageServer, params: lsp.DidChangeConfigurationParams
-    ) -> None:
+    async def did_change_configuration(ls: ServerBase, params: lsp.DidChangeConfigurationParams) -> None:
         pushed = params.settings.get("agentv") if isinstance(params.settings, dict) else None
         if isinstance(pushed, dict):
             changed = ls.apply_settings({**initial, **pushed})
@@ -55,21 +53,17 @@ def register(server: AgentVLanguageServer) -> None:
             changed = await fetch_configuration(ls, initial)
         if not changed:
             return
-        from agentv_lsp.lsp.features.diagnostics import recheck_open_documents
-
         recheck_open_documents(ls)
 
     @server.feature(lsp.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     @guard()
-    def did_change_folders(ls: AgentVLanguageServer, params: lsp.DidChangeWorkspaceFoldersParams) -> None:
+    def did_change_folders(ls: ServerBase, params: lsp.DidChangeWorkspaceFoldersParams) -> None:
         # pygls updates `ls.workspace.folders` first; the folder restriction follows them
         ls.reset_files()
-        from agentv_lsp.lsp.features.diagnostics import recheck_open_documents
-
         recheck_open_documents(ls)
 
 
-async def fetch_configuration(ls: AgentVLanguageServer, initial: dict[str, Any]) -> bool:
+async def fetch_configuration(ls: ServerBase, initial: dict[str, Any]) -> bool:
     """Ask the client for section `agentv` (when it can answer); True when settings changed."""
     workspace_caps = ls.client_capabilities.workspace
     if workspace_caps is None or not workspace_caps.configuration:

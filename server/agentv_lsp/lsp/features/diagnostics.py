@@ -10,22 +10,23 @@ server does; otherwise after `preview.debounceMs` (default 150 ms) without edits
 whole-text check (about 1 s at 10,000 tests) is not started for every keystroke. Pushed with
 `textDocument/publishDiagnostics` unless the client pulls. Only AgentV files are ours (an
 AgentV `$schema`, or `.agentv/config.yaml|targets.yaml`): other YAML gets nothing at all.
-Each format checks and publishes in its `lsp/<format>/diagnostics.py` (`pull_items`, `publish`).
+Each format checks and publishes (`EditorFormat.pull_items`, `.publish`) in its
+`lsp/<format>/diagnostics.py`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import time
+from collections.abc import Iterable
 
 from lsprotocol import types as lsp
 
 from agentv_lsp.engine.budget import Budget, CheckStopped, run_limited
+from agentv_lsp.lsp.base import ServerBase, guard
 from agentv_lsp.lsp.convert import is_agentv_path, is_file_uri, uri_to_path
-from agentv_lsp.lsp.dispatch import by_format
-from agentv_lsp.lsp.server import AgentVLanguageServer, guard
-from agentv_lsp.lsp.v2 import diagnostics as v2_diagnostics
-from agentv_lsp.lsp.v4 import diagnostics as v4_diagnostics
+from agentv_lsp.lsp.editor import format_of
 
 # A check that cost at most this (the last one of the document) is started without debounce.
 # `bench_lsp.py` measures 5-30 ms for an edit inside one test of 2,000 or 10,000 (more on a
@@ -39,7 +40,7 @@ IMMEDIATE_MS = 100
 _last_cost: dict[str, float] = {}  # per document: milliseconds its last check took
 
 
-def debounce_seconds(ls: AgentVLanguageServer, uri: str) -> float:
+def debounce_seconds(ls: ServerBase, uri: str) -> float:
     """How long to wait after an edit before checking (see the module's docstring)."""
     cost = _last_cost.get(uri)
     if cost is not None and cost <= IMMEDIATE_MS:
@@ -47,25 +48,23 @@ def debounce_seconds(ls: AgentVLanguageServer, uri: str) -> float:
     return ls.settings.debounce_ms / 1000
 
 
-def register(server: AgentVLanguageServer) -> None:
+def register(server: ServerBase) -> None:
     @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
     @guard()
-    def did_open(ls: AgentVLanguageServer, params: lsp.DidOpenTextDocumentParams) -> None:
+    def did_open(ls: ServerBase, params: lsp.DidOpenTextDocumentParams) -> None:
         ls.document_changed(params.text_document.uri)
         schedule(ls, params.text_document.uri, 0)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
     @guard()
-    def did_change(ls: AgentVLanguageServer, params: lsp.DidChangeTextDocumentParams) -> None:
+    def did_change(ls: ServerBase, params: lsp.DidChangeTextDocumentParams) -> None:
         ls.document_changed(params.text_document.uri)
         schedule(ls, params.text_document.uri, debounce_seconds(ls, params.text_document.uri))
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
     @guard()
-    def did_save(ls: AgentVLanguageServer, params: lsp.DidSaveTextDocumentParams) -> None:
+    def did_save(ls: ServerBase, params: lsp.DidSaveTextDocumentParams) -> None:
         path = uri_to_path(params.text_document.uri)
-        from agentv_lsp.lsp.features.watch import files_changed
-
         if is_agentv_path(path) or _is_targets(path):
             files_changed(ls, [path])  # other open eval files read this one from disk
         else:
@@ -73,7 +72,7 @@ def register(server: AgentVLanguageServer) -> None:
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
     @guard()
-    def did_close(ls: AgentVLanguageServer, params: lsp.DidCloseTextDocumentParams) -> None:
+    def did_close(ls: ServerBase, params: lsp.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
         _last_cost.pop(uri, None)
         ls.forget(uri)
@@ -86,9 +85,7 @@ def register(server: AgentVLanguageServer) -> None:
         lsp.DiagnosticOptions(identifier="agentv", inter_file_dependencies=True, workspace_diagnostics=False),
     )
     @guard(lsp.RelatedFullDocumentDiagnosticReport(items=[]))
-    async def pull(
-        ls: AgentVLanguageServer, params: lsp.DocumentDiagnosticParams
-    ) -> lsp.DocumentDiagnosticReport:
+    async def pull(ls: ServerBase, params: lsp.DocumentDiagnosticParams) -> lsp.DocumentDiagnosticReport:
         uri = params.text_document.uri
         try:
             model = await ls.model(uri)
@@ -103,7 +100,7 @@ def register(server: AgentVLanguageServer) -> None:
         result_id = f"{document.version if document else 0}@{ls.generation}"
         if params.previous_result_id == result_id:
             return lsp.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
-        items_of = by_format(model, v2=v2_diagnostics.pull_items, v4=v4_diagnostics.pull_items)
+        items_of = format_of(model).pull_items
         # under the check budget too (not registered: a pull never stops another's answer)
         budget = Budget(ls.settings.check_budget_ms / 1000)
         try:
@@ -116,13 +113,35 @@ def register(server: AgentVLanguageServer) -> None:
         return {"kind": "full", "resultId": result_id, "items": ls.capped(uri, items)}  # type: ignore[return-value]
 
 
-def _is_targets(path: str) -> bool:
-    import os
+def is_setup_file(path: str) -> bool:
+    """Files that decide how every eval file is read: configs and targets files."""
+    name = os.path.basename(path)
+    in_agentv = os.path.basename(os.path.dirname(path)) == ".agentv"
+    return name in ("targets.yaml", "targets.yml") or (in_agentv and name in ("config.yaml", "config.yml"))
 
+
+def files_changed(ls: ServerBase, paths: Iterable[str]) -> None:
+    """Files changed on disk (watched, or saved in the editor): forget what was read from
+    them and check every open document again."""
+    changed = list(paths)
+    if not changed:
+        return
+    if any(is_setup_file(p) for p in changed):
+        ls.fs.invalidate()
+        ls.reset_files()
+    else:
+        ls.invalidate(changed)
+    for listener in ls.file_listeners:
+        listener(changed)
+    ls.log(f"agentv-lsp: {len(changed)} watched file(s) changed; checking open documents again")
+    recheck_open_documents(ls)
+
+
+def _is_targets(path: str) -> bool:
     return os.path.basename(path) in ("targets.yaml", "targets.yml")
 
 
-def recheck_open_documents(ls: AgentVLanguageServer) -> None:
+def recheck_open_documents(ls: ServerBase) -> None:
     """What a check reads changed: check every open document again."""
     if ls.supports_pull:
         try:
@@ -134,7 +153,7 @@ def recheck_open_documents(ls: AgentVLanguageServer) -> None:
         schedule(ls, uri, 0)
 
 
-def schedule(ls: AgentVLanguageServer, uri: str, delay: float) -> None:
+def schedule(ls: ServerBase, uri: str, delay: float) -> None:
     """(Re)compute and publish diagnostics for `uri` after `delay` seconds without edits."""
     if ls.supports_pull:
         return  # the client asks when it wants them
@@ -145,7 +164,7 @@ def schedule(ls: AgentVLanguageServer, uri: str, delay: float) -> None:
     ls.pending[uri] = asyncio.get_running_loop().create_task(_publish_later(ls, uri, delay))
 
 
-async def _publish_later(ls: AgentVLanguageServer, uri: str, delay: float) -> None:
+async def _publish_later(ls: ServerBase, uri: str, delay: float) -> None:
     try:
         if delay:
             await asyncio.sleep(delay)
@@ -161,8 +180,7 @@ async def _publish_later(ls: AgentVLanguageServer, uri: str, delay: float) -> No
             return
         if model is None:
             return
-        publish = by_format(model, v2=v2_diagnostics.publish, v4=v4_diagnostics.publish)
-        if await publish(ls, uri, version, model):
+        if await format_of(model).publish(ls, uri, version, model):
             _last_cost[uri] = (time.perf_counter() - start) * 1000
     except asyncio.CancelledError:
         raise

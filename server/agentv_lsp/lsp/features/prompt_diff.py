@@ -30,8 +30,8 @@ from agentv_lsp.diff.git import GitError, repository_top
 from agentv_lsp.diff.single import buffer_prompt, revision_prompt
 from agentv_lsp.engine.files import FileReadError
 from agentv_lsp.formats.runtime import parse_requested
+from agentv_lsp.lsp.base import ServerBase
 from agentv_lsp.lsp.convert import uri_to_path
-from agentv_lsp.lsp.server import AgentVLanguageServer
 
 RENDERED_PROMPT = "agentv/renderedPrompt"
 # The code lens "Compare prompt with HEAD" (listed after each preview lens, `lsp/listing.py`)
@@ -79,7 +79,7 @@ def _within(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
-def refusal(ls: AgentVLanguageServer, uri: str, path: str) -> str | None:
+def refusal(ls: ServerBase, uri: str, path: str) -> str | None:
     """Why this URI is not answered (None: it may be): judged on the real path, before any read."""
     if urlparse(uri).scheme != "file":
         return f"not a file URI: {uri!r}"
@@ -94,7 +94,7 @@ def refusal(ls: AgentVLanguageServer, uri: str, path: str) -> str | None:
     return None
 
 
-def rendered_prompt(ls: AgentVLanguageServer, params: Any) -> dict[str, Any]:
+def rendered_prompt(ls: ServerBase, params: Any) -> dict[str, Any]:
     uri = _get(params, "uri")
     test_id = _get(params, "testId")
     side = _get(params, "side") or "buffer"
@@ -122,13 +122,13 @@ def rendered_prompt(ls: AgentVLanguageServer, params: Any) -> dict[str, Any]:
         return {"error": str(exc)}
 
 
-def _repository_inside(ls: AgentVLanguageServer, repo: str) -> bool:
+def _repository_inside(ls: ServerBase, repo: str) -> bool:
     """The folder holding `.git` inside the workspace folders (judged before git runs), and the
     root git finds from there too (git passes over an invalid `.git` and looks further up)."""
     return ls.fs.is_allowed(repo) and ls.fs.is_allowed(os.path.realpath(repository_top(repo)))
 
 
-def _read_file(ls: AgentVLanguageServer, path: str) -> str:
+def _read_file(ls: ServerBase, path: str) -> str:
     read = ls.fs.read(path)
     if read.truncated:
         raise FileReadError(
@@ -149,9 +149,9 @@ def _release(_done: Future[dict[str, Any]]) -> None:
         _in_flight -= 1
 
 
-def register(server: AgentVLanguageServer) -> None:
+def register(server: ServerBase) -> None:
     @server.feature(RENDERED_PROMPT)
-    async def rendered_prompt_request(ls: AgentVLanguageServer, params: Any) -> dict[str, Any]:
+    async def rendered_prompt_request(ls: ServerBase, params: Any) -> dict[str, Any]:
         global _in_flight
         with _in_flight_lock:
             if _in_flight >= MAX_IN_FLIGHT:

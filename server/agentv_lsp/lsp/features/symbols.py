@@ -3,9 +3,9 @@ messages and evaluators inside while the outline stays within 5,000 symbols, els
 alone: `lsp/listing.py`; sent as JSON text made once per version; `lsp/v2/symbols.py`,
 `lsp/v4/symbols.py`) and `workspace/symbol` (case ids across the open documents and the eval
 files on disk in the workspace folders; the folder walk skips `node_modules` and dot-folders,
-and each file is read again only when it changed). Every file is asked of both formats: v2
-case ids (`v2/symbols.case_ids`), and 4.x eval files add the ids of the tests they load
-(`v4/symbols.py`)."""
+and each file is read again only when it changed). Every file is asked of every format
+(`EditorFormat.open_symbols`, `.disk_symbols`): v2 case ids, and 4.x eval files add the ids
+of the tests they load."""
 
 from __future__ import annotations
 
@@ -15,34 +15,31 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 from lsprotocol import types as lsp
 
 from agentv_lsp.engine.files import FileReadError
 from agentv_lsp.engine.walk import walk_yaml
 from agentv_lsp.lsp import listing
+from agentv_lsp.lsp.base import ServerBase, WorkspaceSymbol, guard
 from agentv_lsp.lsp.convert import JsonDict, path_to_uri, uri_to_path
-from agentv_lsp.lsp.dispatch import by_format
+from agentv_lsp.lsp.editor import EditorFormat, format_of, formats
 from agentv_lsp.lsp.protocol import RawJson
-from agentv_lsp.lsp.server import AgentVLanguageServer, guard
-from agentv_lsp.lsp.v2 import symbols as v2_symbols
-from agentv_lsp.lsp.v4 import symbols as v4_symbols
 
 MAX_RESULTS = 500
 WALK_TTL = 30.0  # seconds a folder listing is trusted without a watched-file event
 
 
-Found = TypeVar("Found")
 Stamp = tuple[Any, ...]  # what a file's findings were made from: mtime, size (and more)
 
 
 @dataclass
 class WorkspaceIndex:
-    """Case ids of the eval files on disk, by file (re-read when mtime or size change)."""
+    """Each format's tests (case ids) of the eval files on disk, by format and file (re-read
+    when mtime or size, or what the format stamps them with, change)."""
 
-    files: dict[str, tuple[Stamp, list[tuple[str, int]]]] = field(default_factory=dict)
-    v4_files: dict[str, tuple[Stamp, list[v4_symbols.WorkspaceTest]]] = field(default_factory=dict)
+    files: dict[tuple[str, str], tuple[Stamp, list[WorkspaceSymbol]]] = field(default_factory=dict)
     listing: dict[str, tuple[float, list[str]]] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -59,30 +56,25 @@ class WorkspaceIndex:
                 self.listing[root] = found
         return found[1]
 
-    def ids(self, ls: AgentVLanguageServer, path: str) -> list[tuple[str, int]]:
-        return self._on_disk(self.files, ls, path, (), v2_symbols.case_ids)
-
-    def v4_tests(self, ls: AgentVLanguageServer, path: str) -> list[v4_symbols.WorkspaceTest]:
-        """The tests a 4.x eval file on disk loads (again when it or the files on disk change)."""
-        if not path.lower().endswith((".eval.yaml", ".eval.yml")):
+    def symbols(self, ls: ServerBase, format_: EditorFormat, path: str) -> list[WorkspaceSymbol]:
+        """The tests the format finds in a file on disk (again when it, or what the format
+        stamps them with, changes)."""
+        stamp = format_.disk_stamp(ls, path)
+        if stamp is None:
             return []
         return self._on_disk(
-            self.v4_files,
-            ls,
-            path,
-            (ls.generation,),
-            lambda text: v4_symbols.workspace_tests(path, text, ls.options_for(path)),
+            (format_.name, path), ls, path, stamp, lambda text: format_.disk_symbols(ls, path, text)
         )
 
     def _on_disk(
         self,
-        table: dict[str, tuple[Stamp, list[Found]]],
-        ls: AgentVLanguageServer,
+        entry: tuple[str, str],
+        ls: ServerBase,
         path: str,
         stamp: Stamp,
-        find: Callable[[str], list[Found]],
-    ) -> list[Found]:
-        """What `find` finds in an eval file's text on disk, kept in `table` until the file's
+        find: Callable[[str], list[WorkspaceSymbol]],
+    ) -> list[WorkspaceSymbol]:
+        """What `find` finds in an eval file's text on disk, kept as `entry` until the file's
         mtime or size (or `stamp`) change. Nothing for a file the server may not read (outside
         the allowed files, or over the size limit); "" is read when reading fails."""
         try:
@@ -91,10 +83,10 @@ class WorkspaceIndex:
             return []
         key = (info.st_mtime, info.st_size, *stamp)
         with self.lock:
-            cached = table.get(path)
+            cached = self.files.get(entry)
         if cached is not None and cached[0] == key:
             return cached[1]
-        found: list[Found] = []
+        found: list[WorkspaceSymbol] = []
         if ls.fs.is_allowed(path) and info.st_size <= ls.fs.max_bytes:
             # through the FileSystem: a FIFO or device with an eval file's name is refused, not waited on
             try:
@@ -105,20 +97,18 @@ class WorkspaceIndex:
                 text = ""
             found = find(text)
         with self.lock:
-            table[path] = (key, found)
+            self.files[entry] = (key, found)
         return found
 
 
-def workspace_symbols(
-    ls: AgentVLanguageServer, index: WorkspaceIndex, query: str
-) -> list[lsp.SymbolInformation]:
+def workspace_symbols(ls: ServerBase, index: WorkspaceIndex, query: str) -> list[lsp.SymbolInformation]:
     needle = query.lower()
     found: list[lsp.SymbolInformation] = []
     open_docs = {uri_to_path(uri): doc.source for uri, doc in list(ls.workspace.text_documents.items())}
     seen: set[str] = set()
 
-    def add(path: str, ids: list[tuple[str, int]], container: str) -> None:
-        for case_id, line in ids:
+    def add(tests: list[WorkspaceSymbol], container: str) -> None:
+        for case_id, path, line in tests:
             if needle in case_id.lower() and len(found) < MAX_RESULTS:
                 where = lsp.Range(
                     start=lsp.Position(line=line, character=0), end=lsp.Position(line=line, character=0)
@@ -132,27 +122,23 @@ def workspace_symbols(
                     )
                 )
 
-    def add_v4(tests: list[v4_symbols.WorkspaceTest], container: str) -> None:
-        for test in tests:
-            add(test.file, [(test.id, test.line)], container)
-
+    every = formats()
     for path, text in open_docs.items():
         seen.add(path)
-        add(path, v2_symbols.case_ids(text), os.path.basename(path))
-        opts = ls.options_for(path)
-        add_v4(v4_symbols.open_document_tests(path, text, opts, ls.generation), os.path.basename(path))
+        for format_ in every:
+            add(format_.open_symbols(ls, path, text), os.path.basename(path))
     for root in ls.workspace_roots():
         for path in index.paths(root):
             if path not in seen:
                 seen.add(path)
-                add(path, index.ids(ls, path), os.path.relpath(path, root))
-                add_v4(index.v4_tests(ls, path), os.path.relpath(path, root))
+                for format_ in every:
+                    add(index.symbols(ls, format_, path), os.path.relpath(path, root))
             if len(found) >= MAX_RESULTS:
                 return found
     return found
 
 
-def register(server: AgentVLanguageServer) -> None:
+def register(server: ServerBase) -> None:
     index = WorkspaceIndex()
     server.file_listeners.append(lambda paths: index.forget_listings())
     tables = listing.PerDocument(listing.OutlineTable)
@@ -160,15 +146,13 @@ def register(server: AgentVLanguageServer) -> None:
 
     @server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     @guard([])
-    async def document_symbol(
-        ls: AgentVLanguageServer, params: lsp.DocumentSymbolParams
-    ) -> RawJson | list[JsonDict]:
+    async def document_symbol(ls: ServerBase, params: lsp.DocumentSymbolParams) -> RawJson | list[JsonDict]:
         uri = params.text_document.uri
         model = await ls.model(uri)
         if model is None or model.kind != "eval":
             return []
         table = tables.of(uri)
-        outline_json = by_format(model, v2=v2_symbols.outline_json, v4=v4_symbols.outline_json)
+        outline_json = format_of(model).outline_json
         found = await asyncio.to_thread(
             listing.per_version,
             model,
@@ -180,6 +164,6 @@ def register(server: AgentVLanguageServer) -> None:
     @server.feature(lsp.WORKSPACE_SYMBOL)
     @guard([])
     async def workspace_symbol(
-        ls: AgentVLanguageServer, params: lsp.WorkspaceSymbolParams
+        ls: ServerBase, params: lsp.WorkspaceSymbolParams
     ) -> list[lsp.SymbolInformation]:
         return await asyncio.to_thread(workspace_symbols, ls, index, params.query)

@@ -10,12 +10,11 @@ import asyncio
 import os
 from typing import Any
 
+from agentv_lsp.lsp.base import ServerBase, WorkspaceSymbol, guard
 from agentv_lsp.lsp.convert import path_to_uri, uri_to_path
+from agentv_lsp.lsp.editor import testing_format
+from agentv_lsp.lsp.features.codelens import refresh_code_lenses
 from agentv_lsp.lsp.features.symbols import WorkspaceIndex
-from agentv_lsp.lsp.features.workspace_edits import refresh_code_lenses
-from agentv_lsp.lsp.server import AgentVLanguageServer, guard
-from agentv_lsp.lsp.v4 import symbols as v4_symbols
-from agentv_lsp.lsp.v4 import testing as v4_testing
 from agentv_lsp.results import EDITOR_RESULTS
 
 TESTS = "agentv/tests"
@@ -25,16 +24,19 @@ MAX_FILES = 5000
 MAX_TESTS = 50_000
 
 
-def workspace_tests(ls: AgentVLanguageServer, index: WorkspaceIndex) -> dict[str, Any]:
+def workspace_tests(ls: ServerBase, index: WorkspaceIndex) -> dict[str, Any]:
     """`{"files": [{"uri", "folder", "tests": [{"id", "uri", "line"}]}], "truncated"}`: open
     buffers as they are, the other files as on disk."""
+    format_ = testing_format()
+    if format_ is None:
+        return {"files": [], "truncated": False}
     open_docs = {uri_to_path(uri): doc.source for uri, doc in list(ls.workspace.text_documents.items())}
     files: list[dict[str, Any]] = []
     seen: set[str] = set()
     count = 0
     roots = ls.workspace_roots()
 
-    def add(path: str, tests: list[v4_symbols.WorkspaceTest]) -> bool:
+    def add(path: str, tests: list[WorkspaceSymbol]) -> bool:
         nonlocal count
         if not tests or len(files) >= MAX_FILES or count >= MAX_TESTS:
             return count < MAX_TESTS and len(files) < MAX_FILES
@@ -49,17 +51,17 @@ def workspace_tests(ls: AgentVLanguageServer, index: WorkspaceIndex) -> dict[str
     for path, text in open_docs.items():
         seen.add(path)
         if any(path.startswith(r.rstrip(os.sep) + os.sep) for r in roots):
-            add(path, v4_symbols.open_document_tests(path, text, ls.options_for(path), ls.generation))
+            add(path, format_.open_symbols(ls, path, text))
     for root in roots:
         for path in index.paths(root):
             if path not in seen:
                 seen.add(path)
-                if not add(path, index.v4_tests(ls, path)):
+                if not add(path, index.symbols(ls, format_, path)):
                     return {"files": files, "truncated": True}
     return {"files": sorted(files, key=lambda f: f["uri"]), "truncated": False}
 
 
-def _file(ls: AgentVLanguageServer, params: Any) -> tuple[str, str | None] | None:
+def _file(ls: ServerBase, params: Any) -> tuple[str, str | None] | None:
     uri = params.get("uri") if isinstance(params, dict) else getattr(params, "uri", None)
     if not isinstance(uri, str) or not uri.startswith("file:"):
         return None
@@ -79,35 +81,37 @@ def _test_ids(params: Any) -> list[str] | None:
     return [i for i in ids if isinstance(i, str)]
 
 
-def register(server: AgentVLanguageServer) -> None:
+def register(server: ServerBase) -> None:
     index = WorkspaceIndex()
     server.file_listeners.append(lambda paths: index.forget_listings())
 
     @server.feature(TESTS)
     @guard({"files": [], "truncated": False})
-    async def tests_request(ls: AgentVLanguageServer, params: Any) -> dict[str, Any]:
+    async def tests_request(ls: ServerBase, params: Any) -> dict[str, Any]:
         return await asyncio.to_thread(workspace_tests, ls, index)
 
     @server.feature(TEST_RUN_PLAN)
     @guard({"error": "internal error"})
-    async def run_plan_request(ls: AgentVLanguageServer, params: Any) -> dict[str, Any]:
+    async def run_plan_request(ls: ServerBase, params: Any) -> dict[str, Any]:
         found = _file(ls, params)
-        if found is None:
+        format_ = testing_format()
+        if found is None or format_ is None or format_.testing is None:
             return {"error": "not an eval file this workspace may read"}
         path, text = found
         return await asyncio.to_thread(
-            v4_testing.run_plan, path, text, ls.options_for(path), _test_ids(params)
+            format_.testing.run_plan, path, text, ls.options_for(path), _test_ids(params)
         )
 
     @server.feature(TEST_RESULTS)
     @guard({"error": "internal error"})
-    async def test_results_request(ls: AgentVLanguageServer, params: Any) -> dict[str, Any]:
+    async def test_results_request(ls: ServerBase, params: Any) -> dict[str, Any]:
         found = _file(ls, params)
-        if found is None:
+        format_ = testing_format()
+        if found is None or format_ is None or format_.testing is None:
             return {"error": "not an eval file this workspace may read"}
         path, text = found
         # asked after a run: what it wrote is read now, and every lens shows it
         EDITOR_RESULTS.clear()
-        answer = await asyncio.to_thread(v4_testing.last_results, path, text, ls.options_for(path))
+        answer = await asyncio.to_thread(format_.testing.last_results, path, text, ls.options_for(path))
         refresh_code_lenses(ls)
         return answer

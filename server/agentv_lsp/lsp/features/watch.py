@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Iterable
 
 from lsprotocol import types as lsp
 
+from agentv_lsp.lsp.base import ServerBase, guard
 from agentv_lsp.lsp.convert import uri_to_path
-from agentv_lsp.lsp.features.workspace_edits import refresh_code_lenses
-from agentv_lsp.lsp.server import AgentVLanguageServer, guard
+from agentv_lsp.lsp.features.codelens import refresh_code_lenses
+from agentv_lsp.lsp.features.diagnostics import files_changed
 from agentv_lsp.results import EDITOR_RESULTS, runs_stamp
 
 WATCHERS = (
@@ -31,10 +31,10 @@ REGISTRATION_ID = "agentv-watched-files"
 _poller: asyncio.Future[None] | None = None
 
 
-def register(server: AgentVLanguageServer) -> None:
+def register(server: ServerBase) -> None:
     @server.feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     @guard()
-    def did_change_watched_files(ls: AgentVLanguageServer, params: lsp.DidChangeWatchedFilesParams) -> None:
+    def did_change_watched_files(ls: ServerBase, params: lsp.DidChangeWatchedFilesParams) -> None:
         paths = [p for p in (uri_to_path(change.uri) for change in params.changes) if p]
         # a new or rewritten run changes verdicts (lenses), not what any file checks to
         results = [p for p in paths if RESULTS_PART in p]
@@ -45,34 +45,10 @@ def register(server: AgentVLanguageServer) -> None:
         files_changed(ls, [p for p in paths if RESULTS_PART not in p])
 
 
-def is_setup_file(path: str) -> bool:
-    """Files that decide how every eval file is read: configs and targets files."""
-    name = os.path.basename(path)
-    in_agentv = os.path.basename(os.path.dirname(path)) == ".agentv"
-    return name in ("targets.yaml", "targets.yml") or (in_agentv and name in ("config.yaml", "config.yml"))
-
-
-def files_changed(ls: AgentVLanguageServer, paths: Iterable[str]) -> None:
-    from agentv_lsp.lsp.features.diagnostics import recheck_open_documents
-
-    changed = list(paths)
-    if not changed:
-        return
-    if any(is_setup_file(p) for p in changed):
-        ls.fs.invalidate()
-        ls.reset_files()
-    else:
-        ls.invalidate(changed)
-    for listener in ls.file_listeners:
-        listener(changed)
-    ls.log(f"agentv-lsp: {len(changed)} watched file(s) changed; checking open documents again")
-    recheck_open_documents(ls)
-
-
 RESULTS_POLL_SECONDS = 2.0
 
 
-async def poll_results(ls: AgentVLanguageServer) -> None:
+async def poll_results(ls: ServerBase) -> None:
     """Runs AgentV added or rewrote under the open documents' folders, looked for every few
     seconds: not every client watches files (or reports a folder made after it started
     watching), and a run's verdicts belong in the lenses at once."""
@@ -96,7 +72,7 @@ async def poll_results(ls: AgentVLanguageServer) -> None:
             refresh_code_lenses(ls)
 
 
-async def _runs_changed(ls: AgentVLanguageServer, seen: dict[tuple[str, str], tuple[object, ...]]) -> bool:
+async def _runs_changed(ls: ServerBase, seen: dict[tuple[str, str], tuple[object, ...]]) -> bool:
     paths = [p for p in (uri_to_path(u) for u in list(ls.workspace.text_documents)) if p]
     changed = False
     for context in {ls.context_for(p) for p in paths}:
@@ -107,14 +83,14 @@ async def _runs_changed(ls: AgentVLanguageServer, seen: dict[tuple[str, str], tu
     return changed
 
 
-def start_looking_for_runs(ls: AgentVLanguageServer) -> None:
+def start_looking_for_runs(ls: ServerBase) -> None:
     """`poll_results`, once per server (from `initialized`)."""
     global _poller
     if _poller is None:
         _poller = asyncio.ensure_future(poll_results(ls))
 
 
-async def register_watchers(ls: AgentVLanguageServer) -> None:
+async def register_watchers(ls: ServerBase) -> None:
     """Ask the client to watch our files (when it supports dynamic registration)."""
     workspace_caps = ls.client_capabilities.workspace
     watch = workspace_caps.did_change_watched_files if workspace_caps else None

@@ -32,9 +32,11 @@ from typing import Any
 
 from lsprotocol import types as lsp
 
+from agentv_lsp.lsp.base import ServerBase, guard
 from agentv_lsp.lsp.convert import is_file_uri, path_to_uri
-from agentv_lsp.lsp.server import AgentVLanguageServer, guard
-from agentv_lsp.lsp.v4 import actions as v4_actions
+from agentv_lsp.lsp.editor import migrations
+from agentv_lsp.lsp.features.codelens import refresh_code_lenses
+from agentv_lsp.lsp.features.diagnostics import recheck_open_documents
 from agentv_lsp.migrate import Migration, migrate_text
 from agentv_lsp.report import one_line
 
@@ -55,13 +57,12 @@ def _argument(args: tuple[Any, ...]) -> dict[str, Any]:
     return first if isinstance(first, dict) else {}
 
 
-def take_in(ls: AgentVLanguageServer, migration: Migration) -> None:
+def take_in(ls: ServerBase, migration: Migration) -> None:
     """The server's state after the migration's edit: the other files' new text, the rename,
     and every open document checked again."""
-    from agentv_lsp.lsp.features.diagnostics import recheck_open_documents
-
     changed = {migration.path, migration.new_path}
-    companions = v4_actions.edited_companions(migration)
+    migrating = migrations()
+    companions = migrating.edited_companions(migration) if migrating is not None else []
     for companion in companions:
         ls.fs.overlays[companion.path] = companion.new_text
         changed.add(companion.path)
@@ -78,7 +79,7 @@ def take_in(ls: AgentVLanguageServer, migration: Migration) -> None:
 _written_overlays: set[str] = set()
 
 
-def _files_changed(ls: AgentVLanguageServer, paths: list[str]) -> None:
+def _files_changed(ls: ServerBase, paths: list[str]) -> None:
     for path in paths:
         if path in _written_overlays:
             _written_overlays.discard(path)
@@ -86,30 +87,19 @@ def _files_changed(ls: AgentVLanguageServer, paths: list[str]) -> None:
             ls.fs.invalidate([path])
 
 
-def refresh_code_lenses(ls: AgentVLanguageServer) -> None:
-    workspace = ls.client_capabilities.workspace
-    lens = workspace.code_lens if workspace is not None else None
-    if lens is None or not lens.refresh_support:
-        return
-    try:
-        ls.workspace_code_lens_refresh(None)
-    except Exception as exc:  # a client that says it supports refresh but fails
-        ls.log(f"agentv-lsp: workspace/codeLens/refresh failed: {exc}")
-
-
 def summary(migration: Migration, cwd: str) -> dict[str, Any]:
     def shown(path: str) -> str:
         relative = os.path.relpath(path, cwd)
         return path if relative.startswith("..") else relative
 
+    migrating = migrations()
+    companions = migrating.edited_companions(migration) if migrating is not None else []
     return {
         "file": shown(migration.new_path),
         "uri": path_to_uri(migration.new_path),
         "renamedFrom": shown(migration.path) if migration.new_path != migration.path else None,
         "oldUri": path_to_uri(migration.path),
-        "otherFiles": [
-            {"file": shown(c.path), "reason": c.reason} for c in v4_actions.edited_companions(migration)
-        ],
+        "otherFiles": [{"file": shown(c.path), "reason": c.reason} for c in companions],
         "attention": [f.message for f in migration.findings if f.attention],
     }
 
@@ -144,12 +134,13 @@ def proof_markdown(migration: Migration, cwd: str, not_written: tuple[str, ...] 
     return "\n".join(out) + "\n"
 
 
-def observe(ls: AgentVLanguageServer, uri: str) -> None:
+def observe(ls: ServerBase, uri: str) -> None:
     """A document's text was set: take in a migration whose edit gave it that text."""
     document = ls.workspace.text_documents.get(uri)
-    if document is None or not is_file_uri(uri):
+    migrating = migrations()
+    if document is None or not is_file_uri(uri) or migrating is None:
         return
-    migration = v4_actions.applied_here(uri, document.source)
+    migration = migrating.applied_here(uri, document.source)
     if migration is None:
         return
     take_in(ls, migration)
@@ -174,13 +165,13 @@ def observe(ls: AgentVLanguageServer, uri: str) -> None:
     ls.protocol.notify(MIGRATED, report)
 
 
-def register(server: AgentVLanguageServer) -> None:
+def register(server: ServerBase) -> None:
     server.file_listeners.append(lambda paths: _files_changed(server, paths))
     server.document_listeners.append(lambda uri: observe(server, uri))
 
     @server.command(MIGRATION_PROOF)
     @guard()
-    async def migration_proof(ls: AgentVLanguageServer, *args: Any) -> dict[str, Any] | None:
+    async def migration_proof(ls: ServerBase, *args: Any) -> dict[str, Any] | None:
         uri = _argument(args).get("uri")
         with _lock:
             found = _applied.get(uri) if isinstance(uri, str) else None
@@ -204,7 +195,7 @@ def register(server: AgentVLanguageServer) -> None:
         return {"title": f"Migration proof: {name}", "markdown": markdown}
 
 
-def _proof_fs(ls: AgentVLanguageServer, migration: Migration) -> Any:
+def _proof_fs(ls: ServerBase, migration: Migration) -> Any:
     """A file system that reads the other files as they were before the migration (the proof
     migrates the v2 text again and compares both sides itself)."""
     from agentv_lsp.engine.files import FileSystem

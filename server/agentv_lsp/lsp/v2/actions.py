@@ -15,9 +15,9 @@ from typing import Any
 
 from lsprotocol import types as lsp
 
+from agentv_lsp.lsp.base import ServerBase
 from agentv_lsp.lsp.convert import path_to_uri, range_text, uri_to_path
 from agentv_lsp.lsp.quick_fixes import EditSupport, fix_action, suggestion_action, unquoted, workspace_edit
-from agentv_lsp.lsp.server import AgentVLanguageServer
 
 SCHEMAS = {"config.yaml": "agentv-config-v2", "targets.yaml": "agentv-targets-v2.2"}
 ALL_SCHEMAS = ["agentv-eval-v2", "agentv-config-v2", "agentv-targets-v2.2"]
@@ -26,7 +26,7 @@ MISSING_FILE_CODES = frozenset(("file-not-found", "validate-file-not-found"))
 
 
 def code_actions(
-    ls: AgentVLanguageServer, uri: str, lines: list[str], diagnostic: lsp.Diagnostic, support: EditSupport
+    ls: ServerBase, uri: str, lines: list[str], diagnostic: lsp.Diagnostic, support: EditSupport
 ) -> list[lsp.CodeAction]:
     """The quick fixes of a diagnostic of the v2 document `uri` (`support`, what the client's
     edits may do, does not matter: v2's fixes change this document's text only)."""
@@ -112,7 +112,7 @@ def schema_actions(uri: str, path: str, lines: list[str], diagnostic: lsp.Diagno
 
 
 def missing_file_actions(
-    ls: AgentVLanguageServer, uri: str, diagnostic: lsp.Diagnostic, data: dict[str, Any], current: str
+    ls: ServerBase, uri: str, diagnostic: lsp.Diagnostic, data: dict[str, Any], current: str
 ) -> list[lsp.CodeAction]:
     raw = data.get("raw")
     if not isinstance(raw, str) or not raw.strip():

@@ -11,8 +11,8 @@ from agentv_lsp.engine.targets_file import find_targets_file
 from agentv_lsp.formats.v2.model import Notice
 from agentv_lsp.formats.v2.preview import preview_case as preview_one_case
 from agentv_lsp.formats.v2.preview import preview_file as preview_whole_file
+from agentv_lsp.lsp.base import ServerBase
 from agentv_lsp.lsp.convert import from_client_col, path_to_uri
-from agentv_lsp.lsp.server import AgentVLanguageServer
 from agentv_lsp.lsp.status import runtime_json, status_json
 from agentv_lsp.lsp.v2.filemodel import FileModel
 from agentv_lsp.tokens import case_tokens
@@ -56,7 +56,7 @@ def find_case(model: FileModel, case_id: str) -> int | None:
     return None
 
 
-def target_case(ls: AgentVLanguageServer, model: FileModel, target: dict[str, Any]) -> int | None:
+def target_case(ls: ServerBase, model: FileModel, target: dict[str, Any]) -> int | None:
     case_id = target.get("caseId")
     if isinstance(case_id, str):
         return find_case(model, case_id)
@@ -71,14 +71,14 @@ def target_case(ls: AgentVLanguageServer, model: FileModel, target: dict[str, An
     return None
 
 
-async def eval_model(ls: AgentVLanguageServer, target: dict[str, Any]) -> FileModel | None:
+async def eval_model(ls: ServerBase, target: dict[str, Any]) -> FileModel | None:
     """The model of the open eval file a command names by `uri` (None: not one)."""
     uri = target.get("uri")
     model = await ls.model(uri) if isinstance(uri, str) else None
     return model if isinstance(model, FileModel) and model.kind == "eval" else None
 
 
-def status_of(ls: AgentVLanguageServer, model: FileModel) -> dict[str, Any]:
+def status_of(ls: ServerBase, model: FileModel) -> dict[str, Any]:
     value = model.root_value if model.agentv and model.kind is not None else None
     config = targets = None
     if model.kind == "eval":
@@ -91,9 +91,7 @@ def status_of(ls: AgentVLanguageServer, model: FileModel) -> dict[str, Any]:
     )
 
 
-def _with_runtime(
-    ls: AgentVLanguageServer, model: FileModel, found: dict[str, Any] | None
-) -> dict[str, Any] | None:
+def _with_runtime(ls: ServerBase, model: FileModel, found: dict[str, Any] | None) -> dict[str, Any] | None:
     """A v2 preview names its runtime as a 4.x one does (the panel's badge: "AgentV 2 (agentv-eval-v2)")."""
     if found is None:
         return None
@@ -101,7 +99,7 @@ def _with_runtime(
     return {**found, "runtime": ls.runtime_of(uri, model.path, model.text, model.opts.repo_root).version}
 
 
-async def preview_case_command(ls: AgentVLanguageServer, target: dict[str, Any]) -> dict[str, Any] | None:
+async def preview_case_command(ls: ServerBase, target: dict[str, Any]) -> dict[str, Any] | None:
     """`agentv.previewCase`: one case of the open eval file `target` names."""
     model = await eval_model(ls, target)
     if model is None:
@@ -115,7 +113,7 @@ async def preview_case_command(ls: AgentVLanguageServer, target: dict[str, Any])
     return _with_runtime(ls, model, found)
 
 
-async def preview_file_command(ls: AgentVLanguageServer, target: dict[str, Any]) -> dict[str, Any] | None:
+async def preview_file_command(ls: ServerBase, target: dict[str, Any]) -> dict[str, Any] | None:
     """`agentv.previewFile`: every case of the open eval file `target` names."""
     model = await eval_model(ls, target)
     if model is None:
@@ -129,7 +127,7 @@ async def preview_file_command(ls: AgentVLanguageServer, target: dict[str, Any])
     return _with_runtime(ls, model, found)
 
 
-async def status(ls: AgentVLanguageServer, uri: str, model: FileModel) -> dict[str, Any]:
+async def status(ls: ServerBase, uri: str, model: FileModel) -> dict[str, Any]:
     """`agentv/status`: the keys of `status_json` and which AgentV judges the document, and why."""
     result = await asyncio.to_thread(status_of, ls, model)
     choice = ls.runtime_of(uri, model.path, model.text, model.opts.repo_root)

@@ -10,6 +10,7 @@ from typing import Any
 
 from lsprotocol import types as lsp
 
+from agentv_lsp.lsp.base import ServerBase
 from agentv_lsp.lsp.completion_items import (
     cursor_at,
     file_items,
@@ -19,7 +20,6 @@ from agentv_lsp.lsp.completion_items import (
     target_items,
 )
 from agentv_lsp.lsp.convert import is_agentv_path
-from agentv_lsp.lsp.server import AgentVLanguageServer
 from agentv_lsp.lsp.v2.schema_nav import keys_for_path, schema_for_path
 
 NEW_CASE = (
@@ -45,7 +45,7 @@ def _enum_items(schema: dict[str, Any]) -> list[str]:
 
 
 def completions(
-    ls: AgentVLanguageServer, path: str, lines: list[str], line: int, character: int
+    ls: ServerBase, path: str, lines: list[str], line: int, character: int
 ) -> list[lsp.CompletionItem]:
     kind = file_kind(path, "\n".join(lines[:50]))
     if kind is None:

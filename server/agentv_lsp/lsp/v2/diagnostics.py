@@ -9,13 +9,14 @@ import time
 from typing import Any
 
 from agentv_lsp.checks.model import Diagnostic
+from agentv_lsp.lsp.base import ServerBase
 from agentv_lsp.lsp.convert import JsonDict, diagnostic_json
 from agentv_lsp.lsp.publication import LocalKeys, Placed, Source, all_items
-from agentv_lsp.lsp.server import AgentVLanguageServer
 from agentv_lsp.lsp.v2.filemodel import CHUNK_BASE, TAIL_BASE, FileModel, Unit
+from agentv_lsp.lsp.v2.state import STATE
 
 
-async def publish(ls: AgentVLanguageServer, uri: str, version: int | None, model: FileModel) -> bool:
+async def publish(ls: ServerBase, uri: str, version: int | None, model: FileModel) -> bool:
     """Publish the diagnostics of `model` unless a newer version arrived meanwhile (True:
     published)."""
     start = time.perf_counter()
@@ -46,17 +47,17 @@ async def publish(ls: AgentVLanguageServer, uri: str, version: int | None, model
     return True
 
 
-def pull_items(ls: AgentVLanguageServer, model: FileModel, uri: str) -> list[JsonDict]:
+def pull_items(ls: ServerBase, model: FileModel, uri: str) -> list[JsonDict]:
     """The diagnostics a client pulls (`textDocument/diagnostic`), as JSON."""
     return diagnostics_json(ls, model)
 
 
-def diagnostics_json(ls: AgentVLanguageServer, model: FileModel) -> list[JsonDict]:
+def diagnostics_json(ls: ServerBase, model: FileModel) -> list[JsonDict]:
     """A model's diagnostics as the JSON the client receives."""
     return all_items(diagnostic_parts(ls, model))
 
 
-def diagnostic_parts(ls: AgentVLanguageServer, model: FileModel, uri: str | None = None) -> list[Placed]:
+def diagnostic_parts(ls: ServerBase, model: FileModel, uri: str | None = None) -> list[Placed]:
     """A model's diagnostics in parts placed in the file (`publication`). Each case's are
     converted once (in its unit's lines, cached on the unit) and only moved afterwards, and
     only those shown; the cases are grouped in blocks kept from the document's (`uri`) last
@@ -101,7 +102,7 @@ def diagnostic_parts(ls: AgentVLanguageServer, model: FileModel, uri: str | None
             source = member.cache[("source", refs)] = _CaseSource(member, diagnostics)
         return source
 
-    blocks = ls.blocks_of(uri)
+    blocks = STATE.blocks_of(uri)
     # (files read changed: the units' results were cleared and the generation moved on)
     identity = (refs, encoding, ls.generation)
     out = blocks.placed(encoding, members, layout.lines, layout.tail_line, identity, source_of)

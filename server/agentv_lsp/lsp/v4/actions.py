@@ -24,21 +24,17 @@ import functools
 import os
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lsprotocol import types as lsp
 
 from agentv_lsp.checks.model import SOURCE
-from agentv_lsp.engine.files import FileSystem
 from agentv_lsp.formats.runtime import UNDECLARED_V2_CODE
+from agentv_lsp.lsp.base import MigrationRequest, ServerBase
 from agentv_lsp.lsp.convert import path_to_uri, to_client_col, uri_to_path
 from agentv_lsp.lsp.quick_fixes import EditSupport, quick_fix, suggestion_action
 from agentv_lsp.migrate import CompanionChange, Migration, migrate_text
 from agentv_lsp.migrate.cli_glue import WriteScope
-
-if TYPE_CHECKING:
-    from agentv_lsp.lsp.server import AgentVLanguageServer
 
 MIGRATE_TITLE = "Migrate this file to AgentV 4"
 # The diagnostics 4.x reports on a v2 eval file, which the migration settles.
@@ -140,7 +136,7 @@ def _rename_action(
 
 
 def code_actions(
-    ls: AgentVLanguageServer, uri: str, lines: list[str], diagnostic: lsp.Diagnostic, support: EditSupport
+    ls: ServerBase, uri: str, lines: list[str], diagnostic: lsp.Diagnostic, support: EditSupport
 ) -> list[lsp.CodeAction]:
     """The quick fixes of a diagnostic of the 4.x document `uri` (`fix_actions`; a fix may edit
     another file, read open or from disk)."""
@@ -148,7 +144,7 @@ def code_actions(
     return fix_actions(uri, diagnostic, functools.partial(_lines_of, ls), ls.encoding, support)
 
 
-def _lines_of(ls: AgentVLanguageServer, path: str) -> list[str] | None:
+def _lines_of(ls: ServerBase, path: str) -> list[str] | None:
     """The lines of an open document, else of the file on disk (None: unreadable)."""
     lines = ls.document_lines(path_to_uri(path))
     if lines is not None:
@@ -160,18 +156,6 @@ def _lines_of(ls: AgentVLanguageServer, path: str) -> list[str] | None:
 
 
 # -- "Migrate this file to AgentV 4" --------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class MigrationRequest:
-    """One open document version and where the migration reads from."""
-
-    uri: str
-    version: int | None
-    text: str
-    repo_root: str
-    cwd: str
-    fs: FileSystem
 
 
 _migrations: dict[str, tuple[int | None, str, Migration]] = {}

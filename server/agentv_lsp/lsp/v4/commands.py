@@ -12,7 +12,7 @@ import asyncio
 from typing import Any
 
 from agentv_lsp.engine.targets_file import find_targets_file
-from agentv_lsp.lsp.server import AgentVLanguageServer
+from agentv_lsp.lsp.base import ServerBase
 from agentv_lsp.lsp.status import runtime_json, status_json
 from agentv_lsp.lsp.v4.cases import cases_context
 from agentv_lsp.lsp.v4.model import V4Model
@@ -20,7 +20,7 @@ from agentv_lsp.lsp.v4.preview import file_preview, preview_at, preview_by_id
 from agentv_lsp.tokens import case_tokens
 
 
-async def eval_model(ls: AgentVLanguageServer, target: dict[str, Any]) -> V4Model | None:
+async def eval_model(ls: ServerBase, target: dict[str, Any]) -> V4Model | None:
     """The 4.x model of the open eval file a command names by `uri` (None: not one). For an
     open cases file: the eval file that loads it, with the cases file's unsaved text."""
     uri = target.get("uri")
@@ -63,7 +63,7 @@ def preview_file(model: V4Model) -> dict[str, Any] | None:
     return file_preview(model)
 
 
-def status_of(ls: AgentVLanguageServer, model: V4Model) -> dict[str, Any]:
+def status_of(ls: ServerBase, model: V4Model) -> dict[str, Any]:
     if not model.agentv:
         return {
             "schema": None,
@@ -84,19 +84,19 @@ def status_of(ls: AgentVLanguageServer, model: V4Model) -> dict[str, Any]:
     }
 
 
-async def preview_case_command(ls: AgentVLanguageServer, target: dict[str, Any]) -> dict[str, Any] | None:
+async def preview_case_command(ls: ServerBase, target: dict[str, Any]) -> dict[str, Any] | None:
     """`agentv.previewCase`: one test of the open eval (or cases) file `target` names."""
     model = await eval_model(ls, target)
     return None if model is None else await asyncio.to_thread(preview_case, model, target)
 
 
-async def preview_file_command(ls: AgentVLanguageServer, target: dict[str, Any]) -> dict[str, Any] | None:
+async def preview_file_command(ls: ServerBase, target: dict[str, Any]) -> dict[str, Any] | None:
     """`agentv.previewFile`: every test of the open eval (or cases) file `target` names."""
     model = await eval_model(ls, target)
     return None if model is None else await asyncio.to_thread(preview_file, model)
 
 
-async def status(ls: AgentVLanguageServer, uri: str, model: V4Model) -> dict[str, Any]:
+async def status(ls: ServerBase, uri: str, model: V4Model) -> dict[str, Any]:
     """`agentv/status` (see the module's docstring)."""
     del uri  # (the model knows its runtime choice)
     return await asyncio.to_thread(status_of, ls, model)

@@ -12,6 +12,7 @@ import re
 
 from lsprotocol import types as lsp
 
+from agentv_lsp.lsp.base import ServerBase
 from agentv_lsp.lsp.completion_items import (
     cursor_at,
     file_items,
@@ -20,7 +21,6 @@ from agentv_lsp.lsp.completion_items import (
     snippet_item,
     target_items,
 )
-from agentv_lsp.lsp.server import AgentVLanguageServer
 from agentv_lsp.lsp.v4.model import v4_kind_from_path
 from agentv_lsp.lsp.v4.schema_nav import keys_for_path, schema_for_path, values_for
 
@@ -38,7 +38,7 @@ def is_eval(path: str, text_head: str) -> bool:
 
 
 def completions(
-    ls: AgentVLanguageServer, path: str, lines: list[str], line: int, character: int
+    ls: ServerBase, path: str, lines: list[str], line: int, character: int
 ) -> list[lsp.CompletionItem]:
     if not is_eval(path, "\n".join(lines[:20])):
         return []

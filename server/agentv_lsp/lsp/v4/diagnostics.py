@@ -20,23 +20,21 @@ import time
 from lsprotocol import types as lsp
 
 from agentv_lsp.checks.model import Diagnostic, Related
+from agentv_lsp.lsp.base import ServerBase, Shown
 from agentv_lsp.lsp.convert import JsonDict, diagnostic_json
 from agentv_lsp.lsp.publication import Placed, all_items
-from agentv_lsp.lsp.server import AgentVLanguageServer, Shown
 from agentv_lsp.lsp.v4.incremental import SPLIT_MIN_BYTES, History, incremental
 from agentv_lsp.lsp.v4.model import V4Model
 from agentv_lsp.lsp.v4.navigation import document_symbols
+from agentv_lsp.lsp.v4.state import STATE
 from agentv_lsp.yamlpos import Span
 
 
-def history_of(ls: AgentVLanguageServer, uri: str) -> History:
-    found = ls.v4_history.get(uri)
-    if not isinstance(found, History):
-        found = ls.v4_history[uri] = History()
-    return found
+def history_of(ls: ServerBase, uri: str) -> History:
+    return STATE.history_of(uri)
 
 
-def diagnostics_json(ls: AgentVLanguageServer, model: V4Model, uri: str | None = None) -> list[JsonDict]:
+def diagnostics_json(ls: ServerBase, model: V4Model, uri: str | None = None) -> list[JsonDict]:
     """The exact diagnostics (the whole-text check) as the JSON the client receives
     (computed once per version; remembered as the base of later fast answers)."""
     if not model.agentv:
@@ -54,7 +52,7 @@ def diagnostics_json(ls: AgentVLanguageServer, model: V4Model, uri: str | None =
     return found
 
 
-def quick_parts(ls: AgentVLanguageServer, model: V4Model, uri: str) -> tuple[list[Placed], int | None]:
+def quick_parts(ls: ServerBase, model: V4Model, uri: str) -> tuple[list[Placed], int | None]:
     """(diagnostics in placed parts, how many tests were checked: None for the whole text).
     Exact either way: a large file edited inside its tests re-checks only the tests that
     changed, and keeps the others' converted diagnostics (`publication`)."""
@@ -74,13 +72,13 @@ def quick_parts(ls: AgentVLanguageServer, model: V4Model, uri: str) -> tuple[lis
     return found
 
 
-def quick_json(ls: AgentVLanguageServer, model: V4Model, uri: str) -> tuple[list[JsonDict], int | None]:
+def quick_json(ls: ServerBase, model: V4Model, uri: str) -> tuple[list[JsonDict], int | None]:
     """`quick_parts` as one list of JSON diagnostics."""
     parts, checked = quick_parts(ls, model, uri)
     return all_items(parts), checked
 
 
-def quick_shown(ls: AgentVLanguageServer, model: V4Model, uri: str) -> tuple[Shown, int | None]:
+def quick_shown(ls: ServerBase, model: V4Model, uri: str) -> tuple[Shown, int | None]:
     """What a publication of `quick_parts` shows (computed in the check's worker thread)."""
     parts, checked = quick_parts(ls, model, uri)
     return ls.shown(uri, parts), checked
@@ -123,7 +121,7 @@ def _tests_key_span(model: V4Model) -> Span:
     return Span(0, 0, 0, 0)
 
 
-def _send(ls: AgentVLanguageServer, uri: str, version: int | None, model: V4Model, shown: Shown) -> bool:
+def _send(ls: ServerBase, uri: str, version: int | None, model: V4Model, shown: Shown) -> bool:
     current = ls.workspace.text_documents.get(uri)
     if current is None or current.version != version:
         return False  # a newer edit arrived: its own task publishes
@@ -137,7 +135,7 @@ def _send(ls: AgentVLanguageServer, uri: str, version: int | None, model: V4Mode
     return True
 
 
-async def publish(ls: AgentVLanguageServer, uri: str, version: int | None, model: V4Model) -> bool:
+async def publish(ls: ServerBase, uri: str, version: int | None, model: V4Model) -> bool:
     """Publish the diagnostics of `model` unless a newer version arrived meanwhile (True:
     published)."""
     start = time.perf_counter()
@@ -176,7 +174,7 @@ async def publish(ls: AgentVLanguageServer, uri: str, version: int | None, model
 OUTLINE_IDLE_SECONDS = 1.0
 
 
-async def _outline_when_idle(ls: AgentVLanguageServer, uri: str, model: V4Model) -> None:
+async def _outline_when_idle(ls: ServerBase, uri: str, model: V4Model) -> None:
     """The outline of a whole-text checked version (its parsed text at hand), built once no
     edit came for `OUTLINE_IDLE_SECONDS`: later versions then build only their changed
     tests' symbols (an editor asks for the outline after each edit)."""
@@ -199,6 +197,6 @@ async def _outline_when_idle(ls: AgentVLanguageServer, uri: str, model: V4Model)
         ls.log(f"agentv-lsp: outline of {uri} failed: {type(exc).__name__}: {exc}", lsp.MessageType.Error)
 
 
-def pull_items(ls: AgentVLanguageServer, model: V4Model, uri: str) -> list[JsonDict]:
+def pull_items(ls: ServerBase, model: V4Model, uri: str) -> list[JsonDict]:
     """The diagnostics a client pulls (`textDocument/diagnostic`), as JSON."""
     return quick_json(ls, model, uri)[0]

@@ -20,6 +20,8 @@ from collections.abc import Callable
 from typing import Any
 
 from agentv_lsp.engine.jsrt import node_relative
+from agentv_lsp.formats.v4.model import RuntimeMessage, SkippedTest, SuiteLoad, V4Test, YamlPath
+from agentv_lsp.lsp.base import DocumentModel
 from agentv_lsp.lsp.convert import from_client_col, path_to_uri
 from agentv_lsp.lsp.markdown import (
     code_span,
@@ -33,7 +35,6 @@ from agentv_lsp.lsp.markdown import (
 from agentv_lsp.lsp.v4.cases import cases_context
 from agentv_lsp.lsp.v4.last_run import hover_section, last_run_of, lens_text
 from agentv_lsp.lsp.v4.model import V4Model
-from agentv_lsp.lsp.v4.preview import preview_at, preview_of_test, skipped_preview
 from agentv_lsp.lsp.v4.references import Reference, reference_at
 from agentv_lsp.lsp.v4.schema_nav import schema_for_path
 from agentv_lsp.lsp.v4.units import unit_at
@@ -49,6 +50,96 @@ _REF_NAMES = {
     "grader_prompt": "Grader prompt",
     "grader_script": "Grader prompt script",
 }
+
+
+# -- a test as AgentV 4.42.4 runs it (cached per test and version) ----------------------------
+
+ROLE_MARKERS = ("@[System]:", "@[User]:", "@[Assistant]:", "@[Tool]:")
+
+
+def preview_of_test(model: V4Model, test: V4Test) -> dict[str, Any]:
+    """One loaded test as the commands return it (cached on the model)."""
+    index = model.test_index(test)
+    found: dict[str, Any] = model.memoized(("preview", index), lambda: _preview(model, test, index))
+    return found
+
+
+def _preview(model: V4Model, test: V4Test, index: int) -> dict[str, Any]:
+    suite = model.suite
+    assert suite is not None  # a test was loaded, so the suite was
+    from agentv_lsp.formats.v4.preview import preview_test
+
+    printed: list[RuntimeMessage] = []
+    result = preview_test(suite, test, model.opts.fs, printed)
+    lm = result.get("lm") or {}
+    question = lm.get("question") if isinstance(lm, dict) else None
+    here = os.path.normcase(test.source_file) == os.path.normcase(model.path)
+    position = test.yaml_path[1] if here and len(test.yaml_path) > 1 else index
+    result.update(
+        {
+            "index": position,
+            "expected_outcome": test.criteria,
+            "guideline_paths": [],
+            "role_markers": isinstance(question, str) and question.startswith(ROLE_MARKERS),
+            "systemMessage": lm.get("systemMessage") if isinstance(lm, dict) else None,
+            "runtime": model.choice.version,
+            "runtime_reason": model.choice.reason,
+            "warnings": [m.text for m in messages_about(suite, test.source_file, test.yaml_path)]
+            + [m.text for m in printed],
+        }
+    )
+    return result
+
+
+def skipped_preview(model: V4Model, skipped: SkippedTest) -> dict[str, Any]:
+    """A test the runtime drops: the reason, as v2 reports a skipped case."""
+    suite = model.suite
+    messages = messages_about(suite, skipped.source_file, skipped.yaml_path) if suite is not None else []
+    return {
+        "id": skipped.id,
+        "index": skipped.yaml_path[1] if len(skipped.yaml_path) > 1 else None,
+        "error": f"AgentV skips this test: {skipped.reason}",
+        "warnings": [m.text for m in messages] or [skipped.reason],
+        "runtime": model.choice.version,
+    }
+
+
+def renumbered(preview: dict[str, Any] | None, index: int) -> dict[str, Any] | None:
+    """A unit's preview (its test is `tests[0]` there) for test `index` of the file."""
+    if preview is None or preview.get("index") == index:
+        return preview
+    return {**preview, "index": index}
+
+
+def messages_about(suite: SuiteLoad, source_file: str, yaml_path: YamlPath) -> list[RuntimeMessage]:
+    """The runtime messages located inside one `tests` entry."""
+    size = len(yaml_path)
+    where = os.path.normcase(source_file)
+    return [
+        m
+        for m in suite.messages
+        if m.yaml_path is not None
+        and m.yaml_path[:size] == yaml_path
+        and m.file is not None
+        and os.path.normcase(m.file) == where
+    ]
+
+
+def preview_at(model: V4Model, line: int) -> dict[str, Any] | None:
+    """The preview of the test written around `line` (None outside any test). In a large
+    file, from the test's own unit (see `units`)."""
+    found = unit_at(model, line)
+    if found is not None:
+        unit, unit_line, index = found
+        return renumbered(preview_at(unit, unit_line), index)
+    entry = model.entry_at(line)
+    if entry is None:
+        return None
+    if entry.tests:
+        return preview_of_test(model, entry.tests[0])
+    if entry.skipped is not None:
+        return skipped_preview(model, entry.skipped)
+    return None
 
 
 def _first_line(text: str, limit: int = 100) -> str:
@@ -270,3 +361,10 @@ def hover_markdown(
                     extra = "\n\nOne of: " + ", ".join(f"`{v}`" for v in values[:20])
                 return f"**{path[-1]}**\n\n{description}{extra}"
     return None
+
+
+def hover(model: DocumentModel, line: int, character: int, encoding: str) -> str | None:
+    """`EditorFormat.hover` (`lsp/v4.EDITOR` calls this function as its method): `hover_markdown`
+    of a model this format built."""
+    assert isinstance(model, V4Model), type(model)
+    return hover_markdown(model, line, character, encoding)

@@ -1,6 +1,6 @@
 """One version of one open document judged by AgentV 4.42.4.
 
-Built by `AgentVLanguageServer.build_model` (in a worker thread) when `formats.runtime`
+Built by `EDITOR.build` (`editor.py`, in a worker thread) when `formats.runtime`
 gives the document to 4.x, and shared by every request for that version. Each part is
 computed at most once, when first asked, under the model's lock: the parsed text, the
 suite as `load_suite` loads it from the unsaved text, the check report, the map from lines

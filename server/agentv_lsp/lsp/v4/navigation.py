@@ -29,9 +29,9 @@ from agentv_lsp.lsp.convert import (
 )
 from agentv_lsp.lsp.names import LENS_PREVIEW, PREVIEW_CASE
 from agentv_lsp.lsp.v4.cases import cases_context
+from agentv_lsp.lsp.v4.hover import preview_of_test
 from agentv_lsp.lsp.v4.last_run import last_run_of, lens_text
 from agentv_lsp.lsp.v4.model import Entry, V4Model
-from agentv_lsp.lsp.v4.preview import preview_of_test
 from agentv_lsp.lsp.v4.references import references
 from agentv_lsp.lsp.v4.units import layout_of, unit_model
 from agentv_lsp.yamlpos import Span

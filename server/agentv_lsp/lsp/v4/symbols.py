@@ -12,11 +12,11 @@ from __future__ import annotations
 import os
 import threading
 from collections import OrderedDict
-from typing import NamedTuple
 
 from agentv_lsp.checks.options import CheckOptions
 from agentv_lsp.formats.v4.model import YamlPath
 from agentv_lsp.lsp import listing
+from agentv_lsp.lsp.base import WorkspaceSymbol
 from agentv_lsp.lsp.protocol import RawJson
 from agentv_lsp.lsp.v4.model import V4Model, v4_kind_from_path
 from agentv_lsp.lsp.v4.navigation import document_symbols
@@ -26,10 +26,8 @@ from agentv_lsp.yamlpos import YamlDocument, parse_yaml
 MAX_REMEMBERED = 64
 
 
-class WorkspaceTest(NamedTuple):
-    id: str
-    file: str  # where the test is written (absolute)
-    line: int  # 0-based line of its `id` (or of the item when it has none)
+# (id, file where the test is written, 0-based line of its `id` or of the item when it has none)
+WorkspaceTest = WorkspaceSymbol
 
 
 def is_v4_eval(path: str, text: str) -> bool:
