@@ -1,6 +1,6 @@
 """Where the cases of a block-style eval text are, found from the text alone: the `Layout` and
-the line patterns the cuts of both formats share (v2's `evalcases` in `formats.v2.layout`, 4.x's
-`tests` in `lsp.v4.layout` and `formats.v4.split`).
+the one cut (`cut_list`) both formats make with their own key patterns (v2's `evalcases` in
+`formats.v2.layout`, 4.x's `tests` in `lsp.v4.layout` and `formats.v4.split`).
 
 An eval file is cut into a *head* (everything before the first case: `$schema`,
 `execution`, the `evalcases:` or `tests:` line), one *chunk* per case, and a *tail* (top-level
@@ -89,3 +89,58 @@ def item_start(indent: int) -> re.Pattern[str]:
 # whitespace: the cuts find those lines in one scan and sort them out (a large file has few,
 # besides the items of a sequence at column 0).
 COLUMN_ZERO = re.compile(r"\n[^ \t\n\r]")
+
+# what may follow an item's `-`: a space, a tab, a line end, the end of the text
+ITEM_MARKERS = ("- ", "-\t", "-\n", "-\r", "-")
+
+
+def cut_list(
+    text: str,
+    any_key: re.Pattern[str],
+    list_line: re.Pattern[str],
+    *,
+    markers: tuple[str, ...] = ITEM_MARKERS,
+    tail_allowed: bool = True,
+) -> Layout | None:
+    """The items of a block-style top-level sequence, the one cut of both formats: `any_key`
+    matches the start of a column-0 line holding any key that could hold the cases (one such
+    line only), `list_line` that line itself as the cut takes it ("\n" + the line, its line end
+    included). None when unsure: a document marker or a directive, the key written otherwise
+    or more than once, items not at one column or starting otherwise than `markers`, and,
+    unless `tail_allowed`, top-level content after the items. (Callers refuse first what
+    only they refuse: line ends, anchors, merge keys.)"""
+    padded = "\n" + text  # patterns look for "\n" + line start: offsets in `text` are one more
+    lines_at = [m.start() for m in COLUMN_ZERO.finditer(padded)]  # their "\n"s, in padded
+    if any(padded.startswith(("---", "...", "%"), at + 1) for at in lines_at):
+        return None  # a document marker or a directive
+    keys = [at for at in lines_at if any_key.match(padded, at + 1)]
+    found = list_line.match(padded, keys[0]) if len(keys) == 1 else None
+    if found is None:
+        return None
+    first = CONTENT.search(padded, found.end() - 1)
+    if first is None:
+        return None
+    start = first.start()  # offset in `text` of the first content line after the key's line
+    indent = first.end() - 1 - first.start() - 1
+    if text[start + indent : start + indent + 2] not in markers:
+        return None
+    end_pattern = TOP_LEVEL_NOT_ITEM if indent == 0 else TOP_LEVEL
+    tail_offset = len(text)
+    for at in lines_at[bisect.bisect_left(lines_at, start + 1) :]:
+        if end_pattern.match(padded, at):
+            if not tail_allowed:
+                return None  # top-level content after the items: its lines would move
+            tail_offset = at  # the first top-level line after the items
+            break
+    offsets = [m.start() for m in item_start(indent).finditer(padded, start, tail_offset + 1)]
+    if not offsets or offsets[0] != start:
+        return None
+    lines: list[int] = []
+    line = text.count("\n", 0, start)
+    previous = start
+    for offset in offsets:
+        line += text.count("\n", previous, offset)
+        lines.append(line)
+        previous = offset
+    tail_line = line + text.count("\n", previous, tail_offset)
+    return Layout(text, offsets, lines, tail_offset, tail_line, indent)

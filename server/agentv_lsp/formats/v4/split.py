@@ -25,7 +25,6 @@ whole (`check_split_v4` returns None):
 
 from __future__ import annotations
 
-import bisect
 import dataclasses
 import functools
 import re
@@ -34,15 +33,7 @@ from typing import Any
 
 from yaml.nodes import SequenceNode
 
-from agentv_lsp.checks.layout import (
-    COLUMN_ZERO,
-    CONTENT,
-    TOP_LEVEL,
-    TOP_LEVEL_NOT_ITEM,
-    Layout,
-    anchors_and_aliases,
-    item_start,
-)
+from agentv_lsp.checks.layout import Layout, anchors_and_aliases, cut_list
 from agentv_lsp.checks.model import Diagnostic, Related
 from agentv_lsp.checks.options import CheckOptions, DocumentReport
 from agentv_lsp.checks.parallel import ParallelMap
@@ -75,7 +66,7 @@ class _Names:
     tests: str
     index: str  # `tests[`, as messages name a test
     tests_key: re.Pattern[str]  # a line starting with any key that holds the tests
-    tests_line: re.Pattern[str]  # the `tests:` line itself
+    tests_line: re.Pattern[str]  # the `tests:` line itself, "\n" first
     test_index: re.Pattern[str]  # `tests[N]` in a message
 
 
@@ -87,50 +78,17 @@ def _names(keys: Keys) -> _Names:
         keys.tests,
         f"{keys.tests}[",
         re.compile(rf"[\"']?(?:{any_key})[\"']?[ \t]*:"),
-        re.compile(rf"{tests}[ \t]*:[ \t]*(?:#[^\n]*)?\n"),
+        re.compile(rf"\n{tests}[ \t]*:[ \t]*(?:#[^\n]*)?\n"),
         re.compile(rf"(?<![\w.\[]){tests}\[(\d+)\]"),
     )
 
 
 def cut_tests(text: str, keys: Keys = V4_KEYS) -> Layout | None:
-    """The tests of a block-style top-level `tests:` sequence that ends the file, or None.
-    (The `checks.layout` patterns start with the line break before a line: they are matched
-    one character before a line's start, which every line after the first has.)"""
+    """The tests of a block-style top-level `tests:` sequence that ends the file, or None."""
     if "\r" in text:
         return None
-    lines_at = [m.start() + 1 for m in COLUMN_ZERO.finditer(text)]
-    if text[:1] not in ("", " ", "\t", "\n"):
-        lines_at.insert(0, 0)
-    if any(text.startswith(("---", "...", "%"), at) for at in lines_at):
-        return None  # a document marker or a directive
     names = _names(keys)
-    starts = [at for at in lines_at if names.tests_key.match(text, at)]
-    found = names.tests_line.match(text, starts[0]) if len(starts) == 1 else None
-    if found is None:
-        return None  # no `tests:` line, several, or `eval_cases`/`evalcases` as well
-    first = CONTENT.search(text, found.end() - 1)
-    if first is None:
-        return None
-    start = first.start() + 1
-    indent = first.end() - 1 - start
-    if text[start + indent : start + indent + 2] not in ("- ", "-\n", "-"):
-        return None
-    end_pattern = TOP_LEVEL_NOT_ITEM if indent == 0 else TOP_LEVEL
-    for at in lines_at[bisect.bisect_left(lines_at, start + 1) :]:
-        if end_pattern.match(text, at - 1):
-            return None  # top-level content after the tests: its lines would move
-    offsets = [m.start() + 1 for m in item_start(indent).finditer(text, start - 1)]
-    if not offsets or offsets[0] != start:
-        return None
-    lines: list[int] = []
-    line = text.count("\n", 0, start)
-    previous = start
-    for offset in offsets:
-        line += text.count("\n", previous, offset)
-        lines.append(line)
-        previous = offset
-    tail_line = line + text.count("\n", previous)
-    return Layout(text, offsets, lines, len(text), tail_line, indent)
+    return cut_list(text, names.tests_key, names.tests_line, markers=("- ", "-\n", "-"), tail_allowed=False)
 
 
 def plan(text: str, parts: int, min_bytes: int = SPLIT_MIN_BYTES, keys: Keys = V4_KEYS) -> Layout | None:
