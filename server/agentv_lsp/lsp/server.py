@@ -635,5 +635,7 @@ def run_server(tcp: str | None = None) -> int:
         host, _, port = tcp.rpartition(":")
         server.start_tcp(host or "127.0.0.1", int(port))
     else:
-        server.start_io()
+        from agentv_lsp.lsp.stdio import serve_stdio
+
+        serve_stdio(server)
     return 0
