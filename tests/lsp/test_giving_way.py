@@ -1,5 +1,6 @@
 """What keeps a request answered while another document is checked (issue 34): stdin read by
-the event loop itself (`lsp/stdio.py`)."""
+the event loop itself (`lsp/stdio.py`), and each request known to the checks while it is
+answered, so that checks of other documents give way to it (`engine.budget.answering`)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,11 @@ import io
 import os
 import threading
 from pathlib import Path
+from typing import Any
 
+from lsprotocol import types as lsp
+
+from agentv_lsp.engine import budget as budget_module
 from agentv_lsp.lsp.server import create_server
 from agentv_lsp.lsp.stdio import MAX_HEADER_LINE, LoopReader, loop_can_read, serve_stdio
 from tests.lsp.conftest import EVAL, write_repo
@@ -43,6 +48,22 @@ async def test_the_loop_reader_gives_lines_bodies_and_the_end_of_input() -> None
     assert await reader.readexactly(5) == b""  # the input ended before the body did
     assert await reader.readline() == b""
     writer.join(timeout=10)
+
+
+def test_a_request_is_known_to_the_checks_while_it_is_answered() -> None:
+    server = create_server()
+    seen: list[list[str | None]] = []
+
+    def handler(params: Any) -> None:
+        seen.append([document for document, _ in budget_module._requests.values()])
+
+    answers: list[Any] = []
+    params = lsp.HoverParams(
+        text_document=lsp.TextDocumentIdentifier(uri="file:///small.yaml"), position=lsp.Position(0, 0)
+    )
+    server.protocol._execute_handler(7, handler, answers.append, (params,))
+    assert seen == [["file:///small.yaml"]]
+    assert len(answers) == 1 and not budget_module._requests  # answered: forgotten
 
 
 def test_the_server_answers_over_pipes_read_by_the_loop(tmp_path: Path) -> None:

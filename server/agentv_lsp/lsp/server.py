@@ -372,7 +372,7 @@ class AgentVLanguageServer(LanguageServer):
                 edits = document.edits_since(*cached.state)
             # the budget of a check: building parses the text (a v2 model, a file naming its
             # AgentV `$schema`), which may take the exact reader long (`engine.budget`)
-            budget = Budget(self.settings.check_budget_ms / 1000)
+            budget = Budget(self.settings.check_budget_ms / 1000, uri)
             future = asyncio.ensure_future(
                 asyncio.to_thread(
                     _paused, run_limited, budget, self.build_model, uri, version, text, state, edits
@@ -468,7 +468,7 @@ class AgentVLanguageServer(LanguageServer):
         """`work(*args)` in a worker thread. A newer check of `uri` stops it (None, logged);
         past `agentv.checkTimeBudgetMs` it stops too, and `over_budget` says what to publish."""
         self.stop_check(uri)
-        budget = self.budgets[uri] = Budget(self.settings.check_budget_ms / 1000)
+        budget = self.budgets[uri] = Budget(self.settings.check_budget_ms / 1000, uri)
         try:
             return await asyncio.to_thread(_paused, run_limited, budget, work, *args)
         except CheckStopped as stop:

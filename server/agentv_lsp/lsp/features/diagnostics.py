@@ -105,7 +105,7 @@ def register(server: AgentVLanguageServer) -> None:
             return lsp.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
         items_of = by_format(model, v2=v2_diagnostics.pull_items, v4=v4_diagnostics.pull_items)
         # under the check budget too (not registered: a pull never stops another's answer)
-        budget = Budget(ls.settings.check_budget_ms / 1000)
+        budget = Budget(ls.settings.check_budget_ms / 1000, uri)
         try:
             items = await asyncio.to_thread(run_limited, budget, items_of, ls, model, uri)
         except CheckStopped as stop:
