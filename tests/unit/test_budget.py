@@ -117,10 +117,12 @@ def test_a_check_does_not_wait_for_requests_about_its_own_document_or_none(give_
     answering(keys[0], "file:///big.yaml")  # a hover on the document being checked waits for it
     answering(keys[1], None)  # a workspace request may, too
     assert _checkpoint_seconds(Budget(0, "file:///big.yaml")) < 5
+    # nor for one about another document while one about its own waits for it: two hovers,
+    # each waiting for its document's model, would hold each other's build
+    keys.append(object())
+    answering(keys[-1], "file:///small.yaml")
+    assert _checkpoint_seconds(Budget(0, "file:///big.yaml")) < 5
     # and a thread without a budget (the CLI) never waits
-    other = object()
-    keys.append(other)
-    answering(other, "file:///small.yaml")
     start = time.monotonic()
     checkpoint()
     assert time.monotonic() - start < 5

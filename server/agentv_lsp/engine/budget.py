@@ -8,8 +8,8 @@ version of the document made the check stale, or its time is up. Without a budge
 CLI, tests, every other thread) `checkpoint()` does nothing.
 
 A check also gives way to the requests being answered meanwhile (`answering`): while one
-about another document is under way, the check waits at its checkpoints, for at most
-`GIVE_WAY_SECONDS` per request. Otherwise a CPU-bound check holds the GIL whenever the
+about another document is under way (and none about its own), the check waits at its
+checkpoints, for at most `GIVE_WAY_SECONDS` per request. Otherwise a CPU-bound check holds the GIL whenever the
 request's threads need it, and on a loaded machine the check's thread is often preempted
 while holding it: a hover on a small document took 20-60 ms, and over 100 ms at times,
 while a large one was checked. A request about the same document, or about none, may be
@@ -115,16 +115,21 @@ def answered(key: object) -> None:
 
 def _give_way(budget: Budget) -> None:
     """Wait while a request about another document than `budget`'s is under way (at most
-    `GIVE_WAY_SECONDS` from its start). The time waited is added to the budget's deadline:
-    the budget measures the check, not how busy the editor keeps the server."""
+    `GIVE_WAY_SECONDS` from its start), unless one about `budget`'s is too: then it may be
+    waiting for this check (two documents' hovers, each waiting for its model, would otherwise
+    hold each other's build). The time waited is added to the budget's deadline: the budget
+    measures the check, not how busy the editor keeps the server."""
     began = time.monotonic()
     with _requests_changed:
         while True:
             now = time.monotonic()
+            requests = _requests.values()
+            if any(document == budget.document for document, _ in requests):
+                break  # a request waits for this check: it is as urgent as the others
             ends = [
                 started + GIVE_WAY_SECONDS
-                for document, started in _requests.values()
-                if document is not None and document != budget.document and started + GIVE_WAY_SECONDS > now
+                for document, started in requests
+                if document is not None and started + GIVE_WAY_SECONDS > now
             ]
             if not ends:
                 break
