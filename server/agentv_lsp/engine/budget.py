@@ -9,11 +9,11 @@ CLI, tests, every other thread) `checkpoint()` does nothing.
 
 A check also gives way to the requests being answered meanwhile (`answering`): while one
 about another document is under way (and none about its own), the check waits at its
-checkpoints, for at most `GIVE_WAY_SECONDS` per request. Otherwise a CPU-bound check holds the GIL whenever the
-request's threads need it, and on a loaded machine the check's thread is often preempted
-while holding it: a hover on a small document took 20-60 ms, and over 100 ms at times,
-while a large one was checked. A request about the same document, or about none, may be
-waiting for this very check: the check never waits for it.
+checkpoints, for at most `GIVE_WAY_SECONDS` per request. Otherwise a CPU-bound check holds
+the GIL whenever the request's threads need it, and on a loaded machine the check's thread
+is often preempted while holding it: a hover on a small document took 20-60 ms, and over
+100 ms at times, while a large one was checked. A request about the same document, or about
+none, may be waiting for this very check: the check never waits for it.
 """
 
 from __future__ import annotations
