@@ -158,17 +158,20 @@ async def test_the_budget_stops_a_long_parse_and_other_documents_stay_answered(
         )
         waits.append(time.perf_counter() - start)
         assert hover is not None
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(0.02)
     shown = await diagnostics_until(client, big, lambda d: len(d) > 0, timeout=15)
     stopped_after = time.perf_counter() - opened
     assert [d.code for d in shown] == [CHECK_INCOMPLETE]
     # the budget plus a generous margin for a loaded machine (the whole parse takes 20 s and more)
     assert stopped_after < PARSE_BUDGET_MS / 1000 + 3.5, stopped_after
     waits.sort()
-    median = waits[len(waits) // 2]
+    median, p90 = waits[len(waits) // 2], waits[len(waits) * 9 // 10]
     print(f"{name}: check-incomplete after {stopped_after:.2f} s; hover elsewhere median "
-          f"{median * 1000:.0f} ms, worst {waits[-1] * 1000:.0f} ms over {len(waits)}")  # fmt: skip
-    assert median < 0.25, waits
+          f"{median * 1000:.0f} ms, p90 {p90 * 1000:.0f} ms, worst {waits[-1] * 1000:.0f} ms over {len(waits)}")  # fmt: skip
+    # issue 34: answered within 100 ms. The 90th percentile, not the worst: on a loaded 2-core
+    # machine one hover in a few dozen can lose its CPU to another process for longer
+    assert len(waits) >= 10, len(waits)
+    assert median < 0.05 and p90 <= 0.1, waits
 
 
 @pytest_lsp.fixture(config=SERVER, scope="module")

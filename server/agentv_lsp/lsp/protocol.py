@@ -44,6 +44,8 @@ from pygls.exceptions import (
 )
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
+from agentv_lsp.engine.budget import answered, answering
+
 if TYPE_CHECKING:
     from agentv_lsp.lsp.base import ServerBase
 
@@ -195,12 +197,24 @@ class AgentVProtocol(LanguageServerProtocol):
         args: tuple[Any, ...] | None = None,
         kwargs: dict[str, Any] | None = None,
     ) -> None:
-        def done(future: Any) -> None:
-            if self._request_futures.get(msg_id) is future:
-                del self._request_futures[msg_id]  # a notification's: pygls would keep it
-            callback(future)
+        # checks of other documents give way until it is answered (`engine.budget.answering`)
+        key = object()
+        text_document = getattr(args[0], "text_document", None) if args else None
+        answering(key, getattr(text_document, "uri", None))
 
-        super()._execute_handler(msg_id, handler, done, args, kwargs)
+        def done(future: Any) -> None:
+            try:
+                if self._request_futures.get(msg_id) is future:
+                    del self._request_futures[msg_id]  # a notification's: pygls would keep it
+                callback(future)
+            finally:
+                answered(key)
+
+        try:
+            super()._execute_handler(msg_id, handler, done, args, kwargs)
+        except BaseException:
+            answered(key)
+            raise
 
     @lsp_method(lsp.INITIALIZE)
     def lsp_initialize(self, params: lsp.InitializeParams) -> Generator[Any, Any, lsp.InitializeResult]:

@@ -102,7 +102,7 @@ def register(server: ServerBase) -> None:
             return lsp.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
         items_of = format_of(model).pull_items
         # under the check budget too (not registered: a pull never stops another's answer)
-        budget = Budget(ls.settings.check_budget_ms / 1000)
+        budget = Budget(ls.settings.check_budget_ms / 1000, uri)
         try:
             items = await asyncio.to_thread(run_limited, budget, items_of, ls, model, uri)
         except CheckStopped as stop:
