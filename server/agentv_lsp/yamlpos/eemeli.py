@@ -309,7 +309,8 @@ class _Scanner(Scanner):
             return self.fetch_document_end()
         if ch in _FLOW_FETCHERS:
             self.after_json_node = False
-            return getattr(self, _FLOW_FETCHERS[ch])()
+            getattr(self, _FLOW_FETCHERS[ch])()
+            return None
         self.after_json_node = False
         if ch == "-" and self.check_block_entry():
             return self.fetch_block_entry()
