@@ -49,6 +49,7 @@ from yaml.tokens import (
 )
 
 from agentv_lsp.engine.budget import checkpoint
+from agentv_lsp.yamlpos.blockfast import NotPlainBlock, compose_block_text
 from agentv_lsp.yamlpos.fastpaths import (
     FastComposing,
     FastEvents,
@@ -1053,6 +1054,11 @@ def compose(text: str) -> Node | None:
     """The node tree eemeli/yaml's rules give `text`; raises yaml.MarkedYAMLError when it refuses."""
     loader = EemeliLoader(text)
     try:
+        try:
+            return compose_block_text(loader)  # the commonest shape of text, a line at a time
+        except NotPlainBlock:
+            loader.dispose()
+            loader = EemeliLoader(text)
         node: Node | None = loader.get_single_node()
         return node
     finally:
