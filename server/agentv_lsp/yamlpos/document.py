@@ -6,8 +6,8 @@ does: all 402 cases of the YAML test suite (tests/yaml_suite). Two readers build
 the same `yaml.nodes` tree with line/column marks on every node either way:
 
 * libyaml's C composer, first: it reads nearly every eval file as eemeli/yaml does, at C speed.
-* the exact reader (`eemeli`: PyYAML's pure-Python stages bent to eemeli/yaml's rules), about a
-  hundred times slower, for the texts libyaml refuses (a tab opening a line of a block scalar,
+* the exact reader (`eemeli`: PyYAML's pure-Python stages bent to eemeli/yaml's rules), a few
+  times slower (issue 34: `bench_yaml.py`), for the texts libyaml refuses (a tab opening a line of a block scalar,
   an anchor defined twice, `%` directives, multi-line implicit keys in flow mappings...) and
   for those it might read differently without a word, which a pre-scan of substring checks
   finds (`prescan`: `%YAML 1.1`, tags, `?x`, glued comments, `-` alone in a flow collection,

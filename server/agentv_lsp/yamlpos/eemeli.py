@@ -11,8 +11,9 @@ the non-specific tag `!`), this reader is used instead: it yields the same `yaml
 the same marks, so nothing downstream knows which reader ran. Each override below names the
 eemeli/yaml rule it follows; PyYAML's own code is kept wherever the two agree.
 
-It is about a hundred times slower than libyaml, which is why `document` only sends it the texts
-libyaml refuses or might misread (`needs_eemeli_rules`).
+It is slower than libyaml (2.5-3x on the 4.x benchmark workloads, where `blockfast` reads the
+plain block texts a line at a time; ~12x token by token), which is why `document` only sends it
+the texts libyaml refuses or might misread (`needs_eemeli_rules`).
 """
 
 from __future__ import annotations
@@ -49,7 +50,16 @@ from yaml.tokens import (
 )
 
 from agentv_lsp.engine.budget import checkpoint
-from agentv_lsp.yamlpos.fastpaths import FastReader, FastTokens
+from agentv_lsp.yamlpos.blockfast import NotPlainBlock, compose_block_text
+from agentv_lsp.yamlpos.fastpaths import (
+    FastComposing,
+    FastEvents,
+    FastReader,
+    FastScanning,
+    FastSkipping,
+    FastTokens,
+    plain_double_quoted,
+)
 from agentv_lsp.yamlpos.scalars import is_timestamp
 
 _OPENING = (BlockMappingStartToken, BlockSequenceStartToken, FlowMappingStartToken, FlowSequenceStartToken)
@@ -88,6 +98,14 @@ _NO_VALUE = "Implicit map keys need to be followed by map values"
 _UNSEPARATED = "Tags and anchors must be separated from the next token by white space"
 
 
+_FLOW_FETCHERS = {
+    "[": "fetch_flow_sequence_start",
+    "{": "fetch_flow_mapping_start",
+    "]": "fetch_flow_sequence_end",
+    "}": "fetch_flow_mapping_end",
+    ",": "fetch_flow_entry",
+}
+
 # Tokens read between two budget checkpoints: a few milliseconds of reading.
 CHECKPOINT_TOKENS = 256
 
@@ -122,14 +140,7 @@ class _Scanner(Scanner):
         while True:
             if self.column == 0 and self.peek() == "\ufeff":
                 self.forward()
-            spaces = 0
-            tab_mark = None
-            while self.peek() in " \t":
-                if self.peek() == "\t" and tab_mark is None:
-                    tab_mark = self.get_mark()
-                elif tab_mark is None:
-                    spaces += 1
-                self.forward()
+            spaces, tab_mark = self.skip_blanks(0, None)
             content = self.peek() not in _END + "#"
             if tab_mark is not None and content and not self.flow_level:
                 # (at the top level a flow collection may follow such a tab)
@@ -149,8 +160,7 @@ class _Scanner(Scanner):
             if content and at_line_start and self.flow_level and self.column <= self.indent:
                 self._flow_line_indented_too_little()
             if self.peek() == "#":
-                while self.peek() not in _END:
-                    self.forward()
+                self.forward_in_line(self.line_rest_length())
             if not self.scan_line_break():
                 return
             if not self.flow_level:
@@ -267,7 +277,9 @@ class _Scanner(Scanner):
             token = self.tokens[-1]
             source = self.buffer[token.start_mark.index : token.end_mark.index]
             try:
-                token.value = double_quoted_value(source)
+                token.value = plain_double_quoted(source)
+                if token.value is None:
+                    token.value = double_quoted_value(source)
             except EemeliError as exc:
                 raise EemeliError(exc.problem or "Invalid escape sequence", token.start_mark) from None
 
@@ -297,16 +309,10 @@ class _Scanner(Scanner):
             return self.fetch_document_start()
         if ch == "." and self.check_document_end():
             return self.fetch_document_end()
-        handlers = {
-            "[": self.fetch_flow_sequence_start,
-            "{": self.fetch_flow_mapping_start,
-            "]": self.fetch_flow_sequence_end,
-            "}": self.fetch_flow_mapping_end,
-            ",": self.fetch_flow_entry,
-        }
-        if ch in handlers:
+        if ch in _FLOW_FETCHERS:
             self.after_json_node = False
-            return handlers[ch]()
+            getattr(self, _FLOW_FETCHERS[ch])()
+            return None
         self.after_json_node = False
         if ch == "-" and self.check_block_entry():
             return self.fetch_block_entry()
@@ -420,26 +426,17 @@ class _Scanner(Scanner):
         indent = self.indent + 1
         spaces: list[str] | None = []
         while True:
-            length = 0
             if self.peek() == "#":
                 break
-            while True:
-                ch = self.peek(length)
-                if ch in _BLANK:
-                    break
-                if ch == ":":
-                    after = self.peek(length + 1)
-                    if after in _EMPTY or (self.flow_level and after in _FLOW_INDICATORS):
-                        break
-                if self.flow_level and ch in _FLOW_INDICATORS:
-                    break
-                length += 1
+            # the words of this line up to white space before a comment or the line's end, a
+            # `: ` or (in flow) a flow indicator: white space between words is kept as it is
+            length = self.plain_line_length()
             if length == 0:
                 break
             self.allow_simple_key = False
             chunks.extend(spaces or ())
             chunks.append(self.prefix(length))
-            self.forward(length)
+            self.forward_in_line(length)
             end_mark = self.get_mark()
             spaces = self.scan_plain_spaces(indent, start_mark)
             if not spaces or self.peek() == "#" or (not self.flow_level and self.column < indent):
@@ -464,7 +461,12 @@ class _Scanner(Scanner):
             spaces, tab_mark = 0, None
             tab_opens_a_line = False
             while self.peek() in " \t" + _BREAKS:
-                if self.peek() in " \t":
+                if self.peek() == " ":
+                    run = self.space_run()
+                    if tab_mark is None:
+                        spaces += run
+                    self.forward_in_line(run)
+                elif self.peek() == "\t":
                     if self.column == 0 and self.peek() == "\t":
                         tab_opens_a_line = True
                     if self.peek() == "\t" and tab_mark is None:
@@ -624,11 +626,9 @@ class _Scanner(Scanner):
         while self.column == indent and self.peek() != "\0" and not (indent == 0 and self._document_marker()):
             chunks.extend(breaks)
             leading_non_space = self.peek() not in " \t"
-            length = 0
-            while self.peek(length) not in _END:
-                length += 1
+            length = self.line_rest_length()
             chunks.append(self.prefix(length))
-            self.forward(length)
+            self.forward_in_line(length)
             line_break = self.scan_line_break()
             breaks, end_mark = self.scan_block_scalar_breaks(indent)
             self._no_tab_before(indent)
@@ -1022,7 +1022,20 @@ MAX_NESTING = 1000
 TOO_DEEP = "too deep"
 
 
-class EemeliLoader(FastReader, FastTokens, _Scanner, _Parser, _Composer, BaseResolver):
+# The fast paths (`fastpaths`) placed before a stage replace its commonest cases; those after it
+# replace PyYAML's methods under it.
+class EemeliLoader(
+    FastReader,
+    FastTokens,
+    FastSkipping,
+    _Scanner,
+    FastScanning,
+    _Parser,
+    FastEvents,
+    _Composer,
+    FastComposing,
+    BaseResolver,
+):
     def __init__(self, stream: str) -> None:
         Reader.__init__(self, stream)
         _Scanner.__init__(self)
@@ -1042,6 +1055,11 @@ def compose(text: str) -> Node | None:
     """The node tree eemeli/yaml's rules give `text`; raises yaml.MarkedYAMLError when it refuses."""
     loader = EemeliLoader(text)
     try:
+        try:
+            return compose_block_text(loader)  # the commonest shape of text, a line at a time
+        except NotPlainBlock:
+            loader.dispose()
+            loader = EemeliLoader(text)
         node: Node | None = loader.get_single_node()
         return node
     finally:
