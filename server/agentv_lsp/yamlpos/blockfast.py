@@ -213,9 +213,8 @@ class _Lines:
         end = match.end()
         text = match.group()
         if style == '"':
-            from agentv_lsp.yamlpos.eemeli import double_quoted_value  # (eemeli imports this module)
-
-            value, tag = (text[1:-1] if "\\" not in text else double_quoted_value(text)), STR
+            # the reader's own rules (`eemeli.double_quoted_value`, which imports this module)
+            value, tag = (text[1:-1] if "\\" not in text else self.loader.double_quoted_value(text)), STR
         elif style == "'":
             value, tag = text[1:-1].replace("''", "'"), STR
         else:

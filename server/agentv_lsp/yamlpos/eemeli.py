@@ -1036,6 +1036,8 @@ class EemeliLoader(
     FastComposing,
     BaseResolver,
 ):
+    double_quoted_value = staticmethod(double_quoted_value)  # for `blockfast`, which eemeli imports
+
     def __init__(self, stream: str) -> None:
         Reader.__init__(self, stream)
         _Scanner.__init__(self)
