@@ -54,7 +54,7 @@ from tests.reliability.hostile_families import FAMILIES, nested_flow_text, size_
 
 from _workloads import eval_files, peak_tree_rss, workload
 from agentv_lsp.engine.files import FileSystem
-from agentv_lsp.formats.v2.document import CheckOptions, check_document
+from agentv_lsp.formats.v2.check import CheckOptions, check_document
 from agentv_lsp.yamlpos import parse_yaml
 from bench_lsp import RawClient
 

@@ -155,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("module", help="a module under server/, e.g. server/agentv_lsp/hidden_chars.py")
+    parser.add_argument("module", help="a module under server/, e.g. server/agentv_lsp/checks/hidden_chars.py")
     parser.add_argument("-t", "--tests", nargs="+", help="test files or node ids (default: those naming it)")
     parser.add_argument("-n", "--count", type=int, default=40, help="mutants drawn (0: all)")
     parser.add_argument("--seed", type=int, default=38)

@@ -229,7 +229,7 @@ class Repo:
 
     def check(self, rel: str = "eval.yaml", *, kind: str | None = None, fs: Any = None) -> list[Any]:
         """The checker's diagnostics for one file (as `agentv-lsp check FILE` computes them)."""
-        from agentv_lsp.formats.v2.document import CheckOptions, check_document
+        from agentv_lsp.formats.v2.check import CheckOptions, check_document
 
         path = self.root / rel
         opts = CheckOptions(repo_root=str(self.root), cwd=str(self.cwd or self.root))

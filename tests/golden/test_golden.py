@@ -146,7 +146,7 @@ def test_vendored_copies_exist_and_exclude_upstream_and_corpus():
 @pytest.mark.parametrize("case", vendored_folders(), ids=lambda p: p.name)
 def test_vendored_golden_case(case, tmp_path):
     from agentv_lsp.engine.files import FileSystem
-    from agentv_lsp.formats.v2.document import CheckOptions, check_document
+    from agentv_lsp.formats.v2.check import CheckOptions, check_document
     from agentv_lsp.formats.v2.loader import open_eval_file
     from agentv_lsp.formats.v2.preview import preview_file
 

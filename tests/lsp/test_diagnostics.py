@@ -13,7 +13,7 @@ from pytest_lsp import LanguageClient, client_capabilities
 
 from agentv_lsp.engine.files import FileSystem
 from agentv_lsp.formats.runtime import choose_runtime, undeclared_v2_note
-from agentv_lsp.formats.v2.document import CheckOptions, check_document
+from agentv_lsp.formats.v2.check import CheckOptions, check_document
 from tests.lsp.conftest import (
     EVAL,
     SERVER,

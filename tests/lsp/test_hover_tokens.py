@@ -12,7 +12,7 @@ import pytest
 import pytest_lsp
 from pytest_lsp import LanguageClient
 
-from agentv_lsp import tokens
+from agentv_lsp.engine import tokens
 from agentv_lsp.engine.files import FileSystem
 from agentv_lsp.formats.v4.preview import preview_v4
 from agentv_lsp.lsp.markdown import tokens_phrase

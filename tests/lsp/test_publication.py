@@ -13,18 +13,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentv_lsp.engine.files import FileSystem
-from agentv_lsp.formats.v2.document import CheckOptions, check_document
+from agentv_lsp.formats.v2.check import CheckOptions, check_document
 from agentv_lsp.formats.v4.check import check_v4_document
 from agentv_lsp.lsp import publication
 from agentv_lsp.lsp.convert import JsonDict, cap_json, diagnostic_json
 from agentv_lsp.lsp.publication import Blocks, Placed, all_items
 from agentv_lsp.lsp.server import create_server
 from agentv_lsp.lsp.v2.diagnostics import diagnostic_parts
-from agentv_lsp.lsp.v2.filemodel import FileModel, UnitCache
+from agentv_lsp.lsp.v2.model import FileModel, UnitCache
 from agentv_lsp.lsp.v4.incremental import History, incremental
 from tests.evalgen import generate
 from tests.lsp.conftest import write_repo
-from tests.lsp.test_filemodel import random_edit
+from tests.lsp.test_v2_model import random_edit
 from tests.lsp.test_v4_incremental import Editor, edit, write_big_repo
 
 HOW = "the agentv.maxDiagnosticsPerFile setting"
@@ -139,7 +139,7 @@ def test_v2_publications_equal_the_capped_whole_text_check(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, limit: int, seed: int
 ) -> None:
     """A v2 file checked case by case under random edits (some refused: checked whole)."""
-    from agentv_lsp.lsp.v2 import filemodel
+    from agentv_lsp.lsp.v2 import model as filemodel
 
     monkeypatch.setattr(filemodel, "SPLIT_MIN_BYTES", 0)
     spliced = []  # versions assembled from the previous version's assembly (one run replaced)
@@ -189,9 +189,9 @@ def test_a_case_sources_keys_are_those_of_the_json_it_makes_at_each_place(
     lines, asked again at each place for ones on the head's or the tail's lines (which do not
     move with the case; no check of a sample file puts a case's own diagnostic there)."""
     from agentv_lsp.checks.model import Diagnostic
-    from agentv_lsp.lsp.v2 import filemodel
+    from agentv_lsp.lsp.v2 import model as filemodel
     from agentv_lsp.lsp.v2.diagnostics import _CaseSource
-    from agentv_lsp.lsp.v2.filemodel import CHUNK_BASE, TAIL_BASE
+    from agentv_lsp.lsp.v2.model import CHUNK_BASE, TAIL_BASE
     from agentv_lsp.yamlpos import Span
 
     monkeypatch.setattr(filemodel, "SPLIT_MIN_BYTES", 0)

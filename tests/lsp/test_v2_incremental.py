@@ -17,10 +17,10 @@ from hypothesis import strategies as st
 
 from agentv_lsp.checks.model import Diagnostic
 from agentv_lsp.engine.files import FileSystem
-from agentv_lsp.formats.v2.document import CheckOptions, check_document
-from agentv_lsp.lsp.v2 import filemodel
-from agentv_lsp.lsp.v2.filemodel import FileModel, UnitCache
-from tests.lsp.test_filemodel import random_edit
+from agentv_lsp.formats.v2.check import CheckOptions, check_document
+from agentv_lsp.lsp.v2 import model as filemodel
+from agentv_lsp.lsp.v2.model import FileModel, UnitCache
+from tests.lsp.test_v2_model import random_edit
 
 GOLDEN_V2 = (
     Path(os.environ.get("AGENTV_SHARED", Path(__file__).resolve().parents[3] / "shared")) / "golden" / "cases"

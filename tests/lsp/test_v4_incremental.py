@@ -20,7 +20,7 @@ from pytest_lsp import LanguageClient
 
 from agentv_lsp.engine.files import FileSystem
 from agentv_lsp.formats.runtime import choose_runtime
-from agentv_lsp.formats.v2.document import CheckOptions
+from agentv_lsp.formats.v2.check import CheckOptions
 from agentv_lsp.formats.v4.check import check_v4_document
 from agentv_lsp.lsp.convert import diagnostic_json, path_to_uri
 from agentv_lsp.lsp.document import Edit

@@ -50,7 +50,7 @@ async def client(lsp_client: LanguageClient, workspace: Path):  # type: ignore[n
 
 def _check(workspace: Path, eval_file: str) -> set[tuple[Any, ...]]:
     from agentv_lsp.engine.files import FileSystem
-    from agentv_lsp.formats.v2.document import CheckOptions
+    from agentv_lsp.formats.v2.check import CheckOptions
     from agentv_lsp.formats.v4.check import check_v4_document
 
     fs = FileSystem()

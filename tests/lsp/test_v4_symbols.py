@@ -14,7 +14,7 @@ from pytest_lsp import LanguageClient
 
 from agentv_lsp.engine.files import FileSystem
 from agentv_lsp.formats.runtime import RuntimeChoice
-from agentv_lsp.formats.v2.document import CheckOptions
+from agentv_lsp.formats.v2.check import CheckOptions
 from agentv_lsp.lsp.v4 import navigation
 from agentv_lsp.lsp.v4.model import V4Model
 from tests.lsp.conftest import change_doc, doc_id, open_doc

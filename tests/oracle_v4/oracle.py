@@ -117,7 +117,7 @@ def our_check(root: Path, eval_file: str) -> list[dict[str, Any]]:
     """`agentv-lsp check FILE --format json --agentv 4` run in the repo, in this process:
     each diagnostic's `path` (AgentV's location) and `severity`."""
     from agentv_lsp.engine.files import FileSystem
-    from agentv_lsp.formats.v2.document import CheckOptions
+    from agentv_lsp.formats.v2.check import CheckOptions
     from agentv_lsp.formats.v4.check import check_v4_document
 
     fs = FileSystem()

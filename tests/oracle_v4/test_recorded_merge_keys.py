@@ -51,7 +51,7 @@ def test_a_merge_the_runtime_refuses_is_the_one_error_as_in_validate(tmp_path: P
 
 def test_a_finding_on_a_merged_value_lands_where_the_anchor_wrote_it(tmp_path: Path) -> None:
     from agentv_lsp.engine.files import FileSystem
-    from agentv_lsp.formats.v2.document import CheckOptions
+    from agentv_lsp.formats.v2.check import CheckOptions
     from agentv_lsp.formats.v4.check import check_v4_document
 
     eval_file = "evals/merge-problem.eval.yaml"

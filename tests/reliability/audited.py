@@ -52,7 +52,7 @@ def main(argv: list[str]) -> int:
     # Import everything first, so that the imports' own file reads and code objects
     # are not mistaken for the engine's behaviour.
     import agentv_lsp.cli
-    import agentv_lsp.formats.v2.document
+    import agentv_lsp.formats.v2.check
     import agentv_lsp.formats.v2.loader
     import agentv_lsp.formats.v2.preview
 
@@ -93,7 +93,7 @@ def main(argv: list[str]) -> int:
         return result if isinstance(result, int) else 0
     if mode == "untrusted":
         from agentv_lsp.engine.files import FileSystem
-        from agentv_lsp.formats.v2.document import CheckOptions, check_document
+        from agentv_lsp.formats.v2.check import CheckOptions, check_document
         from agentv_lsp.formats.v2.loader import load_all, open_eval_file
         from agentv_lsp.formats.v2.preview import preview_file
 

@@ -15,7 +15,7 @@ import atheris
 
 with atheris.instrument_imports(include=["agentv_lsp"]):
     from agentv_lsp.engine.files import FileSystem
-    from agentv_lsp.formats.v2.document import CheckOptions, check_document
+    from agentv_lsp.formats.v2.check import CheckOptions, check_document
     from agentv_lsp.yamlpos import parse_yaml
 
 ROOT = tempfile.mkdtemp(prefix="agentv-fuzz-")  # an empty repository: file lookups find nothing

@@ -26,7 +26,7 @@ from agentv_lsp.checks.model import TOO_MANY_DIAGNOSTICS, Diagnostic, cap_diagno
 from agentv_lsp.checks.runner import run_check
 from agentv_lsp.cli import main
 from agentv_lsp.engine.files import FileSystem
-from agentv_lsp.formats.v2.document import CheckOptions
+from agentv_lsp.formats.v2.check import CheckOptions
 from agentv_lsp.yamlpos import Span, parse_yaml
 
 # Linear work doubles (about 2.2 here, allocation included); the quadratic paths this guards

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from agentv_lsp.engine.files import FileSystem
-from agentv_lsp.formats.v2.document import CheckOptions, check_document
+from agentv_lsp.formats.v2.check import CheckOptions, check_document
 from agentv_lsp.formats.v2.loader import load_all, open_eval_file
 from agentv_lsp.formats.v2.preview import preview_file
 from agentv_lsp.yamlpos import Span, YamlDocument, parse_yaml

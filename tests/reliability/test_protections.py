@@ -28,7 +28,7 @@ import pytest
 
 import agentv_lsp
 from agentv_lsp.engine.files import FileReadError, FileSystem
-from agentv_lsp.formats.v2.document import CheckOptions, check_document
+from agentv_lsp.formats.v2.check import CheckOptions, check_document
 from agentv_lsp.formats.v2.loader import load_all, open_eval_file
 from agentv_lsp.formats.v2.preview import preview_file
 from agentv_lsp.yamlpos import parse_yaml

@@ -20,7 +20,7 @@ from agentv_lsp.engine.budget import (
     run_limited,
 )
 from agentv_lsp.engine.files import FileSystem
-from agentv_lsp.formats.v2.document import CheckOptions, check_document
+from agentv_lsp.formats.v2.check import CheckOptions, check_document
 from agentv_lsp.formats.v4.check import check_v4_document
 
 

@@ -91,7 +91,7 @@ fails it (the eval validator counts its own warnings, e.g. role markers, as fail
 | target-cli-setting              | error | targets | cli `cwd` etc. of the wrong type                                 |
 | target-cli-healthcheck          | error | targets | cli healthcheck not an object                                    |
 | target-provider-unsupported     | warn  | targets | openai/bedrock/vertex: validate passes, the runtime throws       |
-| schema-*                        | warn  | all     | JSON-schema issues not covered above (`agentv_lsp.schemas`)      |
+| schema-*                        | warn  | all     | JSON-schema issues not covered above (`agentv_lsp.engine.schemas`)      |
 
 Never emitted as such (listed so that the completeness test knows them):
 `validate-not-object`, `validate-schema`, `validate-evalcases` (the load error is reported
@@ -950,7 +950,7 @@ def test_code_fires(make_repo, trigger):
 
 def test_file_unreadable_when_named_on_the_command_line(make_repo):
     from agentv_lsp.checks.runner import run_check
-    from agentv_lsp.formats.v2.document import CheckOptions
+    from agentv_lsp.formats.v2.check import CheckOptions
 
     if not hasattr(os, "mkfifo"):
         pytest.skip("no FIFOs here")

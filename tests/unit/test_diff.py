@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 from tests.conftest import GIT_ENV
 
-from agentv_lsp import tokens
 from agentv_lsp.cli import main
 from agentv_lsp.diff import diff_revisions
 from agentv_lsp.diff.compare import DiffReport
 from agentv_lsp.diff.render import render_json, render_text
+from agentv_lsp.engine import tokens
 from agentv_lsp.engine.files import FileSystem
 from agentv_lsp.formats.v4.preview import preview_v4
 

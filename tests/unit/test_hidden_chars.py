@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from agentv_lsp import hidden_chars
-from agentv_lsp.formats.v2.document import CheckOptions, check_document
+from agentv_lsp.checks import hidden_chars
+from agentv_lsp.checks.hidden_chars import AllowList, find_hidden_runs, mark_hidden, scan_source
+from agentv_lsp.formats.v2.check import CheckOptions, check_document
 from agentv_lsp.formats.v4.check import check_v4_document
-from agentv_lsp.hidden_chars import AllowList, find_hidden_runs, mark_hidden, scan_source
 from agentv_lsp.yamlpos import parse_yaml
 
 RLO, PDF, LRI, PDI, RLM, LRM, ZWSP, ZWJ, ZWNJ = (

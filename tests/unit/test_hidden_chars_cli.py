@@ -13,7 +13,7 @@ import pytest
 from agentv_lsp.checks.runner import run_check
 from agentv_lsp.cli import main
 from agentv_lsp.engine.files import FileSystem
-from agentv_lsp.formats.v2.document import CheckOptions
+from agentv_lsp.formats.v2.check import CheckOptions
 
 CASE = "  - id: c{n}\n    outcome: ok\n    input_messages:\n      - role: user\n        content: {content}\n"
 

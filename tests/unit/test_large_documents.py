@@ -6,7 +6,7 @@ from pathlib import Path
 
 from agentv_lsp.checks.runner import run_check
 from agentv_lsp.engine.files import FileSystem
-from agentv_lsp.formats.v2.document import CheckOptions
+from agentv_lsp.formats.v2.check import CheckOptions
 from agentv_lsp.formats.v2.loader import open_eval_file
 
 CASE = "  - id: c{0}\n    outcome: o\n    input_messages:\n      - role: user\n        content: Question {0}\n"

@@ -1,4 +1,4 @@
-"""Our JSON Schemas (schema/*.json) and `agentv_lsp.schemas.validate`.
+"""Our JSON Schemas (schema/*.json) and `agentv_lsp.engine.schemas.validate`.
 
 - the schemas are valid draft 2020-12 schemas, documented for hover (every property described);
 - every golden eval/config/targets file the AgentV runtime loaded cleanly validates without
@@ -23,8 +23,8 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from agentv_lsp import schemas
-from agentv_lsp.schemas import SchemaIssue, validate
+from agentv_lsp.engine import schemas
+from agentv_lsp.engine.schemas import SchemaIssue, validate
 from agentv_lsp.yamlpos import parse_yaml
 
 

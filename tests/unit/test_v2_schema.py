@@ -1,4 +1,4 @@
-"""JSON-schema findings (`agentv_lsp.schemas` through `formats.v2.schema`): what the schemas reject
+"""JSON-schema findings (`agentv_lsp.engine.schemas` through `formats.v2.schema`): what the schemas reject
 but the runtime accepts is a warning, never an error; a key nobody reads is marked unnecessary;
 a place that already has a more specific diagnostic gets no schema diagnostic on top."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-pytest.importorskip("agentv_lsp.schemas")
+pytest.importorskip("agentv_lsp.engine.schemas")
 
 EVAL = (
     "$schema: agentv-eval-v2\n"

@@ -22,7 +22,7 @@ from agentv_lsp.checks.parallel import fork_map
 from agentv_lsp.checks.runner import run_check
 from agentv_lsp.engine.files import FileSystem
 from agentv_lsp.formats.v2 import split
-from agentv_lsp.formats.v2.document import CheckOptions, check_document
+from agentv_lsp.formats.v2.check import CheckOptions, check_document
 from agentv_lsp.formats.v2.layout import cut
 
 SHARED = find_shared_dir()

@@ -24,7 +24,7 @@ import pytest
 
 from agentv_lsp.checks.model import SEVERITY_RANK, Diagnostic
 from agentv_lsp.engine.files import FileSystem
-from agentv_lsp.formats.v2.document import CheckOptions, DocumentReport
+from agentv_lsp.formats.v2.check import CheckOptions, DocumentReport
 from agentv_lsp.formats.v4.check import check_v4_cases_file, check_v4_document, find_eval_files_using
 from agentv_lsp.formats.v4.validate import js_regex_error, validate_document
 from agentv_lsp.yamlpos import parse_yaml

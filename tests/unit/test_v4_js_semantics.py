@@ -17,7 +17,7 @@ from tests.oracle_v4.oracle import our_preview
 
 from agentv_lsp.checks.model import Diagnostic, format_location
 from agentv_lsp.engine.files import FileSystem
-from agentv_lsp.formats.v2.document import CheckOptions
+from agentv_lsp.formats.v2.check import CheckOptions
 from agentv_lsp.formats.v4.check import check_v4_document
 from agentv_lsp.formats.v4.runtime import (
     MISSING,

@@ -20,7 +20,7 @@ import pytest
 
 from agentv_lsp.checks.model import Diagnostic, format_location
 from agentv_lsp.engine.files import FileSystem
-from agentv_lsp.formats.v2.document import CheckOptions
+from agentv_lsp.formats.v2.check import CheckOptions
 from agentv_lsp.formats.v4.check import check_v4_cases_file, check_v4_document
 from agentv_lsp.formats.v4.losses import eval_file_losses
 from agentv_lsp.yamlpos import parse_yaml

@@ -22,7 +22,7 @@ import pytest
 
 from agentv_lsp.checks.model import Diagnostic
 from agentv_lsp.engine.files import FileSystem
-from agentv_lsp.formats.v2.document import CheckOptions, DocumentReport
+from agentv_lsp.formats.v2.check import CheckOptions, DocumentReport
 from agentv_lsp.formats.v4.check import check_v4_document
 from agentv_lsp.formats.v4.split import bounds, check_split_v4, cut_tests, part_weights
 

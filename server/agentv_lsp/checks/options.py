@@ -1,6 +1,6 @@
 """What checking a file takes and gives back, whichever AgentV format judges it: the options
 (`CheckOptions`) and one file's report (`DocumentReport`). Shared by the v2 checker
-(`formats.v2.document`), the 4.x checker (`formats.v4.check`), the CLI's runner and the language
+(`formats.v2.check`), the 4.x checker (`formats.v4.check`), the CLI's runner and the language
 server, so that none of them needs another's module for its types."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from agentv_lsp.checks.hidden_chars import AllowList
 from agentv_lsp.checks.model import DEFAULT_MAX_DIAGNOSTICS, Diagnostic
 from agentv_lsp.engine.files import FileSystem
-from agentv_lsp.hidden_chars import AllowList
 from agentv_lsp.yamlpos import YamlDocument
 
 FileKind = Literal["eval", "config", "targets"]

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from agentv_lsp.checks.hidden_chars import AllowList, as_errors, directive_allow_list
 from agentv_lsp.checks.model import Diagnostic, cap_diagnostics
 from agentv_lsp.checks.options import CheckOptions, DocumentReport
 from agentv_lsp.checks.parallel import can_fork, fork_map
@@ -19,7 +20,6 @@ from agentv_lsp.engine.files import FileReadError, FileSystem
 from agentv_lsp.engine.walk import walk_yaml
 from agentv_lsp.formats import registry
 from agentv_lsp.formats.runtime import RuntimeChoice, choose_runtime, parse_requested, undeclared_v2_note
-from agentv_lsp.hidden_chars import AllowList, as_errors, directive_allow_list
 from agentv_lsp.report import one_line
 from agentv_lsp.yamlpos import Span
 

@@ -8,12 +8,12 @@ import gc
 import os
 import sys
 
+from agentv_lsp.checks.hidden_chars import parse_allow_items
 from agentv_lsp.checks.options import CheckOptions
 from agentv_lsp.checks.runner import available_workers, run_check
 from agentv_lsp.commands import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
 from agentv_lsp.engine.files import default_repo_root
 from agentv_lsp.engine.walk import file_system_for
-from agentv_lsp.hidden_chars import parse_allow_items
 from agentv_lsp.report import one_line
 
 

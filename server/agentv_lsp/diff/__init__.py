@@ -13,7 +13,6 @@ import os
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 
-from agentv_lsp import tokens
 from agentv_lsp.diff.affected import affected_files
 from agentv_lsp.diff.causes import CauseFinder
 from agentv_lsp.diff.collect import FilePrompts, Pair, eval_files, pair_collector
@@ -27,6 +26,7 @@ from agentv_lsp.diff.compare import (
 )
 from agentv_lsp.diff.git import GitError, renames_between, repository_top
 from agentv_lsp.diff.snapshot import WORKING_TREE, Snapshot, changed_paths, open_snapshot
+from agentv_lsp.engine import tokens
 from agentv_lsp.formats.runtime import Requested
 
 __all__ = ["DiffReport", "GitError", "Job", "PathMatchesNothing", "diff_revisions"]

@@ -15,9 +15,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from agentv_lsp import tokens
 from agentv_lsp.diff.entries import entry_ids, touched_entries
 from agentv_lsp.diff.snapshot import Snapshot
+from agentv_lsp.engine import tokens
 from agentv_lsp.engine.files import FileSystem, FileText
 from agentv_lsp.engine.jsrt import relative_display
 from agentv_lsp.formats import registry

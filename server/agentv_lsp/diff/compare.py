@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from agentv_lsp.diff.collect import FIELD_TITLES, FIELDS, FilePrompts, TestPrompts, field_text, test_tokens
 from agentv_lsp.diff.entries import touched_entries
 from agentv_lsp.diff.snapshot import Snapshot
-from agentv_lsp.tokens import TOKENIZER
+from agentv_lsp.engine.tokens import TOKENIZER
 
 if TYPE_CHECKING:
     from agentv_lsp.diff.causes import CauseFinder

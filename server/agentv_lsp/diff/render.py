@@ -13,8 +13,8 @@ import re
 from collections.abc import Callable, Iterable
 
 from agentv_lsp.diff.compare import LOAD_STATES, STATUS_ORDER, DiffReport, FileChange, TestChange, json_text
+from agentv_lsp.engine.tokens import TOKENIZER
 from agentv_lsp.report import one_line, shown_path
-from agentv_lsp.tokens import TOKENIZER
 
 # A GitHub PR comment holds 65,536 characters; a job summary 1 MiB. The report fits both.
 MARKDOWN_LIMIT = 65_000

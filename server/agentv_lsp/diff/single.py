@@ -8,8 +8,8 @@ import os
 from agentv_lsp.diff.collect import FIELD_TITLES, FIELDS, TestPrompts, collect_file, field_text, test_tokens
 from agentv_lsp.diff.git import repository_top
 from agentv_lsp.diff.snapshot import Snapshot, open_snapshot
+from agentv_lsp.engine.tokens import describe
 from agentv_lsp.formats.runtime import Requested
-from agentv_lsp.tokens import describe
 
 
 def render_test(test: TestPrompts | None, where: str, laid_out: str = "", shown_root: str = "") -> str:

@@ -1,5 +1,5 @@
 """A cut layout (where a text's cases start, `checks.layout.Layout`) followed through the
-edits of an open document, for either format's incremental model: `lsp/v2/filemodel.py` and
+edits of an open document, for either format's incremental model: `lsp/v2/model.py` and
 `lsp/v4/incremental.py` re-scan only the cases around the edits."""
 
 from __future__ import annotations

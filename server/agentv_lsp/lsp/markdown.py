@@ -8,9 +8,9 @@ import re
 from collections.abc import Iterable
 from urllib.parse import quote
 
+from agentv_lsp.checks.hidden_chars import marked_with_note
 from agentv_lsp.checks.model import Diagnostic
 from agentv_lsp.engine.files import FileReadError, FileSystem
-from agentv_lsp.hidden_chars import marked_with_note
 
 HEAD_LINES = 8  # a referenced file's lines shown
 

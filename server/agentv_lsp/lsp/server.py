@@ -30,18 +30,18 @@ from typing import Any, TypeVar
 from lsprotocol import types as lsp
 
 from agentv_lsp import __version__
+from agentv_lsp.checks.hidden_chars import HIDDEN_CODES
 from agentv_lsp.checks.model import CHECK_INCOMPLETE, Diagnostic
 from agentv_lsp.checks.options import CheckOptions
 from agentv_lsp.engine.budget import Budget, CheckStopped, run_limited
 from agentv_lsp.engine.files import FileSystem, find_git_root
+from agentv_lsp.engine.gcpause import collect_frozen, collector_paused
 from agentv_lsp.formats.runtime import (
     RuntimeChoice,
     choose_runtime,
     forget_project_runtimes,
     parse_requested,
 )
-from agentv_lsp.gcpause import collect_frozen, collector_paused
-from agentv_lsp.hidden_chars import HIDDEN_CODES
 from agentv_lsp.lsp import editor, publication
 from agentv_lsp.lsp.base import DocumentModel, ServerBase, Shown, guard
 from agentv_lsp.lsp.convert import (

@@ -9,9 +9,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentv_lsp.checks.hidden_chars import AllowList, parse_allow_items
 from agentv_lsp.checks.model import DEFAULT_MAX_DIAGNOSTICS
 from agentv_lsp.engine.files import DEFAULT_MAX_FILE_BYTES
-from agentv_lsp.hidden_chars import AllowList, parse_allow_items
 
 
 @dataclass(frozen=True)

@@ -123,7 +123,7 @@ def check_migrated(
 def _v2_problems(migration: Migration, ef: EvalFile, disk: FileSystem) -> set[tuple[str, str]]:
     """(code, place written as 4.x names it) of what the v2 check says of the original text."""
     from agentv_lsp.checks.options import CheckOptions
-    from agentv_lsp.formats.v2.document import check_document
+    from agentv_lsp.formats.v2.check import check_document
 
     try:
         report = check_document(migration.path, migration.old_text, CheckOptions(ef.repo_root, ef.cwd, disk))

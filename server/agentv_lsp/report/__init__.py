@@ -14,8 +14,8 @@ from collections.abc import Callable, Sequence
 from typing import TextIO
 
 from agentv_lsp import __version__
+from agentv_lsp.checks.hidden_chars import is_default_ignorable
 from agentv_lsp.checks.model import SOURCE, Diagnostic
-from agentv_lsp.hidden_chars import is_default_ignorable
 
 # (file, runtime version, why that runtime) for every file checked
 Judged = Sequence[tuple[str, str, str]]

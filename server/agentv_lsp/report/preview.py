@@ -52,7 +52,7 @@ def line(text: object) -> str:
 
 
 def token_line(case: dict[str, Any]) -> str | None:
-    from agentv_lsp.tokens import describe
+    from agentv_lsp.engine.tokens import describe
 
     return describe(case["tokens"]) if case.get("tokens") else None
 
@@ -69,8 +69,8 @@ def indent(text: str, width: int = 2) -> str:
 
 
 def add_tokens(result: dict[str, Any]) -> None:
-    """Each case's token counts (`agentv_lsp.tokens`: o200k_base, offline)."""
-    from agentv_lsp.tokens import case_tokens
+    """Each case's token counts (`agentv_lsp.engine.tokens`: o200k_base, offline)."""
+    from agentv_lsp.engine.tokens import case_tokens
 
     for case in result["cases"]:
         case["tokens"] = case_tokens(case)

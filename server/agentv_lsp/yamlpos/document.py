@@ -50,7 +50,7 @@ from yaml.nodes import CollectionNode, MappingNode, Node, ScalarNode, SequenceNo
 import agentv_lsp.yamlpos.eemeli as eemeli
 from agentv_lsp.engine.budget import checkpoint, limited
 from agentv_lsp.engine.budget import current as current_budget
-from agentv_lsp.gcpause import collector_paused
+from agentv_lsp.engine.gcpause import collector_paused
 from agentv_lsp.yamlpos.keytext import collection_key_text
 from agentv_lsp.yamlpos.prescan import needs_eemeli_rules, tab_indented_lines
 from agentv_lsp.yamlpos.scalars import (

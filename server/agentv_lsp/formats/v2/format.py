@@ -57,7 +57,7 @@ class V2Format:
         import functools
 
         from agentv_lsp.checks.parallel import fork_map
-        from agentv_lsp.formats.v2.document import check_document
+        from agentv_lsp.formats.v2.check import check_document
         from agentv_lsp.formats.v2.split import check_split
 
         report = (

@@ -1,4 +1,4 @@
-"""JSON-schema issues (from `agentv_lsp.schemas`) as ranged diagnostics.
+"""JSON-schema issues (from `agentv_lsp.engine.schemas`) as ranged diagnostics.
 
 The schemas describe what AgentV reads; anything they reject that the runtime still
 accepts is a `warning`. Failures that stop the runtime or `agentv validate` are reported by
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Set
 
-from agentv_lsp import schemas
 from agentv_lsp.checks.model import Diagnostic
+from agentv_lsp.engine import schemas
 from agentv_lsp.formats.v2.model import YamlPath
 from agentv_lsp.yamlpos import YamlDocument
 

@@ -29,7 +29,7 @@ from yaml.nodes import SequenceNode
 from agentv_lsp.checks.layout import Layout, anchors_and_aliases
 from agentv_lsp.checks.model import Diagnostic, Related
 from agentv_lsp.checks.parallel import ParallelMap
-from agentv_lsp.formats.v2.document import CheckOptions, DocumentReport, check_document
+from agentv_lsp.formats.v2.check import CheckOptions, DocumentReport, check_document
 from agentv_lsp.formats.v2.layout import cut
 from agentv_lsp.formats.v2.validate import detect_file_type
 from agentv_lsp.yamlpos import Span, parse_yaml

@@ -26,9 +26,10 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from agentv_lsp import hidden_chars, schemas
+from agentv_lsp.checks import hidden_chars
 from agentv_lsp.checks.model import Diagnostic, Related, Severity, format_location
 from agentv_lsp.checks.options import CheckOptions, DocumentReport
+from agentv_lsp.engine import schemas
 from agentv_lsp.engine.budget import checkpoint
 from agentv_lsp.engine.files import FileReadError, FileSystem
 from agentv_lsp.engine.jsrt import js_trim, node_resolve, relative_display

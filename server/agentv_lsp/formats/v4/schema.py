@@ -1,7 +1,7 @@
 """JSON-schema diagnostics for AgentV 4.42.4 files (schema/agentv-eval-v4.schema.json).
 
 The schema is written from what the runtime and `agentv validate` do at 4.42.4. Messages,
-codes and fix data come from the v2 machinery in `agentv_lsp.schemas` (one handler per
+codes and fix data come from the v2 machinery in `agentv_lsp.engine.schemas` (one handler per
 jsonschema keyword); this module adds what 4.x needs on top:
 
 - severity from the schema: a failing keyword whose subschema says `"x-severity": "error"`
@@ -27,11 +27,11 @@ from typing import Any, Literal
 
 from jsonschema import Draft202012Validator, validators
 
-from agentv_lsp import schemas
 from agentv_lsp.checks.model import Diagnostic
+from agentv_lsp.engine import schemas
 from agentv_lsp.engine.files import FileSystem
+from agentv_lsp.engine.schemas import SchemaIssue
 from agentv_lsp.formats.v4.keys import V4_KEYS, Keys
-from agentv_lsp.schemas import SchemaIssue
 from agentv_lsp.yamlpos import Span, YamlDocument
 
 SCHEMA_FILE = "agentv-eval-v4.schema.json"

@@ -25,10 +25,10 @@ from typing import Any
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from agentv_lsp.engine.gcpause import collector_paused
 from agentv_lsp.formats.v4.runtime import LoadFailure, quick_contains
 from agentv_lsp.formats.v4.yamlbom import parse_yaml_v4
 from agentv_lsp.formats.v4.yamlerrors import runtime_error_text
-from agentv_lsp.gcpause import collector_paused
 from agentv_lsp.yamlpos import Span, YamlDocument, YamlError
 from agentv_lsp.yamlpos.document import (  # the converter's own key rules
     MERGE_VALUE,

@@ -14,8 +14,8 @@ from typing import Any
 
 from lsprotocol import types as lsp
 
+from agentv_lsp.checks.hidden_chars import is_hidden
 from agentv_lsp.checks.model import SOURCE
-from agentv_lsp.hidden_chars import is_hidden
 from agentv_lsp.lsp.base import MigrationRequest, ServerBase, guard
 from agentv_lsp.lsp.convert import is_file_uri, range_text, uri_to_path
 from agentv_lsp.lsp.editor import format_of_document, migrations

@@ -8,14 +8,14 @@ import asyncio
 from typing import Any
 
 from agentv_lsp.engine.targets_file import find_targets_file
+from agentv_lsp.engine.tokens import case_tokens
 from agentv_lsp.formats.v2.model import Notice
 from agentv_lsp.formats.v2.preview import preview_case as preview_one_case
 from agentv_lsp.formats.v2.preview import preview_file as preview_whole_file
 from agentv_lsp.lsp.base import ServerBase
 from agentv_lsp.lsp.convert import from_client_col, path_to_uri
 from agentv_lsp.lsp.status import runtime_json, status_json
-from agentv_lsp.lsp.v2.filemodel import FileModel
-from agentv_lsp.tokens import case_tokens
+from agentv_lsp.lsp.v2.model import FileModel
 
 
 def case_preview(model: FileModel, index: int) -> dict[str, Any] | None:

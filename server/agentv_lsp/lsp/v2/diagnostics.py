@@ -1,5 +1,5 @@
 """Diagnostics of v2 documents, pushed (`publish`) or pulled (`pull`): the same checks as
-`agentv-lsp check`, assembled case by case by the model (`filemodel.FileModel`) and placed
+`agentv-lsp check`, assembled case by case by the model (`model.FileModel`) and placed
 in the file case by case (`diagnostic_parts`: each case's converted once, then only moved). Called from
 `features/diagnostics.py`, which debounces the edits and keeps the last check's cost."""
 
@@ -12,7 +12,7 @@ from agentv_lsp.checks.model import Diagnostic
 from agentv_lsp.lsp.base import ServerBase
 from agentv_lsp.lsp.convert import JsonDict, diagnostic_json
 from agentv_lsp.lsp.publication import LocalKeys, Placed, Source, all_items
-from agentv_lsp.lsp.v2.filemodel import CHUNK_BASE, TAIL_BASE, FileModel, Unit
+from agentv_lsp.lsp.v2.model import CHUNK_BASE, TAIL_BASE, FileModel, Unit
 from agentv_lsp.lsp.v2.state import STATE
 
 
@@ -115,7 +115,7 @@ Template = tuple[JsonDict, str | None]
 
 
 def _template(d: Diagnostic, unit: Unit, encoding: str) -> Template:
-    """A case's diagnostic as JSON in its unit's lines (see filemodel.UnitResult)."""
+    """A case's diagnostic as JSON in its unit's lines (see model.UnitResult)."""
     context = unit.context
 
     def line_of(n: int) -> str:

@@ -21,8 +21,8 @@ from agentv_lsp.lsp.v2.commands import status as status_of
 from agentv_lsp.lsp.v2.completion import completions
 from agentv_lsp.lsp.v2.diagnostics import publish as publish_diagnostics
 from agentv_lsp.lsp.v2.diagnostics import pull_items as pulled_items
-from agentv_lsp.lsp.v2.filemodel import FileModel
 from agentv_lsp.lsp.v2.hover import hover_markdown
+from agentv_lsp.lsp.v2.model import FileModel
 from agentv_lsp.lsp.v2.navigation import (
     definition,
     document_lens_lines,

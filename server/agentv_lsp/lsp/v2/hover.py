@@ -16,6 +16,7 @@ from typing import Any
 
 from agentv_lsp.engine.jsrt import node_relative
 from agentv_lsp.engine.targets_file import find_targets_file
+from agentv_lsp.engine.tokens import case_tokens_soon
 from agentv_lsp.formats.v2.config import matching_pattern
 from agentv_lsp.formats.v2.loader import EvalFile
 from agentv_lsp.formats.v2.model import YamlPath
@@ -31,10 +32,9 @@ from agentv_lsp.lsp.markdown import (
     tokens_phrase,
 )
 from agentv_lsp.lsp.v2.commands import case_preview
-from agentv_lsp.lsp.v2.filemodel import FileModel
+from agentv_lsp.lsp.v2.model import FileModel
 from agentv_lsp.lsp.v2.schema_nav import schema_for_path
 from agentv_lsp.lsp.yamlnav import path_at, value_at
-from agentv_lsp.tokens import case_tokens_soon
 
 CASE_HEADER_KEYS = ("id", "outcome", "conversation_id", "note")
 

@@ -18,7 +18,7 @@ from agentv_lsp.formats.v2.prompt import needs_role_markers, segments_by_message
 from agentv_lsp.formats.v2.targets import read_targets, selected_target
 from agentv_lsp.lsp.convert import from_client_col, lines_of, path_to_uri, to_range
 from agentv_lsp.lsp.names import LENS_PREVIEW, PREVIEW_CASE
-from agentv_lsp.lsp.v2.filemodel import FileModel, Located
+from agentv_lsp.lsp.v2.model import FileModel, Located
 from agentv_lsp.lsp.yamlnav import path_at
 
 Reference = tuple[YamlPath, str]  # (path of the value in its document, absolute target)

@@ -1,4 +1,4 @@
-"""The v2 JSON schemas (eval, config and targets files: `agentv_lsp.schemas`) read at a YAML
+"""The v2 JSON schemas (eval, config and targets files: `agentv_lsp.engine.schemas`) read at a YAML
 path, for hover and completion."""
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def _candidates(schema: dict[str, Any], root: dict[str, Any]) -> list[dict[str, 
 
 def schema_for_path(kind: Any, path: YamlPath) -> dict[str, Any] | None:
     try:
-        from agentv_lsp.schemas import load_schema
+        from agentv_lsp.engine.schemas import load_schema
 
         root = load_schema(kind)
     except (OSError, KeyError, ValueError):
@@ -40,7 +40,7 @@ def schema_for_path(kind: Any, path: YamlPath) -> dict[str, Any] | None:
 def keys_for_path(kind: Any, path: YamlPath) -> dict[str, dict[str, Any]]:
     """Properties allowed in the mapping at `path`, with their schemas."""
     try:
-        from agentv_lsp.schemas import load_schema
+        from agentv_lsp.engine.schemas import load_schema
 
         root = load_schema(kind)
     except (OSError, KeyError, ValueError):

@@ -1,5 +1,5 @@
 """v2's per-document state in the language server, owned by `lsp/v2.EDITOR`: each open
-document's units across versions (`filemodel.UnitCache`) and where its diagnostics were last
+document's units across versions (`model.UnitCache`) and where its diagnostics were last
 placed (`publication.Blocks`), kept until the document closes."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 
 from agentv_lsp.lsp.publication import Blocks
-from agentv_lsp.lsp.v2.filemodel import UnitCache
+from agentv_lsp.lsp.v2.model import UnitCache
 
 
 class V2State:

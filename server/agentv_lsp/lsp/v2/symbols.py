@@ -14,7 +14,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from agentv_lsp.lsp import listing
 from agentv_lsp.lsp.convert import JsonDict, LineOf, range_json, shifted_symbol
 from agentv_lsp.lsp.protocol import RawJson
-from agentv_lsp.lsp.v2.filemodel import FileModel
+from agentv_lsp.lsp.v2.model import FileModel
 from agentv_lsp.yamlpos import Span
 
 _CASE_ID = re.compile(r"""^[ ]*-[ ]+id:[ ]*(["']?)([^\n"'#]+?)\1[ ]*(?:#.*)?\r?$""", re.M)

@@ -12,12 +12,12 @@ import asyncio
 from typing import Any
 
 from agentv_lsp.engine.targets_file import find_targets_file
+from agentv_lsp.engine.tokens import case_tokens
 from agentv_lsp.lsp.base import ServerBase
 from agentv_lsp.lsp.status import runtime_json, status_json
 from agentv_lsp.lsp.v4.cases import cases_context
 from agentv_lsp.lsp.v4.model import V4Model
 from agentv_lsp.lsp.v4.preview import file_preview, preview_at, preview_by_id
-from agentv_lsp.tokens import case_tokens
 
 
 async def eval_model(ls: ServerBase, target: dict[str, Any]) -> V4Model | None:

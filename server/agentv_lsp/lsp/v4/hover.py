@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agentv_lsp.engine.jsrt import node_relative
+from agentv_lsp.engine.tokens import case_tokens_soon, counted
 from agentv_lsp.formats.v4.model import RuntimeMessage, SkippedTest, SuiteLoad, V4Test, YamlPath
 from agentv_lsp.lsp.base import DocumentModel
 from agentv_lsp.lsp.convert import from_client_col, path_to_uri
@@ -39,7 +40,6 @@ from agentv_lsp.lsp.v4.references import Reference, reference_at
 from agentv_lsp.lsp.v4.schema_nav import schema_for_path
 from agentv_lsp.lsp.v4.units import unit_at
 from agentv_lsp.lsp.yamlnav import path_at
-from agentv_lsp.tokens import case_tokens_soon, counted
 
 MAX_TURNS_SHOWN = 6
 _REF_NAMES = {

@@ -11,12 +11,12 @@ from typing import Any
 from agentv_lsp.checks.options import CheckOptions
 from agentv_lsp.engine.files import FileReadError
 from agentv_lsp.engine.targets_file import find_targets_file
+from agentv_lsp.engine.tokens import case_tokens
 from agentv_lsp.formats.v4.loader import load_suite
 from agentv_lsp.formats.v4.preview import preview_suite
 from agentv_lsp.formats.v4.runtime import LoadFailure
 from agentv_lsp.formats.v4.yamlmerge import parse_yaml_value
 from agentv_lsp.results import EDITOR_RESULTS, add_last_runs
-from agentv_lsp.tokens import case_tokens
 
 MAX_TARGETS = 200
 

@@ -14,13 +14,14 @@ import pytest
 from yaml.nodes import MappingNode
 
 from agentv_lsp.engine.files import FileSystem
-from agentv_lsp.formats.v2.document import CheckOptions, check_document
+from agentv_lsp.formats.v2.check import CheckOptions, check_document
 from agentv_lsp.lsp.convert import to_diagnostic
 from agentv_lsp.lsp.document import Edit
 from agentv_lsp.lsp.server import create_server
-from agentv_lsp.lsp.v2 import filemodel, symbols
+from agentv_lsp.lsp.v2 import model as filemodel
+from agentv_lsp.lsp.v2 import symbols
 from agentv_lsp.lsp.v2.diagnostics import diagnostics_json
-from agentv_lsp.lsp.v2.filemodel import FileModel, UnitCache, cut
+from agentv_lsp.lsp.v2.model import FileModel, UnitCache, cut
 from agentv_lsp.lsp.v2.navigation import resolve_lens
 from agentv_lsp.lsp.v2.symbols import document_symbols
 from agentv_lsp.lsp.yamlnav import path_at

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from agentv_lsp import hidden_chars
+from agentv_lsp.checks import hidden_chars
 from agentv_lsp.checks.model import Diagnostic, Related, Severity, format_location
 from agentv_lsp.checks.options import CheckOptions, DocumentReport, FileKind
 from agentv_lsp.engine.budget import checkpoint

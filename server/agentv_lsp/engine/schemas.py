@@ -73,10 +73,11 @@ def schema_dir() -> Path:
 
     A plain path beside this module, not `importlib.resources`: pip installs packages as
     files, and importing `importlib.resources` costs every `check` run about 10 ms."""
-    packaged = Path(__file__).resolve().parent / "schema"
+    package = Path(__file__).resolve().parents[1]  # agentv_lsp/
+    packaged = package / "schema"
     if packaged.is_dir():
         return packaged
-    return Path(__file__).resolve().parents[2] / "schema"
+    return package.parents[1] / "schema"
 
 
 @functools.cache

@@ -17,7 +17,7 @@ is assembled from the previous version's assembly: only the replaced cases are l
 (their validate errors and ids counted in and out), so an edit costs O(changed cases) plus a
 few C-level passes over the units, not a Python loop over 10,000. The cut is conservative: flow-style `evalcases`,
 document markers, directives, lone CRs, aliases, or a chunk that does not parse on its own
-as exactly one case make the whole text be checked at once. `tests/lsp/test_filemodel.py`
+as exactly one case make the whole text be checked at once. `tests/lsp/test_v2_model.py`
 compares both paths on random edits.
 """
 
@@ -35,14 +35,14 @@ from typing import Any, cast
 
 from yaml.nodes import Node, SequenceNode
 
+from agentv_lsp.checks.hidden_chars import has_allow_directive
 from agentv_lsp.checks.layout import Layout, anchors_and_aliases
 from agentv_lsp.checks.model import Diagnostic, Related
-from agentv_lsp.formats.v2.document import CheckOptions, DocumentReport, FileKind, check_document, detect_kind
+from agentv_lsp.formats.v2.check import CheckOptions, DocumentReport, FileKind, check_document, detect_kind
 from agentv_lsp.formats.v2.layout import cut
 from agentv_lsp.formats.v2.loader import CaseOutcome, EvalFile, load_case, open_eval_file
 from agentv_lsp.formats.v2.model import YamlPath
 from agentv_lsp.formats.v2.validate import validate_eval
-from agentv_lsp.hidden_chars import has_allow_directive
 from agentv_lsp.lsp.convert import is_agentv_path
 from agentv_lsp.lsp.follow import follow
 from agentv_lsp.yamlpos import Span, YamlDocument, parse_yaml
