@@ -240,3 +240,12 @@ def test_the_4x_modules_import_without_a_circle() -> None:
     assert graph["loader"] >= {"runtime", "grader_parser"}  # the reader does see imports
     cycle = find_cycle(graph)
     assert cycle is None, "import circle: " + " -> ".join(cycle or [])
+
+
+def test_the_yaml_layer_imports_without_a_circle() -> None:
+    # the package's __init__ re-exports document; document must reach its siblings directly
+    graph = import_graph("yamlpos")
+    assert graph["__init__"] >= {"document"}, "the reader does not see the package's imports"
+    assert graph["document"] >= {"eemeli", "scalars"}
+    cycle = find_cycle(graph)
+    assert cycle is None, "import circle: " + " -> ".join(cycle or [])

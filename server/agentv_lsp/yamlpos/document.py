@@ -47,10 +47,10 @@ from typing import Any, Literal, cast
 import yaml
 from yaml.nodes import CollectionNode, MappingNode, Node, ScalarNode, SequenceNode
 
+import agentv_lsp.yamlpos.eemeli as eemeli
 from agentv_lsp.engine.budget import checkpoint, limited
 from agentv_lsp.engine.budget import current as current_budget
 from agentv_lsp.gcpause import collector_paused
-from agentv_lsp.yamlpos import eemeli
 from agentv_lsp.yamlpos.keytext import collection_key_text
 from agentv_lsp.yamlpos.prescan import needs_eemeli_rules, tab_indented_lines
 from agentv_lsp.yamlpos.scalars import (
