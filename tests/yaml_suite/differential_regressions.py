@@ -291,6 +291,37 @@ _GROUPS: dict[str, tuple[str, ...]] = {
     # a stray node after an explicit key that is no whole node to PyYAML's scanner (an unclosed
     # bracket, a key without `:`): eemeli/yaml passes over it, we fail (once: an endless loop)
     "left-explicit-key-stray-unfinished": ("? -\n [", "? -\n [-", "? r\n- :\n  e"),
+    # an anchor or tag whose name ends in `-`, `?` or `:`, then a tab: that character is the
+    # name's, no block indicator a tab may not follow (eemeli/yaml warns of `&a:`, and reads it)
+    "anchor-name-before-tab": (
+        "&a:\ty:",
+        "- &a:\ty: 1\n",
+        "!a:\ty: 1\n",
+        "&a?\ty: 1\n",
+        "? &a:\ty: 1\n",
+        "&a:\t- x\n",
+        "-\t&a:\tx\n",
+    ),
+    # in a flow collection, a pair's value (and a collection that is a pair's key or sits in a
+    # flow mapping) keeps no white space after its line: a comment opening the next line at
+    # column 0 is glued to it; after an item of a sequence, a `,` or a blank line it is not
+    "flow-comment-at-line-start": (
+        "{[]\n#\n}",
+        "{a: []\n#\n}",
+        "{a: b\n#\n}",
+        '{a: "b\n c"\n#\n}',
+        "[a: {}\n#\n]",
+        "[? []\n#\n]",
+        "x: &x 1\ny: {a: *x\n#\n}",
+        "{a: b #x\n#\n}",
+        "[[]\n#\n]",
+        "{? a\n#\n}",
+        "{a: [],\n#\n}",
+        "{a: b\n\n#\n}",
+        "{a: b\n #\n}",
+        "{a: [[]\n#\n]}",
+        "# c\n[a,\n# d\n b]\n",
+    ),
     # issue 38 item 7: `%YAML 1.1` timestamps build a Date with Date.UTC, which carries a month,
     # day or hour past its range over; a zone under 30 in size is hours, from 30 on minutes
     "timestamp-11-carry-and-zone": (

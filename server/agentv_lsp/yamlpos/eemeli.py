@@ -96,8 +96,15 @@ class _Scanner(Scanner):
     def __init__(self) -> None:
         super().__init__()
         self.flow_kinds: list[str] = []  # "[" or "{" per open flow collection
+        # per open flow collection: the last `?` or `:` of its current entry ("" before one)
+        self.flow_pair_parts: list[str] = []
+        self.flow_starts_in_pair: list[bool] = []  # per open flow collection: opened as a pair's part
+        # eemeli/yaml gives a flow pair's value (and a flow collection as a key) no white space
+        # after its line: a comment opening the next line at column 0 is glued to it
+        self.glued_comment_line = -1
         self.after_json_node = False  # the last token was a quoted scalar or a closed flow collection
         self.tab_after_indicator: Any = None  # mark of a tab separating a block indicator from content
+        self.name_end = -1  # where the last anchor, alias or tag ended (its name may end in `:`)
         self.explicit_key_columns: set[int] = set()
         self.empty_key_line = -1  # the line of the last `: value` entry with an empty implicit key
         # the saved simple keys a line end makes stale, in the order saved (some dropped since)
@@ -116,12 +123,14 @@ class _Scanner(Scanner):
             before = "\n"  # the leading BOM is no token: a comment may follow it
         if self.index > 0 and self.peek() == "#" and before not in " \t\r\n":
             raise EemeliError(_GLUED_COMMENT, self.get_mark())
-        after_indicator = self.column > 0 and before in "-?:"
+        after_indicator = self.column > 0 and before in "-?:" and self.pointer != self.name_end
         at_line_start = self.column == 0
         self.tab_after_indicator = None
         while True:
             if self.column == 0 and self.peek() == "\ufeff":
                 self.forward()
+            if self.line == self.glued_comment_line and self.column == 0 and self.peek() == "#":
+                raise EemeliError(_GLUED_COMMENT, self.get_mark())
             spaces = 0
             tab_mark = None
             while self.peek() in " \t":
@@ -242,16 +251,43 @@ class _Scanner(Scanner):
             key.tab_mark = self.tab_after_indicator
 
     # -- flow collections ------------------------------------------------------------------------
+    def _in_flow_pair(self) -> bool:
+        return bool(self.flow_pair_parts) and (self.flow_kinds[-1] == "{" or self.flow_pair_parts[-1] != "")
+
+    def _flow_node_ended(self) -> None:
+        if self.flow_level and self.flow_pair_parts[-1] == ":":
+            self.glued_comment_line = self.tokens[-1].end_mark.line + 1
+
     def fetch_flow_collection_start(self, TokenClass: Any) -> None:
+        self.flow_starts_in_pair.append(self._in_flow_pair())
+        self.flow_pair_parts.append("")
         self.flow_kinds.append(self.peek())
         super().fetch_flow_collection_start(TokenClass)
         self.after_json_node = False
 
     def fetch_flow_collection_end(self, TokenClass: Any) -> None:
+        in_pair = False
         if self.flow_kinds:
             self.flow_kinds.pop()
+            self.flow_pair_parts.pop()
+            in_pair = self.flow_starts_in_pair.pop()
         super().fetch_flow_collection_end(TokenClass)
         self.after_json_node = True
+        if in_pair:
+            self.glued_comment_line = self.line + 1
+
+    def fetch_flow_entry(self) -> None:
+        if self.flow_pair_parts:
+            self.flow_pair_parts[-1] = ""
+        super().fetch_flow_entry()
+
+    def fetch_plain(self) -> None:
+        super().fetch_plain()
+        self._flow_node_ended()
+
+    def fetch_alias(self) -> None:
+        super().fetch_alias()
+        self._flow_node_ended()
 
     def fetch_flow_scalar(self, style: Any) -> None:
         start_mark = self.get_mark()
@@ -263,6 +299,7 @@ class _Scanner(Scanner):
                 f"Invalid escape sequence {escape.group() if escape else ''}", start_mark
             ) from None
         self.after_json_node = True
+        self._flow_node_ended()
         if style == '"':
             token = self.tokens[-1]
             source = self.buffer[token.start_mark.index : token.end_mark.index]
@@ -281,6 +318,7 @@ class _Scanner(Scanner):
         was_json = self.after_json_node
         self.after_json_node = False
         self.scan_to_next_token()
+        self.glued_comment_line = -1  # (a token after the node on its line)
         self.after_json_node = was_json
         ch = self.peek()
         if self.flow_level and ch == "-" and self.peek(1) in _EMPTY + _FLOW_INDICATORS:
@@ -353,6 +391,8 @@ class _Scanner(Scanner):
 
     def fetch_key(self) -> None:
         self._no_tab_indent()
+        if self.flow_pair_parts:
+            self.flow_pair_parts[-1] = "?"
         if not self.flow_level:
             self.explicit_key_columns = {c for c in self.explicit_key_columns if c < self.column}
             self.explicit_key_columns.add(self.column)
@@ -382,6 +422,8 @@ class _Scanner(Scanner):
                     self.empty_key_line = self.line
             elif key.line == self.empty_key_line and self.indent < key.column:
                 raise EemeliError("Nested mappings are not allowed in compact mappings", key.mark)
+        elif self.flow_pair_parts:
+            self.flow_pair_parts[-1] = ":"
         super().fetch_value()
 
     # -- indicators and document markers: a lone CR after them is white space ------------------
@@ -525,6 +567,7 @@ class _Scanner(Scanner):
             )
         value = self.prefix(length)
         self.forward(length)
+        self.name_end = self.pointer
         if name == "anchor":
             self._separated()
         return TokenClass(value, start_mark, self.get_mark())
@@ -585,6 +628,7 @@ class _Scanner(Scanner):
                 raise EemeliError(f"The {text} tag has no suffix", start_mark)
             else:
                 handle, suffix = text[: last + 1], text[last + 1 :]
+        self.name_end = self.pointer
         self._separated()
         return TagToken((handle, suffix), start_mark, self.get_mark())
 

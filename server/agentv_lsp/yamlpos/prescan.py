@@ -63,7 +63,27 @@ def needs_eemeli_rules(text: str) -> bool:
         and "*" in text
         and _ANCHOR.search(text) is not None
         and _ALIAS_WITH_COLON.search(text) is not None
-    )
+    ) or _comment_at_line_start_in_flow(text)
+
+
+def _comment_at_line_start_in_flow(text: str) -> bool:
+    """A comment at column 0 where more brackets are open than closed: maybe inside a flow
+    collection, where eemeli/yaml refuses it after a pair's value (`{a: b\n#\n}`). Brackets
+    in scalars and comments count too: a false alarm costs time only."""
+    if "\n#" not in text or ("[" not in text and "{" not in text):
+        return False
+    depth = counted_to = 0
+    for match in _LINE_START_COMMENT.finditer(text):
+        at = match.start()
+        depth += text.count("[", counted_to, at) + text.count("{", counted_to, at)
+        depth -= text.count("]", counted_to, at) + text.count("}", counted_to, at)
+        if depth > 0:
+            return True
+        counted_to = at
+    return False
+
+
+_LINE_START_COMMENT = re.compile(r"#(?<=\n#)")
 
 
 # A tab in a line's indentation: eemeli/yaml lets it indent no block collection, and a blank
