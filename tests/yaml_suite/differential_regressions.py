@@ -322,6 +322,21 @@ _GROUPS: dict[str, tuple[str, ...]] = {
         "{a: [[]\n#\n]}",
         "# c\n[a,\n# d\n b]\n",
     ),
+    # a quoted scalar whose next line is indented too little for its block: eemeli/yaml ends it
+    # at its line's end; when that is its quote character (escaped `\"`, doubled `''`) it loads
+    # so, and the lines after are read afresh; otherwise the quote is missing
+    "quote-cut-by-unindent": (
+        '  - d:\n    s:\n    i: "\\"\n  - |\n   """',
+        'k:\n  i: "\\"\nj: 1"',
+        'k:\n  i: "a\n\n   b  \\"\nj: 1"',
+        "k:\n  i: 'a''\nj: 1'",
+        'k:\n  i: "\\"\r\nj: 1"',
+        '- "\\"\n- ""',
+        'k:\n  i: "a\\"\nj: 1"\nx: &a 1\ny: *a',
+        'k:\n  i: "x\nj: 1"',
+        'k:\n  i: "\nj: 1"',
+        'k:\n  i: "\\\\"\nj: 1"',
+    ),
     # issue 38 item 7: `%YAML 1.1` timestamps build a Date with Date.UTC, which carries a month,
     # day or hour past its range over; a zone under 30 in size is hours, from 30 on minutes
     "timestamp-11-carry-and-zone": (

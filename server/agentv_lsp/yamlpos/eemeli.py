@@ -291,6 +291,10 @@ class _Scanner(Scanner):
 
     def fetch_flow_scalar(self, style: Any) -> None:
         start_mark = self.get_mark()
+        cut = self._quote_cut_by_unindent() if not self.flow_level else None
+        if cut is not None:
+            self._fetch_cut_quoted(cut)
+            return
         try:
             super().fetch_flow_scalar(style)
         except ValueError:  # PyYAML's chr() on `\U00110000`: past Unicode, eemeli/yaml's escape error
@@ -307,6 +311,58 @@ class _Scanner(Scanner):
                 token.value = double_quoted_value(source)
             except EemeliError as exc:
                 raise EemeliError(exc.problem or "Invalid escape sequence", token.start_mark) from None
+
+    def _quote_cut_by_unindent(self) -> int | None:
+        """eemeli/yaml's lexer ends a quoted scalar at the end of the line before a line indented
+        too little for the block it is in (`k:\\n  i: "a\\nj: 1"`): where that line ends in the
+        quote character (escaped or doubled: `i: "\\"`), the scalar loads as cut there and the
+        next line is read afresh. The end of the cut scalar then, else None (the lone quote
+        runs on, or `document` reports the missing quote)."""
+        buffer, start = self.buffer, self.pointer
+        quote = buffer[start]
+        end = buffer.find(quote, start + 1)
+        if quote == "'":
+            while end != -1 and buffer[end + 1 : end + 2] == "'":
+                end = buffer.find("'", end + 2)
+        else:
+            while end != -1:
+                backslashes = end - 1
+                while buffer[backslashes] == "\\":
+                    backslashes -= 1
+                if (end - 1 - backslashes) % 2 == 0:
+                    break
+                end = buffer.find('"', end + 1)
+        limit = end if end != -1 else len(buffer)
+        need = self.indent + 1  # the lexer's indentNext
+        at = buffer.find("\n", start, limit)
+        while at != -1:
+            line = at + 1
+            if need > 0:
+                indent = line
+                while buffer[indent] == " ":
+                    indent += 1
+                if buffer[indent] in "\r\n\0" or indent - line >= need:
+                    at = buffer.find("\n", indent, limit)
+                    continue
+            elif buffer[line : line + 3] not in ("---", "...") or buffer[line + 3] not in _EMPTY:
+                at = buffer.find("\n", line, limit)
+                continue
+            cut = at - (2 if buffer[at - 1] == "\r" else 1)
+            return cut + 1 if cut > start and buffer[cut] == quote else None
+        return None
+
+    def _fetch_cut_quoted(self, end: int) -> None:
+        self.save_possible_simple_key()
+        self.allow_simple_key = False
+        start_mark = self.get_mark()
+        source = self.buffer[self.pointer : end]
+        self.forward(len(source))
+        try:
+            value = double_quoted_value(source) if source[0] == '"' else single_quoted_value(source)
+        except EemeliError as exc:
+            raise EemeliError(exc.problem or "Invalid escape sequence", start_mark) from None
+        self.tokens.append(ScalarToken(value, False, start_mark, self.get_mark(), source[0]))
+        self.after_json_node = True
 
     def fetch_more_tokens(self) -> None:
         self.tokens_to_checkpoint -= 1
@@ -757,6 +813,33 @@ _ESCAPES = {
     "\\": "\\", "\t": "\t",
 }  # fmt: skip
 _HEX_DIGITS = {"x": 2, "u": 4, "U": 8}
+
+
+_FIRST_FOLD = re.compile(r"(.*?)(?<![ \t])[ \t]*\r?\n", re.DOTALL)
+_NEXT_FOLD = re.compile(r"[ \t]*(.*?)(?:(?<![ \t])[ \t]*)?\r?\n", re.DOTALL)
+_LAST_FOLD = re.compile(r"[ \t]*(.*)", re.DOTALL)
+
+
+def single_quoted_value(source: str) -> str:
+    """A single-quoted scalar's value from its source (quotes included), as eemeli/yaml's
+    `singleQuotedValue` folds it (for a scalar the lexer cut; PyYAML reads the others)."""
+    body = source[1:-1]
+    match = _FIRST_FOLD.match(body)
+    if match is None:
+        return body.replace("''", "'")
+    folded, sep, pos = match[1], " ", match.end()
+    while (match := _NEXT_FOLD.match(body, pos)) is not None:
+        if match[1] == "":
+            if sep == "\n":
+                folded += sep
+            else:
+                sep = "\n"
+        else:
+            folded += sep + match[1]
+            sep = " "
+        pos = match.end()
+    last = _LAST_FOLD.match(body, pos)
+    return (folded + sep + (last[1] if last else "")).replace("''", "'")
 
 
 def double_quoted_value(source: str) -> str:
