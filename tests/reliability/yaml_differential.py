@@ -464,12 +464,15 @@ def ours(text: str) -> dict[str, object]:
     reading, merge keys off) under formats/v4's BOM and merge-key passes (`parse_yaml_value`)."""
     from agentv_lsp.formats.v4.runtime import LoadFailure
     from agentv_lsp.formats.v4.yamlmerge import parse_yaml_value
+    from agentv_lsp.yamlpos.document import MERGE_VALUE
     from agentv_lsp.yamlpos.scalars import js_json_stringify
 
     try:
         value = parse_yaml_value(text, "fuzz.yaml")
     except LoadFailure as exc:
         return {"ok": False, "error": str(exc).split("\n")[0]}
+    if value is MERGE_VALUE:  # a `!!merge` document, Symbol(<<): JSON.stringify gives undefined
+        return {"ok": True, "json": None}
     try:
         return {"ok": True, "json": js_json_stringify(value)}
     except RecursionError:  # `&a [*a]`: a circular value, as eemeli/yaml loads it too

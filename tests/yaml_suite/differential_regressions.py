@@ -337,6 +337,18 @@ _GROUPS: dict[str, tuple[str, ...]] = {
         'k:\n  i: "\nj: 1"',
         'k:\n  i: "\\\\"\nj: 1"',
     ),
+    # a document that is a `!!merge` scalar: Symbol(<<) for eemeli/yaml, which JSON.stringify
+    # leaves undefined (null in an array); under `%YAML 1.1` the tag is unknown, the text stays
+    "merge-document": (
+        "!!merge",
+        "--- !!merge x\n",
+        "&a !!merge\n",
+        "- !!merge\n",
+        "%YAML 1.1\n--- !!merge x\n",
+        "%YAML 1.1\n---\n- !!merge\n",
+        "%YAML 1.1\n---\n!!merge x: 1\n",
+        "!!merge x: 1\n",
+    ),
     # issue 38 item 7: `%YAML 1.1` timestamps build a Date with Date.UTC, which carries a month,
     # day or hour past its range over; a zone under 30 in size is hours, from 30 on minutes
     "timestamp-11-carry-and-zone": (

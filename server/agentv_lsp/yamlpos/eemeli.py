@@ -1111,6 +1111,8 @@ class _Composer(Composer):
         ):
             # the yaml-1.1 schema's timestamp applies only where its test matches: a string
             node.tag = STR
+        elif node.tag == "tag:yaml.org,2002:merge" and getattr(self, "yaml_version", None) == (1, 1):
+            node.tag = STR  # the yaml-1.1 schema has no `!!merge` tag: unresolved, the text stays
         if missing:
             node.missing = True
         if node.style is None:
