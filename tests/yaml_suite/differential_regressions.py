@@ -349,6 +349,19 @@ _GROUPS: dict[str, tuple[str, ...]] = {
         "%YAML 1.1\n---\n!!merge x: 1\n",
         "!!merge x: 1\n",
     ),
+    # directives after a document's `...` with no document after them: eemeli/yaml checks them
+    # and reads on; before any document they need their `---`
+    "directives-after-the-last-document": (
+        "a\n...\n%YAML 1.2\n",
+        "a\n...\n%YAML 1.2",
+        "--- a\n...\n%TAG ! !x\n# c\n\n",
+        "...\n%YAML 1.2\n",
+        "a\n...\n%FOO\n%YAML 1.2\n",
+        "%YAML 1.2\n",
+        "a\n...\n%YAML x\n",
+        "...\n%YAML 1.2\n---\nx",
+        "a\n...\n%YAML 1.2\n...\n",
+    ),
     # issue 38 item 7: `%YAML 1.1` timestamps build a Date with Date.UTC, which carries a month,
     # day or hour past its range over; a zone under 30 in size is hours, from 30 on minutes
     "timestamp-11-carry-and-zone": (

@@ -23,7 +23,7 @@ from typing import Any
 
 import yaml
 from yaml.composer import Composer, ComposerError
-from yaml.events import AliasEvent, MappingStartEvent, ScalarEvent, SequenceStartEvent
+from yaml.events import AliasEvent, DocumentStartEvent, MappingStartEvent, ScalarEvent, SequenceStartEvent
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from yaml.parser import Parser, ParserError
 from yaml.reader import Reader
@@ -36,6 +36,7 @@ from yaml.tokens import (
     BlockSequenceStartToken,
     DirectiveToken,
     DocumentEndToken,
+    DocumentStartToken,
     FlowEntryToken,
     FlowMappingEndToken,
     FlowMappingStartToken,
@@ -932,7 +933,29 @@ class _Parser(Parser):
     def parse_document_start(self) -> Any:
         if self.check_token(DocumentEndToken):
             self._another_document()
-        return super().parse_document_start()
+        if not self.check_token(DirectiveToken) or not self.document_read:
+            return super().parse_document_start()
+        # PyYAML's, but directives the stream's end follows after a document (`a\n...\n%YAML
+        # 1.2`) start none: eemeli/yaml checks them and reads on (before any, they need a `---`)
+        start_mark = self.peek_token().start_mark
+        version, tags = self.process_directives()
+        if self.check_token(StreamEndToken):
+            return super().parse_document_start()
+        if not self.check_token(DocumentStartToken):
+            token = self.peek_token()
+            raise ParserError(
+                None, None, f"expected '<document start>', but found {token.id!r}", token.start_mark
+            )
+        end_mark = self.get_token().end_mark
+        self.states.append(self.parse_document_end)
+        self.state = self.parse_document_content
+        return DocumentStartEvent(start_mark, end_mark, explicit=True, version=version, tags=tags)
+
+    document_read = False  # a document (or a `...` ending an empty one) came before
+
+    def parse_document_end(self) -> Any:
+        self.document_read = True
+        return super().parse_document_end()
 
     def _another_document(self) -> None:
         raise ComposerError(
@@ -947,6 +970,9 @@ class _Parser(Parser):
             # `...` with nothing before it ends an empty document: anything after it but the
             # end of the stream is another one (`...` then `---`)
             self.get_token()
+            self.document_read = True
+            if self.check_token(DirectiveToken):
+                self.process_directives()  # checked; the stream's end may follow them
             if not self.check_token(StreamEndToken):
                 self._another_document()
             return self.parse_document_start()
