@@ -133,9 +133,20 @@ _GROUPS: dict[str, tuple[str, ...]] = {
         "<<: {a: 1}\n'<<': 2\n'<<': 3\n",
         "<<: {}\n&k <<: 1\n",
     ),
-    # a one-line key of a flow sequence pair whose `:` is on the next line: eemeli/yaml reads it
-    # (only the key must be on one line); the exact reader wants key and `:` on one line
-    "left-flow-pair-colon-on-next-line": ("[{a: 1}\n : 1]\n",),
+    # a flow collection on one line as the key of a flow sequence pair whose `:` opens the next
+    # line: eemeli/yaml reads it (a scalar key keeps its line break, and fails; so does a key
+    # with a blank or comment line before its `:`); a `,` there ends the key
+    "flow-pair-colon-on-next-line": (
+        "[{a: 1}\n : 1]\n",
+        "[x, [a] # c\n : 1, b]\n",
+        "[[a]\n , : 1]\n",
+        "- [&x [a]\n  : 1]\n",
+        "[\n? [a,[[[]]\n:]]]",
+        "[a\n : 1]\n",
+        "[{a: 1}\n\n : 1]\n",
+        "[{a:\n 1}\n : 1]\n",
+        "[[a]] \n : 1\n",
+    ),
     # a block scalar with an indentation indicator and lines of spaces only: no content for
     # eemeli/yaml (empty, or its line breaks when kept), whatever the spaces past the indicator
     "indicated-block-scalar-space-lines": (
@@ -361,6 +372,19 @@ _GROUPS: dict[str, tuple[str, ...]] = {
         "a\n...\n%YAML x\n",
         "...\n%YAML 1.2\n---\nx",
         "a\n...\n%YAML 1.2\n...\n",
+    ),
+    # `? k`, then a bare `:` (properties and a comment at most), then a `: v` line at its
+    # column: eemeli/yaml makes that entry and the mapping's further ones a mapping that is k's
+    # value; without the explicit key, or after a `:` with a value, they stay in the mapping
+    "explicit-key-bare-value-then-value": (
+        "? a\n:\n:",
+        "? a\n: &x # c\n\n: b\nc: d\n? e\n",
+        "- ? a\n  :\n  : b\n- c\n",
+        "x:\n  ? a\n  : !t\n  : b\ny: 1\n",
+        "? a\n:\n:\n? b\n:\n: c\n",
+        "? a\n: x\n: y\n",
+        "a:\n:\n: b\n",
+        "? a\n:\n: b\n: c\n",
     ),
     # issue 38 item 7: `%YAML 1.1` timestamps build a Date with Date.UTC, which carries a month,
     # day or hour past its range over; a zone under 30 in size is hours, from 30 on minutes

@@ -100,6 +100,11 @@ class _Scanner(Scanner):
         # per open flow collection: the last `?` or `:` of its current entry ("" before one)
         self.flow_pair_parts: list[str] = []
         self.flow_starts_in_pair: list[bool] = []  # per open flow collection: opened as a pair's part
+        # per open flow collection: the possible simple key saved where it opened
+        self.flow_start_keys: list[SimpleKey | None] = []
+        # a flow collection that opened and closed on one line, as a flow sequence's possible
+        # key: eemeli/yaml takes a `:` on a later line for it (`[{a: 1}\n : 1]`), as for no scalar
+        self.one_line_flow_key: SimpleKey | None = None
         # eemeli/yaml gives a flow pair's value (and a flow collection as a key) no white space
         # after its line: a comment opening the next line at column 0 is glued to it
         self.glued_comment_line = -1
@@ -207,7 +212,10 @@ class _Scanner(Scanner):
             if keys.get(level) is key:
                 if key.line == self.line:
                     break
-                stale.append(level)
+                if key is not self.one_line_flow_key or self.line > key.line + 1:
+                    stale.append(level)
+                else:
+                    break  # (a token on the next line may still be its `:`)
             bound.popleft()  # stale, or dropped already
         for level in sorted(set(stale)) if len(stale) > 1 else stale:
             key = keys[level]
@@ -264,15 +272,25 @@ class _Scanner(Scanner):
         self.flow_pair_parts.append("")
         self.flow_kinds.append(self.peek())
         super().fetch_flow_collection_start(TokenClass)
+        self.flow_start_keys.append(self.possible_simple_keys.get(self.flow_level - 1))
         self.after_json_node = False
 
     def fetch_flow_collection_end(self, TokenClass: Any) -> None:
         in_pair = False
+        start_key = None
         if self.flow_kinds:
             self.flow_kinds.pop()
             self.flow_pair_parts.pop()
             in_pair = self.flow_starts_in_pair.pop()
+            start_key = self.flow_start_keys.pop()
         super().fetch_flow_collection_end(TokenClass)
+        if (
+            start_key is not None
+            and self.flow_level
+            and start_key.line == self.line
+            and self.possible_simple_keys.get(self.flow_level) is start_key
+        ):
+            self.one_line_flow_key = start_key
         self.after_json_node = True
         if in_pair:
             self.glued_comment_line = self.line + 1
@@ -280,6 +298,7 @@ class _Scanner(Scanner):
     def fetch_flow_entry(self) -> None:
         if self.flow_pair_parts:
             self.flow_pair_parts[-1] = ""
+        self.stale_flow_key = None  # (`[{a: 1}\n , : 1]`: the `:` after the `,` has an empty key)
         super().fetch_flow_entry()
 
     def fetch_plain(self) -> None:
@@ -471,17 +490,41 @@ class _Scanner(Scanner):
         if key is not None and not level and tab_mark is not None and self.indent < key.column:
             # the key opens a block mapping after a tab that follows `-`, `?` or `:`
             raise EemeliError("Tabs are not allowed as indentation", tab_mark)
+        explicit_value = False
         if not level:
             if key is None:
                 if self.column in self.explicit_key_columns:
                     self.explicit_key_columns.discard(self.column)
+                    explicit_value = True
                 else:
                     self.empty_key_line = self.line
+                    if self._after_empty_explicit_value():
+                        # eemeli/yaml: `? k` then a bare `:`, then `: v` at their column: the
+                        # mapping's further entries become a mapping that is k's value
+                        mark = self.get_mark()
+                        self.indents.append(self.indent)  # (it ends where the mapping around it does)
+                        self.tokens.append(BlockMappingStartToken(mark, mark))
             elif key.line == self.empty_key_line and self.indent < key.column:
                 raise EemeliError("Nested mappings are not allowed in compact mappings", key.mark)
         elif self.flow_pair_parts:
             self.flow_pair_parts[-1] = ":"
+        line, column = self.line, self.column
         super().fetch_value()
+        if explicit_value:
+            produced = self.tokens_taken + len(self.tokens)
+            self.explicit_value_at = (line, column, produced, self.property_tokens)
+
+    explicit_value_at: tuple[int, int, int, int] | None = None  # an explicit key's `:`: where, tokens
+    property_tokens = 0  # anchors and tags scanned so far
+
+    def _after_empty_explicit_value(self) -> bool:
+        """Whether this `:` opens a line after an explicit key's `:` with no node after it
+        (properties only), at that `:`'s column."""
+        at = self.explicit_value_at
+        if at is None or at[0] >= self.line or at[1] != self.column:
+            return False
+        produced = self.tokens_taken + len(self.tokens)
+        return produced - at[2] == self.property_tokens - at[3]
 
     # -- indicators and document markers: a lone CR after them is white space ------------------
     def check_block_entry(self) -> bool:
@@ -626,6 +669,7 @@ class _Scanner(Scanner):
         self.forward(length)
         self.name_end = self.pointer
         if name == "anchor":
+            self.property_tokens += 1
             self._separated()
         return TokenClass(value, start_mark, self.get_mark())
 
@@ -686,6 +730,7 @@ class _Scanner(Scanner):
             else:
                 handle, suffix = text[: last + 1], text[last + 1 :]
         self.name_end = self.pointer
+        self.property_tokens += 1
         self._separated()
         return TagToken((handle, suffix), start_mark, self.get_mark())
 

@@ -59,11 +59,28 @@ def needs_eemeli_rules(text: str) -> bool:
         if trigger in text and pattern.search(text) is not None:
             return True
     return (
-        "&" in text
-        and "*" in text
-        and _ANCHOR.search(text) is not None
-        and _ALIAS_WITH_COLON.search(text) is not None
-    ) or _comment_at_line_start_in_flow(text)
+        (
+            "&" in text
+            and "*" in text
+            and _ANCHOR.search(text) is not None
+            and _ALIAS_WITH_COLON.search(text) is not None
+        )
+        or _comment_at_line_start_in_flow(text)
+        or _value_line_after_bare_value(text)
+    )
+
+
+# A line that is a bare `:` (properties and a comment at most) and, past blank and comment
+# lines, a `: ` line at its column: after an explicit key (`? k`), eemeli/yaml makes the
+# mapping's further entries a mapping that is k's value; libyaml keeps them in the mapping.
+_BARE_VALUE_THEN_VALUE = re.compile(
+    r"^( *):[ \t]*(?:[&!][^ \t\r\n]*[ \t]*)*(?:#.*)?\r?\n(?:[ \t]*(?:#.*)?\r?\n)*\1:(?:[ \t]|\r?$)",
+    re.MULTILINE,
+)
+
+
+def _value_line_after_bare_value(text: str) -> bool:
+    return "?" in text and "\n" in text and _BARE_VALUE_THEN_VALUE.search(text) is not None
 
 
 def _comment_at_line_start_in_flow(text: str) -> bool:
