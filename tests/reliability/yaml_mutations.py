@@ -259,14 +259,10 @@ def mutants(count: int, at_seed: int, pool: list[str]) -> list[str]:
 
 # Classes left alone beyond yaml_differential's KNOWN_LEFT (recorded as strict xfails in
 # differential_regressions.py): what eemeli/yaml passes over after an explicit key (`? k`)
-# when it is no whole node to PyYAML's scanner, and a lone escaped surrogate.
+# when it is no whole node to PyYAML's scanner.
 _EXPLICIT_KEY = re.compile(r"^[ \t-]*\?(?:[ \t]|$)", re.MULTILINE)
-_SURROGATE_ESCAPE = re.compile(r"\\[uU]0{0,4}[dD][89a-fA-F]")
 LEFT: tuple[tuple[str, Callable[[str], bool]], ...] = (
     ("after an explicit key", lambda text: _EXPLICIT_KEY.search(text) is not None),
-    # a lone escaped surrogate (`"\\ud800"`): eemeli/yaml keeps it, we give U+FFFD (what any
-    # UTF-8 output of the runtime writes; our outputs can then always be encoded)
-    ("a lone escaped surrogate", lambda text: _SURROGATE_ESCAPE.search(text) is not None),
 )
 
 

@@ -530,7 +530,7 @@ def _restore_non_breaks(root: Node, restore: dict[str, str], escapes: dict[str, 
             value = node.value.translate(table)
             if escapes and node.style == '"':  # decoded: stand-in characters -> the pairs they were
                 value = value.translate(str.maketrans(quoted))
-                value = value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+                value = value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
             elif escapes and "\\u" in value:  # literal text: the escapes as written
                 for stand_in, original in escapes.items():
                     value = value.replace(stand_in, original)
@@ -546,8 +546,8 @@ def _restore_non_breaks(root: Node, restore: dict[str, str], escapes: dict[str, 
 # libyaml refuses escaped surrogates. When it does, every escaped surrogate pair becomes two
 # escapes of unused private-use characters (same length), turned back into the character
 # in double-quoted scalars and into the escapes as written elsewhere. A lone escaped
-# surrogate (`"\uD800"`) loads too, as U+FFFD: what AgentV's string becomes in any UTF-8
-# output (and what our own UTF-8 output can carry).
+# surrogate (`"\uD800"`) loads too, and stays in the string as in AgentV's JavaScript one
+# (js_json_stringify writes it as an escape; the command line writes U+FFFD, as node does).
 _SURROGATE_PAIR = re.compile(
     r"(?<!\\)((?:\\\\)*)(?:(\\u[dD][89abAB][0-9a-fA-F]{2})(\\u[dD][c-fC-F][0-9a-fA-F]{2})"
     r"|(\\u[dD][89a-fA-F][0-9a-fA-F]{2}))"

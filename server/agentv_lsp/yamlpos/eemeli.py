@@ -893,7 +893,7 @@ def double_quoted_value(source: str) -> str:
     a line break folds to a space, or to n-1 line breaks before n-1 blank lines; white space
     around breaks is dropped; an escaped line break is dropped with the next line's indentation
     only, so a blank line after it still folds (`"a\\<br><br>b"` is "a b"). An escaped surrogate
-    pair is one character; a lone one becomes U+FFFD, as in any UTF-8 output of the runtime."""
+    pair is one character; a lone one stays, as in the runtime's JavaScript string."""
     out: list[str] = []
     i, end = 1, len(source) - 1
     while i < end:
@@ -942,7 +942,7 @@ def double_quoted_value(source: str) -> str:
         i += 1
     value = "".join(out)
     if any("\ud800" <= c <= "\udfff" for c in value):
-        value = value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+        value = value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
     return value
 
 
