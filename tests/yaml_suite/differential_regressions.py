@@ -355,6 +355,8 @@ _GROUPS: dict[str, tuple[str, ...]] = {
         'k:\n  i: "x\nj: 1"',
         'k:\n  i: "\nj: 1"',
         'k:\n  i: "\\\\"\nj: 1"',
+        ': "\\"\n%',  # (no closing quote at all: the lexer takes the rest, and misses it)
+        'k:\n  i: "\\"\nj: 1',
     ),
     # a document that is a `!!merge` scalar: Symbol(<<) for eemeli/yaml, which JSON.stringify
     # leaves undefined (null in an array); under `%YAML 1.1` the tag is unknown, the text stays
@@ -380,6 +382,8 @@ _GROUPS: dict[str, tuple[str, ...]] = {
         "a\n...\n%YAML x\n",
         "...\n%YAML 1.2\n---\nx",
         "a\n...\n%YAML 1.2\n...\n",
+        "---\n%",  # (no `...`: a plain scalar may not start with `%`)
+        "--- a\n%YAML 1.2\n",
     ),
     # `? k`, then a bare `:` (properties and a comment at most), then a `: v` line at its
     # column: eemeli/yaml makes that entry and the mapping's further ones a mapping that is k's

@@ -352,7 +352,9 @@ class _Scanner(Scanner):
                 if (end - 1 - backslashes) % 2 == 0:
                     break
                 end = buffer.find('"', end + 1)
-        limit = end if end != -1 else len(buffer)
+        if end == -1:
+            return None  # no closing quote: the lexer takes the rest of the text (`substring(0, -1)`)
+        limit = end
         need = self.indent + 1  # the lexer's indentNext
         at = buffer.find("\n", start, limit)
         while at != -1:
@@ -996,10 +998,11 @@ class _Parser(Parser):
         self.state = self.parse_document_content
         return DocumentStartEvent(start_mark, end_mark, explicit=True, version=version, tags=tags)
 
-    document_read = False  # a document (or a `...` ending an empty one) came before
+    document_read = False  # a `...` ended a document (maybe an empty one) before
 
     def parse_document_end(self) -> Any:
-        self.document_read = True
+        if self.check_token(DocumentEndToken):
+            self.document_read = True
         return super().parse_document_end()
 
     def _another_document(self) -> None:
