@@ -398,6 +398,17 @@ _GROUPS: dict[str, tuple[str, ...]] = {
         "a:\n:\n: b\n",
         "? a\n:\n: b\n: c\n",
     ),
+    # a collection key's text (eemeli/yaml's stringifier): an item's tag as written (`!` too),
+    # a core-tagged scalar as the value its tag makes (`!!int "1"` is `!!int 1`, `!!int x`
+    # `!!int .nan`), an int's base (`0x1f`), an exponent (`1e+3`), -0, and `\x01` escapes
+    "collection-key-text": (
+        '? - !!str ""',
+        "? [!!str 'x', !!map {}, !!seq [], ! x, ! \"y\", &a !custom z]",
+        '? [!!int "1", !!int x, !!null "", !!null "x", !!bool "True", !!bool x, !!float "1.50"]',
+        "? [0x1F, 0o17, 1e3, -2e-4, .5E1, -0, -0.0, 1.50]",
+        '? - "a\\tb\\u0001\\0\\a\\v\\e\\ud800"',
+        "? - !!int 0x1F\n: v\n? - !!timestamp x\n",
+    ),
     # issue 38 item 7: `%YAML 1.1` timestamps build a Date with Date.UTC, which carries a month,
     # day or hour past its range over; a zone under 30 in size is hours, from 30 on minutes
     "timestamp-11-carry-and-zone": (

@@ -1176,6 +1176,8 @@ class _Composer(Composer):
             event.implicit = (False, False)  # the non-specific tag: a string, whatever it reads as
         missing = getattr(event, "missing", False)
         node = super().compose_scalar_node(anchor)
+        if tag is not None:
+            node.written_tag = tag  # as the text gave it: keytext writes it back (`[ !!str "" ]`)
         if tag == "!":
             node.tag = STR
         elif (
@@ -1193,8 +1195,18 @@ class _Composer(Composer):
             node.style = ""  # plain, as libyaml marks it
         return node
 
+    def compose_sequence_node(self, anchor: Any) -> Node:
+        tag = self.peek_event().tag
+        node = super().compose_sequence_node(anchor)
+        if tag is not None:
+            node.written_tag = tag
+        return node
+
     def compose_mapping_node(self, anchor: Any) -> Node:
+        tag = self.peek_event().tag
         node = super().compose_mapping_node(anchor)
+        if tag is not None:
+            node.written_tag = tag
         if not node.flow_style and node.start_mark.column > 0:
             self._flow_key_after_value(node)
         return node
