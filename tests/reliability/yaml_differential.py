@@ -494,14 +494,14 @@ def disagreement(theirs: dict[str, object], mine: dict[str, object]) -> str | No
 # Classes of disagreement left alone (the runtime's own quirk, or out of this layer's reach);
 # a disagreeing text that one matches is counted under "left: <name>", apart from the others.
 _COLLECTION_KEY = re.compile(r'[{,]"[\[{]')  # a key written as a collection's YAML text
-_BOM_BEFORE_INDENTED_CONTENT = re.compile(r"^\ufeff[ \t?:]", re.MULTILINE)
+_BOM_BEFORE_EXPLICIT_KEY = re.compile(r"^\ufeff[ \t]*\?(?:[ \t]|$)", re.MULTILINE)
 
 
 def _left_bom(text: str, theirs: dict[str, object], mine: dict[str, object]) -> bool:
-    # eemeli/yaml's lexer counts a BOM opening the document's first content line as a column:
-    # formats/v4's yamlbom reproduces that for a `-` item there, not for indentation or a
-    # `?`/`:` entry after it
-    return _BOM_BEFORE_INDENTED_CONTENT.search(text) is not None
+    # a BOM opening the document's first content line: formats/v4's yamlbom reads indentation
+    # after it as eemeli/yaml does (none), and a `-` item there; not an explicit key, whose `:`
+    # lines up with the `?` by other rules (`\ufeff  ? a\n  : b\n  c: 1` fails for eemeli/yaml)
+    return _BOM_BEFORE_EXPLICIT_KEY.search(text) is not None
 
 
 def _left_collection_key_text(text: str, theirs: dict[str, object], mine: dict[str, object]) -> bool:
@@ -511,7 +511,7 @@ def _left_collection_key_text(text: str, theirs: dict[str, object], mine: dict[s
 
 
 KNOWN_LEFT: tuple[tuple[str, Callable[[str, dict[str, object], dict[str, object]], bool]], ...] = (
-    ("a BOM before indented content", _left_bom),
+    ("a BOM before an explicit key", _left_bom),
     ("the text of a collection key", _left_collection_key_text),
 )
 

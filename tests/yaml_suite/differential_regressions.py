@@ -409,6 +409,21 @@ _GROUPS: dict[str, tuple[str, ...]] = {
         '? - "a\\tb\\u0001\\0\\a\\v\\e\\ud800"',
         "? - !!int 0x1F\n: v\n? - !!timestamp x\n",
     ),
+    # a BOM opening the document's first content line, then indentation: eemeli/yaml's parser
+    # counts none there, so a block collection opened on that line sits at column 0
+    "bom-before-indentation": (
+        "\ufeff  a: 1\nb: 2\n",
+        "# c\n\ufeff  a:\n   b: 1\n",
+        "\ufeff  -\n  - b\n",
+        "\ufeff  - # c\n  - b\n",
+        "\ufeff  -a: 1\nb: 2\n",
+        "\ufeff  [a,\n  b]\n",
+        "\ufeff  ...\n",
+        "\ufeff  a: 1\n  b: 2\n",
+        "\n\ufeff a: 1\n b: 2\n",
+        "\ufeff  a:\n    b: 1\n  c: 2\n",
+        "\ufeff  - a\n",
+    ),
     # issue 38 item 7: `%YAML 1.1` timestamps build a Date with Date.UTC, which carries a month,
     # day or hour past its range over; a zone under 30 in size is hours, from 30 on minutes
     "timestamp-11-carry-and-zone": (
