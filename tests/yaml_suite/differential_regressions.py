@@ -423,6 +423,8 @@ _GROUPS: dict[str, tuple[str, ...]] = {
         "\n\ufeff a: 1\n b: 2\n",
         "\ufeff  a:\n    b: 1\n  c: 2\n",
         "\ufeff  - a\n",
+        "\ufeff ---x:\n ---x:",  # (no marker: the shift applies)
+        "\ufeff  ...\r\n",
     ),
     # issue 38 item 7: `%YAML 1.1` timestamps build a Date with Date.UTC, which carries a month,
     # day or hour past its range over; a zone under 30 in size is hours, from 30 on minutes
