@@ -505,12 +505,39 @@ def _left_bom(text: str, theirs: dict[str, object], mine: dict[str, object]) -> 
 
 
 def _left_collection_key_text(text: str, theirs: dict[str, object], mine: dict[str, object]) -> bool:
-    # a collection as a key holding multi-line or escaped scalars: eemeli/yaml's stringifier
-    # folds and quotes them by rules keytext.py does not all follow
-    return bool(theirs["ok"] and mine["ok"] and _COLLECTION_KEY.search(str(theirs["json"])))
+    # a collection as a key whose text eemeli/yaml's stringifier writes over several lines
+    # (it folds long and multi-line scalars by rules keytext.py does not all follow) or with a
+    # comment it kept; a one-line key text without one must come out the same
+    if not (theirs["ok"] and mine["ok"] and _COLLECTION_KEY.search(str(theirs["json"]))):
+        return False
+    return any("\n" in key or "#" in key for key in _object_keys(json.loads(str(theirs["json"]))))
+
+
+def _object_keys(value: object) -> list[str]:
+    keys: list[str] = []
+    stack = [value]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, dict):
+            keys.extend(current)
+            stack.extend(current.values())
+        elif isinstance(current, list):
+            stack.extend(current)
+    return keys
+
+
+_EXPLICIT_KEY = re.compile(r"^[ \t-]*\?(?:[ \t]|$)", re.MULTILINE)
+
+
+def _left_after_explicit_key(text: str, theirs: dict[str, object], mine: dict[str, object]) -> bool:
+    # after `? k` with no `:`, eemeli/yaml passes over lines that are no whole node to our
+    # scanner (`? {''}\n '\n---`) and refuses a node at the mapping's column (`?\n|`); as
+    # yaml_mutations' LEFT
+    return _EXPLICIT_KEY.search(text) is not None
 
 
 KNOWN_LEFT: tuple[tuple[str, Callable[[str, dict[str, object], dict[str, object]], bool]], ...] = (
+    ("after an explicit key", _left_after_explicit_key),
     ("a BOM before an explicit key", _left_bom),
     ("the text of a collection key", _left_collection_key_text),
 )

@@ -309,7 +309,18 @@ _GROUPS: dict[str, tuple[str, ...]] = {
     ),
     # a stray node after an explicit key that is no whole node to PyYAML's scanner (an unclosed
     # bracket, a key without `:`): eemeli/yaml passes over it, we fail (once: an endless loop)
-    "left-explicit-key-stray-unfinished": ("? -\n [", "? -\n [-", "? r\n- :\n  e"),
+    "left-explicit-key-stray-unfinished": (
+        "? -\n [",
+        "? -\n [-",
+        "? r\n- :\n  e",
+        "? {''}\n '\n---",
+        "? - a\n  b\n",
+        # and what eemeli/yaml refuses there: a node at the mapping's column, a tab-only line
+        # before the next entry, a deeper line then a `-` at the mapping's column
+        "?\n|",
+        "? b\n\t\nr:",
+        "? -\n d\n-",
+    ),
     # an anchor or tag whose name ends in `-`, `?` or `:`, then a tab: that character is the
     # name's, no block indicator a tab may not follow (eemeli/yaml warns of `&a:`, and reads it)
     "anchor-name-before-tab": (
