@@ -315,9 +315,8 @@ _GROUPS: dict[str, tuple[str, ...]] = {
         "? r\n- :\n  e",
         "? {''}\n '\n---",
         "? - a\n  b\n",
-        # and what eemeli/yaml refuses there: a node at the mapping's column, a tab-only line
-        # before the next entry, a deeper line then a `-` at the mapping's column
-        "?\n|",
+        # and what eemeli/yaml refuses there: a tab-only line before the next entry, a deeper
+        # line then a `-` at the mapping's column
         "? b\n\t\nr:",
         "? -\n d\n-",
     ),
@@ -436,6 +435,18 @@ _GROUPS: dict[str, tuple[str, ...]] = {
         "\ufeff  - a\n",
         "\ufeff ---x:\n ---x:",  # (no marker: the shift applies)
         "\ufeff  ...\r\n",
+    ),
+    # a bare `?`, then (past blank and comment lines) a block scalar at its column: a new
+    # implicit key for eemeli/yaml, which a block scalar cannot be (after properties too);
+    # deeper, it is the key
+    "bare-key-then-block-scalar": (
+        "?\n|",
+        "? # c\n\n|-\n",
+        "- ?\n  >\n   x\n  : 1\n",
+        "a: 1\n?\n|",
+        "?\n |\n  x\n",
+        "?\n!!str |\n x\n",
+        "? a\n|",
     ),
     # issue 38 item 7: `%YAML 1.1` timestamps build a Date with Date.UTC, which carries a month,
     # day or hour past its range over; a zone under 30 in size is hours, from 30 on minutes

@@ -1031,6 +1031,23 @@ class _Parser(Parser):
         if self.check_token(ValueToken):
             self.state = self.parse_block_mapping_value
             return self.process_empty_scalar(self.peek_token().start_mark)
+        if self.check_token(KeyToken):  # PyYAML's, with one more refusal
+            key = self.get_token()
+            if self.check_token(KeyToken, ValueToken, BlockEndToken):
+                self.state = self.parse_block_mapping_value
+                return self.process_empty_scalar(key.end_mark)
+            token = self.peek_token()
+            if (
+                isinstance(token, ScalarToken)
+                and token.style in ("|", ">")
+                and token.start_mark.line > key.start_mark.line
+                and token.start_mark.column == key.start_mark.column
+            ):
+                # eemeli/yaml: a block scalar at the `?`'s column on a later line is no part of
+                # that empty key but a new, implicit one, which a block scalar cannot be
+                raise EemeliError("Implicit keys need to be on a single line", token.start_mark)
+            self.states.append(self.parse_block_mapping_value)
+            return self.parse_block_node_or_indentless_sequence()
         return super().parse_block_mapping_key()
 
     def parse_flow_mapping_key(self, first: bool = False) -> Any:

@@ -67,6 +67,7 @@ def needs_eemeli_rules(text: str) -> bool:
         )
         or _comment_at_line_start_in_flow(text)
         or _value_line_after_bare_value(text)
+        or _block_scalar_after_bare_key(text)
     )
 
 
@@ -77,6 +78,19 @@ _BARE_VALUE_THEN_VALUE = re.compile(
     r"^( *):[ \t]*(?:[&!][^ \t\r\n]*[ \t]*)*(?:#.*)?\r?\n(?:[ \t]*(?:#.*)?\r?\n)*\1:(?:[ \t]|\r?$)",
     re.MULTILINE,
 )
+
+
+# A line that is a bare `?` (a comment at most), then past blank and comment lines a block
+# scalar at its column: eemeli/yaml takes that for a new implicit key, and refuses it.
+_BARE_KEY_THEN_BLOCK_SCALAR = re.compile(
+    r"^([ \t-]*)\?[ \t]*(?:#.*)?\r?\n(?:[ \t]*(?:#.*)?\r?\n)*( *)[|>]", re.MULTILINE
+)
+
+
+def _block_scalar_after_bare_key(text: str) -> bool:
+    if "?" not in text or ("|" not in text and ">" not in text):
+        return False
+    return any(len(m[1]) == len(m[2]) for m in _BARE_KEY_THEN_BLOCK_SCALAR.finditer(text))
 
 
 def _value_line_after_bare_value(text: str) -> bool:
