@@ -435,6 +435,7 @@ _GROUPS: dict[str, tuple[str, ...]] = {
         "\ufeff  - a\n",
         "\ufeff ---x:\n ---x:",  # (no marker: the shift applies)
         "\ufeff  ...\r\n",
+        "\ufeff %\n---",  # (no directive: a plain scalar may not start with `%`)
     ),
     # a bare `?`, then (past blank and comment lines) a block scalar at its column: a new
     # implicit key for eemeli/yaml, which a block scalar cannot be (after properties too);
@@ -447,6 +448,16 @@ _GROUPS: dict[str, tuple[str, ...]] = {
         "?\n |\n  x\n",
         "?\n!!str |\n x\n",
         "? a\n|",
+    ),
+    # a flow collection opening a line of an indented block mapping is its next key after an
+    # entry whose value is a block scalar (its lines end it), not after one with a value on
+    # the key's line ("Map comment with trailing content")
+    "flow-key-after-block-scalar": (
+        "m:\n  a: |\n    x\n  [x]: 2\n",
+        " : >\n []:",
+        " a: |\n []: 1\n",
+        "m:\n  a: 1\n  [x]: 2\n",
+        "m:\n  a: 'x'\n  {x: 1}: 2\n",
     ),
     # issue 38 item 7: `%YAML 1.1` timestamps build a Date with Date.UTC, which carries a month,
     # day or hour past its range over; a zone under 30 in size is hours, from 30 on minutes

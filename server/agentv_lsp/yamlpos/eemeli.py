@@ -1236,10 +1236,9 @@ class _Composer(Composer):
         for (_, before), (key, _) in zip(node.value, node.value[1:], strict=False):
             if not isinstance(key, (SequenceNode, MappingNode)) or not key.flow_style:
                 continue
-            if (
-                isinstance(before, ScalarNode)
-                and before.value == ""
-                and before.start_mark.index == before.end_mark.index
+            if isinstance(before, ScalarNode) and (
+                before.style in ("|", ">")  # a block scalar ends where its lines do
+                or (before.value == "" and before.start_mark.index == before.end_mark.index)
             ):
                 continue  # `a:` with nothing after it
             start = key.start_mark.index

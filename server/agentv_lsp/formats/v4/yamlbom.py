@@ -87,8 +87,9 @@ def _spaces_after_content_bom(text: str) -> tuple[int, int] | None:
 
 
 # what that shift does not apply to: a `-` item with content (see `leading_bom_error`), a tab, an explicit
-# key (its `:` lines up with the `?` where the text has it), what would become a marker
-_KEPT_WHERE_IT_IS = re.compile(r"-[ \t]+[^ \t\r\n#]|\t|\?(?:[ \t\r]|$)|(?:\.\.\.|---)(?:[ \t\r]|$)")
+# key (its `:` lines up with the `?` where the text has it), what would become a marker or
+# a directive
+_KEPT_WHERE_IT_IS = re.compile(r"-[ \t]+[^ \t\r\n#]|\t|%|\?(?:[ \t\r]|$)|(?:\.\.\.|---)(?:[ \t\r]|$)")
 
 
 def _shift_positions(doc: YamlDocument, bom: int, line: int, count: int) -> None:
