@@ -5,6 +5,7 @@ each subcommand is a module of `agentv_lsp.commands`, glue from the parsed argum
 from __future__ import annotations
 
 import argparse
+import codecs
 import os
 import sys
 from collections.abc import Sequence
@@ -225,12 +226,32 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _unencodable_output(exc: UnicodeError) -> tuple[str | bytes, int]:
+    """A lone surrogate (a YAML `"\\ud800"` escape keeps one, as a JavaScript string does)
+    written to UTF-8 as U+FFFD, as node writes it; anything else a stream cannot encode as `?`.
+    (The UTF-8 encoder takes a replacement that is not ASCII as bytes only.)"""
+    if not isinstance(exc, UnicodeEncodeError):
+        raise exc
+    bad = exc.object[exc.start : exc.end]
+    utf8 = exc.encoding.replace("-", "").replace("_", "").lower() == "utf8"
+    if utf8 and all("\ud800" <= c <= "\udfff" for c in bad):
+        return "\ufffd".encode() * len(bad), exc.end
+    return "?" * len(bad), exc.end
+
+
+OUTPUT_ERRORS = "agentv-lsp-output"
+codecs.register_error(OUTPUT_ERRORS, _unencodable_output)
+
+
 def entry() -> NoReturn:
     """The `agentv-lsp` console script and `python -m agentv_lsp`: `main`, then a hard exit.
 
     A check holds every diagnostic and report until the end; tearing the interpreter down
     frees them one by one (tens of milliseconds on a large run) for nothing. Like mypy, flush
     the output and leave without that. (Tests call `main`, which returns.)"""
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors=OUTPUT_ERRORS)
     status = main()
     try:
         sys.stdout.flush()

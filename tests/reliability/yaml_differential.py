@@ -464,12 +464,15 @@ def ours(text: str) -> dict[str, object]:
     reading, merge keys off) under formats/v4's BOM and merge-key passes (`parse_yaml_value`)."""
     from agentv_lsp.formats.v4.runtime import LoadFailure
     from agentv_lsp.formats.v4.yamlmerge import parse_yaml_value
+    from agentv_lsp.yamlpos.document import MERGE_VALUE
     from agentv_lsp.yamlpos.scalars import js_json_stringify
 
     try:
         value = parse_yaml_value(text, "fuzz.yaml")
     except LoadFailure as exc:
         return {"ok": False, "error": str(exc).split("\n")[0]}
+    if value is MERGE_VALUE:  # a `!!merge` document, Symbol(<<): JSON.stringify gives undefined
+        return {"ok": True, "json": None}
     try:
         return {"ok": True, "json": js_json_stringify(value)}
     except RecursionError:  # `&a [*a]`: a circular value, as eemeli/yaml loads it too
@@ -491,24 +494,51 @@ def disagreement(theirs: dict[str, object], mine: dict[str, object]) -> str | No
 # Classes of disagreement left alone (the runtime's own quirk, or out of this layer's reach);
 # a disagreeing text that one matches is counted under "left: <name>", apart from the others.
 _COLLECTION_KEY = re.compile(r'[{,]"[\[{]')  # a key written as a collection's YAML text
-_BOM_BEFORE_INDENTED_CONTENT = re.compile(r"^\ufeff[ \t?:]", re.MULTILINE)
+_BOM_BEFORE_EXPLICIT_KEY = re.compile(r"^\ufeff[ \t]*\?(?:[ \t]|$)", re.MULTILINE)
 
 
 def _left_bom(text: str, theirs: dict[str, object], mine: dict[str, object]) -> bool:
-    # eemeli/yaml's lexer counts a BOM opening the document's first content line as a column:
-    # formats/v4's yamlbom reproduces that for a `-` item there, not for indentation or a
-    # `?`/`:` entry after it
-    return _BOM_BEFORE_INDENTED_CONTENT.search(text) is not None
+    # a BOM opening the document's first content line: formats/v4's yamlbom reads indentation
+    # after it as eemeli/yaml does (none), and a `-` item there; not an explicit key, whose `:`
+    # lines up with the `?` by other rules (`\ufeff  ? a\n  : b\n  c: 1` fails for eemeli/yaml)
+    return _BOM_BEFORE_EXPLICIT_KEY.search(text) is not None
 
 
 def _left_collection_key_text(text: str, theirs: dict[str, object], mine: dict[str, object]) -> bool:
-    # a collection as a key holding multi-line or escaped scalars: eemeli/yaml's stringifier
-    # folds and quotes them by rules keytext.py does not all follow
-    return bool(theirs["ok"] and mine["ok"] and _COLLECTION_KEY.search(str(theirs["json"])))
+    # a collection as a key whose text eemeli/yaml's stringifier writes over several lines
+    # (it folds long and multi-line scalars by rules keytext.py does not all follow) or with a
+    # comment it kept; a one-line key text without one must come out the same
+    if not (theirs["ok"] and mine["ok"] and _COLLECTION_KEY.search(str(theirs["json"]))):
+        return False
+    return any("\n" in key or "#" in key for key in _object_keys(json.loads(str(theirs["json"]))))
+
+
+def _object_keys(value: object) -> list[str]:
+    keys: list[str] = []
+    stack = [value]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, dict):
+            keys.extend(current)
+            stack.extend(current.values())
+        elif isinstance(current, list):
+            stack.extend(current)
+    return keys
+
+
+_EXPLICIT_KEY = re.compile(r"^[ \t-]*\?(?:[ \t]|$)", re.MULTILINE)
+
+
+def _left_after_explicit_key(text: str, theirs: dict[str, object], mine: dict[str, object]) -> bool:
+    # after `? k` with no `:`, eemeli/yaml passes over lines that are no whole node to our
+    # scanner (`? {''}\n '\n---`) and refuses a node at the mapping's column (`?\n|`); as
+    # yaml_mutations' LEFT
+    return _EXPLICIT_KEY.search(text) is not None
 
 
 KNOWN_LEFT: tuple[tuple[str, Callable[[str, dict[str, object], dict[str, object]], bool]], ...] = (
-    ("a BOM before indented content", _left_bom),
+    ("after an explicit key", _left_after_explicit_key),
+    ("a BOM before an explicit key", _left_bom),
     ("the text of a collection key", _left_collection_key_text),
 )
 

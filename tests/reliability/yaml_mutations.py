@@ -259,19 +259,10 @@ def mutants(count: int, at_seed: int, pool: list[str]) -> list[str]:
 
 # Classes left alone beyond yaml_differential's KNOWN_LEFT (recorded as strict xfails in
 # differential_regressions.py): what eemeli/yaml passes over after an explicit key (`? k`)
-# when it is no whole node to PyYAML's scanner, a flow pair whose `:` is on the next line, a
-# lone escaped surrogate, and a `!!merge` document.
+# when it is no whole node to PyYAML's scanner.
 _EXPLICIT_KEY = re.compile(r"^[ \t-]*\?(?:[ \t]|$)", re.MULTILINE)
-_SURROGATE_ESCAPE = re.compile(r"\\[uU]0{0,4}[dD][89a-fA-F]")
-_FLOW_COLON_NEXT_LINE = re.compile(r"[\[,][^\n]*\n[ \t]*:")
 LEFT: tuple[tuple[str, Callable[[str], bool]], ...] = (
     ("after an explicit key", lambda text: _EXPLICIT_KEY.search(text) is not None),
-    ("a flow pair's `:` on the next line", lambda text: _FLOW_COLON_NEXT_LINE.search(text) is not None),
-    # a lone escaped surrogate (`"\\ud800"`): eemeli/yaml keeps it, we give U+FFFD (what any
-    # UTF-8 output of the runtime writes; our outputs can then always be encoded)
-    ("a lone escaped surrogate", lambda text: _SURROGATE_ESCAPE.search(text) is not None),
-    # a document that is a `!!merge` scalar: undefined for eemeli/yaml, null for us
-    ("a `!!merge` document", lambda text: "!!merge" in text),
 )
 
 

@@ -531,3 +531,20 @@ def test_preview_on_a_terminal_shows_hidden_characters_with_a_note(make_repo, su
     assert "Say hi\\x1b[2J\\u202eevil\\u2066\\U000e0041\\U000e0042\\u200b end" in out
     (note,) = [line for line in out.split("\n") if line.startswith("note:")]
     assert "\\x1b" in note and "\\u202e" in note and "\\U000e0041" in note
+
+
+def test_a_lone_escaped_surrogate_is_written_as_node_writes_it(tmp_path: Path) -> None:
+    """`"\\ud800"` keeps a lone surrogate in the value, as in the runtime's JavaScript string;
+    a pipe gets it as U+FFFD (what node writes to UTF-8) instead of a UnicodeEncodeError."""
+    (tmp_path / "s.eval.yaml").write_text('tests:\n  - id: t\n    input: "hi \\ud800"\n    criteria: ok\n')
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "server")}
+    for args in (("preview",), ("preview", "--json")):
+        done = subprocess.run(
+            [sys.executable, "-m", "agentv_lsp", *args, "s.eval.yaml"],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
+        assert "hi \ufffd".encode() in done.stdout

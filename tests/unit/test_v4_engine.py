@@ -307,6 +307,18 @@ def test_merge_keys_as_the_runtime_reads_them(text: str, expected: str | None) -
         assert js_json_stringify(parse_yaml_value(text, "f.yaml")) == expected
 
 
+def test_a_merge_tagged_document_is_a_symbol_as_in_the_runtime() -> None:
+    """eemeli/yaml gives `!!merge` alone the merge Symbol, not null: `typeof` says "symbol"
+    (the loader's "got symbol"), and `?? {}` would keep it."""
+    from agentv_lsp.formats.v4.runtime import js_typeof
+    from agentv_lsp.formats.v4.yamlmerge import parse_yaml_value
+
+    assert js_typeof(parse_yaml_value("!!merge\n", "f.yaml")) == "symbol"
+    assert js_typeof(parse_yaml_value("--- !!merge x\n", "f.yaml")) == "symbol"
+    assert parse_yaml_value("%YAML 1.1\n--- !!merge x\n", "f.yaml") == "x"  # no such tag in 1.1
+    assert parse_yaml_value("~\n", "f.yaml") is None
+
+
 def test_a_conversation_graded_by_its_turns_is_not_said_to_be_skipped() -> None:
     """The shipped linter asks for criteria either way; the runtime's `hasSpec` counts non-empty
     `turns` (the differential's conversation tests load), so only the ungraded test is called

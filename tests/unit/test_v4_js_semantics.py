@@ -246,3 +246,16 @@ def test_environment_references_find_what_process_env_inherits(tmp_path, monkeyp
     found = _findings(_staged(tmp_path / "check", "js-env-names"), "evals/partial.eval.yaml", monkeypatch)
     d = _loss(found, "tests[0].criteria", "v4-loss-prototype-name")
     assert "function toString() { [native code] }" in d.message and d.data["env"] is True
+
+
+def test_a_bom_before_indentation_reads_at_column_0_with_positions_kept() -> None:
+    """eemeli/yaml counts no indentation after a BOM opening the first content line: the
+    mapping opened there sits at column 0. Positions stay where the text has them."""
+    from agentv_lsp.formats.v4.yamlbom import parse_yaml_v4
+
+    doc = parse_yaml_v4("# c\n\ufeff  a: 1\nb: [x]\n")
+    assert doc.error is None and doc.value == {"a": 1, "b": ["x"]}
+    assert (doc.span_of(("a",), key=True).start_line, doc.span_of(("a",), key=True).start_col) == (1, 2)
+    assert (doc.span_of(("a",)).start_col, doc.span_of(("b",)).start_col) == (5, 3)
+    refused = parse_yaml_v4("\ufeff  a: 1\n  b: 2\n")  # AgentV: "All mapping items must start at the same column"
+    assert refused.error is not None and refused.error.span.start_line == 1

@@ -133,9 +133,20 @@ _GROUPS: dict[str, tuple[str, ...]] = {
         "<<: {a: 1}\n'<<': 2\n'<<': 3\n",
         "<<: {}\n&k <<: 1\n",
     ),
-    # a one-line key of a flow sequence pair whose `:` is on the next line: eemeli/yaml reads it
-    # (only the key must be on one line); the exact reader wants key and `:` on one line
-    "left-flow-pair-colon-on-next-line": ("[{a: 1}\n : 1]\n",),
+    # a flow collection on one line as the key of a flow sequence pair whose `:` opens the next
+    # line: eemeli/yaml reads it (a scalar key keeps its line break, and fails; so does a key
+    # with a blank or comment line before its `:`); a `,` there ends the key
+    "flow-pair-colon-on-next-line": (
+        "[{a: 1}\n : 1]\n",
+        "[x, [a] # c\n : 1, b]\n",
+        "[[a]\n , : 1]\n",
+        "- [&x [a]\n  : 1]\n",
+        "[\n? [a,[[[]]\n:]]]",
+        "[a\n : 1]\n",
+        "[{a: 1}\n\n : 1]\n",
+        "[{a:\n 1}\n : 1]\n",
+        "[[a]] \n : 1\n",
+    ),
     # a block scalar with an indentation indicator and lines of spaces only: no content for
     # eemeli/yaml (empty, or its line breaks when kept), whatever the spaces past the indicator
     "indicated-block-scalar-space-lines": (
@@ -283,14 +294,171 @@ _GROUPS: dict[str, tuple[str, ...]] = {
         "\n\ufeff- id: x\n",
         "...\n\ufeffa\n",
     ),
-    # Left: a comment inside a collection key (eemeli/yaml keeps it in the key's text); a lone
-    # escaped surrogate (eemeli/yaml keeps it, we give U+FFFD so that any UTF-8 output holds);
-    # a document that is only a `!!merge` scalar (undefined for eemeli/yaml)
+    # Left: a comment inside a collection key (eemeli/yaml keeps it in the key's text)
     "left-collection-key-comment": ("? []:\t#",),
-    "left-lone-surrogate-escape": ('"\\ud800"\n',),
+    # a lone escaped surrogate stays in the string, as in JavaScript's (JSON.stringify writes
+    # it as an escape; our command line writes U+FFFD to UTF-8, as node does); a pair is one
+    # character; past U+10FFFF an escape fails
+    "lone-surrogate-escape": (
+        '"\\ud800"\n',
+        'a: "x\\udfff y"\nb: ["\\ud83d\\ude00", "\\ude00\\ud83d"]\n',
+        '{:[b,{"\\ud800"}]}',
+        '%YAML 1.1\n---\na: "\\U0000d800"\n',
+        "a: '\\ud800'\n",
+        'a: "\\U00110000"\n',
+    ),
     # a stray node after an explicit key that is no whole node to PyYAML's scanner (an unclosed
     # bracket, a key without `:`): eemeli/yaml passes over it, we fail (once: an endless loop)
-    "left-explicit-key-stray-unfinished": ("? -\n [", "? -\n [-", "? r\n- :\n  e"),
+    "left-explicit-key-stray-unfinished": (
+        "? -\n [",
+        "? -\n [-",
+        "? r\n- :\n  e",
+        "? {''}\n '\n---",
+        "? - a\n  b\n",
+        # and what eemeli/yaml refuses there: a tab-only line before the next entry, a deeper
+        # line then a `-` at the mapping's column
+        "? b\n\t\nr:",
+        "? -\n d\n-",
+    ),
+    # an anchor or tag whose name ends in `-`, `?` or `:`, then a tab: that character is the
+    # name's, no block indicator a tab may not follow (eemeli/yaml warns of `&a:`, and reads it)
+    "anchor-name-before-tab": (
+        "&a:\ty:",
+        "- &a:\ty: 1\n",
+        "!a:\ty: 1\n",
+        "&a?\ty: 1\n",
+        "? &a:\ty: 1\n",
+        "&a:\t- x\n",
+        "-\t&a:\tx\n",
+    ),
+    # in a flow collection, a pair's value (and a collection that is a pair's key or sits in a
+    # flow mapping) keeps no white space after its line: a comment opening the next line at
+    # column 0 is glued to it; after an item of a sequence, a `,` or a blank line it is not
+    "flow-comment-at-line-start": (
+        "{[]\n#\n}",
+        "{a: []\n#\n}",
+        "{a: b\n#\n}",
+        '{a: "b\n c"\n#\n}',
+        "[a: {}\n#\n]",
+        "[? []\n#\n]",
+        "x: &x 1\ny: {a: *x\n#\n}",
+        "{a: b #x\n#\n}",
+        "[[]\n#\n]",
+        "{? a\n#\n}",
+        "{a: [],\n#\n}",
+        "{a: b\n\n#\n}",
+        "{a: b\n #\n}",
+        "{a: [[]\n#\n]}",
+        "# c\n[a,\n# d\n b]\n",
+    ),
+    # a quoted scalar whose next line is indented too little for its block: eemeli/yaml ends it
+    # at its line's end; when that is its quote character (escaped `\"`, doubled `''`) it loads
+    # so, and the lines after are read afresh; otherwise the quote is missing
+    "quote-cut-by-unindent": (
+        '  - d:\n    s:\n    i: "\\"\n  - |\n   """',
+        'k:\n  i: "\\"\nj: 1"',
+        'k:\n  i: "a\n\n   b  \\"\nj: 1"',
+        "k:\n  i: 'a''\nj: 1'",
+        'k:\n  i: "\\"\r\nj: 1"',
+        '- "\\"\n- ""',
+        'k:\n  i: "a\\"\nj: 1"\nx: &a 1\ny: *a',
+        'k:\n  i: "x\nj: 1"',
+        'k:\n  i: "\nj: 1"',
+        'k:\n  i: "\\\\"\nj: 1"',
+        ': "\\"\n%',  # (no closing quote at all: the lexer takes the rest, and misses it)
+        'k:\n  i: "\\"\nj: 1',
+    ),
+    # a document that is a `!!merge` scalar: Symbol(<<) for eemeli/yaml, which JSON.stringify
+    # leaves undefined (null in an array); under `%YAML 1.1` the tag is unknown, the text stays
+    "merge-document": (
+        "!!merge",
+        "--- !!merge x\n",
+        "&a !!merge\n",
+        "- !!merge\n",
+        "%YAML 1.1\n--- !!merge x\n",
+        "%YAML 1.1\n---\n- !!merge\n",
+        "%YAML 1.1\n---\n!!merge x: 1\n",
+        "!!merge x: 1\n",
+    ),
+    # directives after a document's `...` with no document after them: eemeli/yaml checks them
+    # and reads on; before any document they need their `---`
+    "directives-after-the-last-document": (
+        "a\n...\n%YAML 1.2\n",
+        "a\n...\n%YAML 1.2",
+        "--- a\n...\n%TAG ! !x\n# c\n\n",
+        "...\n%YAML 1.2\n",
+        "a\n...\n%FOO\n%YAML 1.2\n",
+        "%YAML 1.2\n",
+        "a\n...\n%YAML x\n",
+        "...\n%YAML 1.2\n---\nx",
+        "a\n...\n%YAML 1.2\n...\n",
+        "---\n%",  # (no `...`: a plain scalar may not start with `%`)
+        "--- a\n%YAML 1.2\n",
+    ),
+    # `? k`, then a bare `:` (properties and a comment at most), then a `: v` line at its
+    # column: eemeli/yaml makes that entry and the mapping's further ones a mapping that is k's
+    # value; without the explicit key, or after a `:` with a value, they stay in the mapping
+    "explicit-key-bare-value-then-value": (
+        "? a\n:\n:",
+        "? a\n: &x # c\n\n: b\nc: d\n? e\n",
+        "- ? a\n  :\n  : b\n- c\n",
+        "x:\n  ? a\n  : !t\n  : b\ny: 1\n",
+        "? a\n:\n:\n? b\n:\n: c\n",
+        "? a\n: x\n: y\n",
+        "a:\n:\n: b\n",
+        "? a\n:\n: b\n: c\n",
+    ),
+    # a collection key's text (eemeli/yaml's stringifier): an item's tag as written (`!` too),
+    # a core-tagged scalar as the value its tag makes (`!!int "1"` is `!!int 1`, `!!int x`
+    # `!!int .nan`), an int's base (`0x1f`), an exponent (`1e+3`), -0, and `\x01` escapes
+    "collection-key-text": (
+        '? - !!str ""',
+        "? [!!str 'x', !!map {}, !!seq [], ! x, ! \"y\", &a !custom z]",
+        '? [!!int "1", !!int x, !!null "", !!null "x", !!bool "True", !!bool x, !!float "1.50"]',
+        "? [0x1F, 0o17, 1e3, -2e-4, .5E1, -0, -0.0, 1.50]",
+        '? - "a\\tb\\u0001\\0\\a\\v\\e\\ud800"',
+        "? - !!int 0x1F\n: v\n? - !!timestamp x\n",
+    ),
+    # a BOM opening the document's first content line, then indentation: eemeli/yaml's parser
+    # counts none there, so a block collection opened on that line sits at column 0
+    "bom-before-indentation": (
+        "\ufeff  a: 1\nb: 2\n",
+        "# c\n\ufeff  a:\n   b: 1\n",
+        "\ufeff  -\n  - b\n",
+        "\ufeff  - # c\n  - b\n",
+        "\ufeff  -a: 1\nb: 2\n",
+        "\ufeff  [a,\n  b]\n",
+        "\ufeff  ...\n",
+        "\ufeff  a: 1\n  b: 2\n",
+        "\n\ufeff a: 1\n b: 2\n",
+        "\ufeff  a:\n    b: 1\n  c: 2\n",
+        "\ufeff  - a\n",
+        "\ufeff ---x:\n ---x:",  # (no marker: the shift applies)
+        "\ufeff  ...\r\n",
+        "\ufeff %\n---",  # (no directive: a plain scalar may not start with `%`)
+    ),
+    # a bare `?`, then (past blank and comment lines) a block scalar at its column: a new
+    # implicit key for eemeli/yaml, which a block scalar cannot be (after properties too);
+    # deeper, it is the key
+    "bare-key-then-block-scalar": (
+        "?\n|",
+        "? # c\n\n|-\n",
+        "- ?\n  >\n   x\n  : 1\n",
+        "a: 1\n?\n|",
+        "?\n |\n  x\n",
+        "?\n!!str |\n x\n",
+        "? a\n|",
+    ),
+    # a flow collection opening a line of an indented block mapping is its next key after an
+    # entry whose value is a block scalar (its lines end it), not after one with a value on
+    # the key's line ("Map comment with trailing content")
+    "flow-key-after-block-scalar": (
+        "m:\n  a: |\n    x\n  [x]: 2\n",
+        " : >\n []:",
+        " a: |\n []: 1\n",
+        "m:\n  a: 1\n  [x]: 2\n",
+        "m:\n  a: 'x'\n  {x: 1}: 2\n",
+    ),
     # issue 38 item 7: `%YAML 1.1` timestamps build a Date with Date.UTC, which carries a month,
     # day or hour past its range over; a zone under 30 in size is hours, from 30 on minutes
     "timestamp-11-carry-and-zone": (

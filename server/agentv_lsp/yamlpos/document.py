@@ -463,7 +463,7 @@ def _convert_into(
     if restore or escapes:
         _restore_non_breaks(root, restore, escapes)
     if exact or _may_have_anchors(text):
-        doc.error = _unindented_continuation(root, text)
+        doc.error = _unindented_continuation(root, text, exact=exact)
         if doc.error is None:
             try:
                 doc.value = _Converter().convert(root, 0)
@@ -478,9 +478,9 @@ def _convert_into(
     try:
         value = _convert_without_aliases(root, suspects)
     except _LoadError as exc:  # the pass stopped early: look at the whole tree
-        doc.error = _unindented_continuation(root, text) or exc.error
+        doc.error = _unindented_continuation(root, text, exact=exact) or exc.error
         return
-    doc.error = _first_unindented(suspects, text) if suspects else None
+    doc.error = _first_unindented(suspects, text, exact=exact) if suspects else None
     if doc.error is None:
         doc.value = value
 
@@ -530,7 +530,7 @@ def _restore_non_breaks(root: Node, restore: dict[str, str], escapes: dict[str, 
             value = node.value.translate(table)
             if escapes and node.style == '"':  # decoded: stand-in characters -> the pairs they were
                 value = value.translate(str.maketrans(quoted))
-                value = value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+                value = value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
             elif escapes and "\\u" in value:  # literal text: the escapes as written
                 for stand_in, original in escapes.items():
                     value = value.replace(stand_in, original)
@@ -546,8 +546,8 @@ def _restore_non_breaks(root: Node, restore: dict[str, str], escapes: dict[str, 
 # libyaml refuses escaped surrogates. When it does, every escaped surrogate pair becomes two
 # escapes of unused private-use characters (same length), turned back into the character
 # in double-quoted scalars and into the escapes as written elsewhere. A lone escaped
-# surrogate (`"\uD800"`) loads too, as U+FFFD: what AgentV's string becomes in any UTF-8
-# output (and what our own UTF-8 output can carry).
+# surrogate (`"\uD800"`) loads too, and stays in the string as in AgentV's JavaScript one
+# (js_json_stringify writes it as an escape; the command line writes U+FFFD, as node does).
 _SURROGATE_PAIR = re.compile(
     r"(?<!\\)((?:\\\\)*)(?:(\\u[dD][89abAB][0-9a-fA-F]{2})(\\u[dD][c-fC-F][0-9a-fA-F]{2})"
     r"|(\\u[dD][89a-fA-F][0-9a-fA-F]{2}))"
@@ -614,7 +614,7 @@ def _blank_tab_line(text: str, exc: yaml.MarkedYAMLError) -> str | None:
 _Suspect = tuple[ScalarNode | CollectionNode, Node]
 
 
-def _unindented_continuation(root: Node, text: str) -> YamlError | None:
+def _unindented_continuation(root: Node, text: str, *, exact: bool) -> YamlError | None:
     """What eemeli/yaml's lexer rejects and libyaml accepts: in block context, every further
     line of a quoted string or of a flow collection must be indented more than the block
     entry it belongs to (the mapping's keys, or the `-` of a sequence item). Only the closing
@@ -650,16 +650,16 @@ def _unindented_continuation(root: Node, text: str) -> YamlError | None:
                     suspects.append((child, node))
             else:
                 blocks.append(child)
-    return _first_unindented(suspects, text) if suspects else None
+    return _first_unindented(suspects, text, exact=exact) if suspects else None
 
 
-def _first_unindented(suspects: list[_Suspect], text: str) -> YamlError | None:
+def _first_unindented(suspects: list[_Suspect], text: str, *, exact: bool) -> YamlError | None:
     """The first (in the text) suspect with a line indented too little."""
     lines = _LINE_BREAK.split(text)
     for suspect, block in sorted(suspects, key=lambda s: (s[0].start_mark.line, s[0].start_mark.column)):
         need = _entry_column(block, lines) + 1
         if isinstance(suspect, ScalarNode):
-            error = _check_scalar_lines(suspect, need, lines)
+            error = _check_scalar_lines(suspect, need, lines, exact=exact)
         else:
             error = _check_flow_lines(suspect, need, lines)
         if error is not None:
@@ -697,11 +697,17 @@ def _short_of(line: str, need: int) -> int | None:
     return indent if indent < need and line[indent:].strip("\r") else None
 
 
-def _check_scalar_lines(node: ScalarNode, need: int, lines: list[str]) -> YamlError | None:
+def _check_scalar_lines(node: ScalarNode, need: int, lines: list[str], *, exact: bool) -> YamlError | None:
     for number in range(node.start_mark.line + 1, node.end_mark.line + 1):
         indent = _short_of(lines[number], need)
         if indent is not None:
             quote = node.style
+            before = lines[number - 1].rstrip("\r")
+            opened_here = number - 1 == node.start_mark.line and len(before) == node.start_mark.column + 1
+            if not exact and before.endswith(quote) and not opened_here:
+                # eemeli/yaml ends the scalar with that quote (escaped or doubled) and reads on:
+                # the exact reader cuts it so (`eemeli._quote_cut_by_unindent`)
+                raise _NeedsExactTree
             return YamlError(
                 "syntax",
                 f"Missing closing {quote}quote: AgentV's YAML parser (eemeli/yaml) ends a quoted string at a "

@@ -24,7 +24,7 @@ from typing import Any
 
 import yaml
 from yaml.composer import Composer, ComposerError
-from yaml.events import AliasEvent, MappingStartEvent, ScalarEvent, SequenceStartEvent
+from yaml.events import AliasEvent, DocumentStartEvent, MappingStartEvent, ScalarEvent, SequenceStartEvent
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from yaml.parser import Parser, ParserError
 from yaml.reader import Reader
@@ -37,6 +37,7 @@ from yaml.tokens import (
     BlockSequenceStartToken,
     DirectiveToken,
     DocumentEndToken,
+    DocumentStartToken,
     FlowEntryToken,
     FlowMappingEndToken,
     FlowMappingStartToken,
@@ -114,8 +115,20 @@ class _Scanner(Scanner):
     def __init__(self) -> None:
         super().__init__()
         self.flow_kinds: list[str] = []  # "[" or "{" per open flow collection
+        # per open flow collection: the last `?` or `:` of its current entry ("" before one)
+        self.flow_pair_parts: list[str] = []
+        self.flow_starts_in_pair: list[bool] = []  # per open flow collection: opened as a pair's part
+        # per open flow collection: the possible simple key saved where it opened
+        self.flow_start_keys: list[SimpleKey | None] = []
+        # a flow collection that opened and closed on one line, as a flow sequence's possible
+        # key: eemeli/yaml takes a `:` on a later line for it (`[{a: 1}\n : 1]`), as for no scalar
+        self.one_line_flow_key: SimpleKey | None = None
+        # eemeli/yaml gives a flow pair's value (and a flow collection as a key) no white space
+        # after its line: a comment opening the next line at column 0 is glued to it
+        self.glued_comment_line = -1
         self.after_json_node = False  # the last token was a quoted scalar or a closed flow collection
         self.tab_after_indicator: Any = None  # mark of a tab separating a block indicator from content
+        self.name_end = -1  # where the last anchor, alias or tag ended (its name may end in `:`)
         self.explicit_key_columns: set[int] = set()
         self.empty_key_line = -1  # the line of the last `: value` entry with an empty implicit key
         # the saved simple keys a line end makes stale, in the order saved (some dropped since)
@@ -134,12 +147,14 @@ class _Scanner(Scanner):
             before = "\n"  # the leading BOM is no token: a comment may follow it
         if self.index > 0 and self.peek() == "#" and before not in " \t\r\n":
             raise EemeliError(_GLUED_COMMENT, self.get_mark())
-        after_indicator = self.column > 0 and before in "-?:"
+        after_indicator = self.column > 0 and before in "-?:" and self.pointer != self.name_end
         at_line_start = self.column == 0
         self.tab_after_indicator = None
         while True:
             if self.column == 0 and self.peek() == "\ufeff":
                 self.forward()
+            if self.line == self.glued_comment_line and self.column == 0 and self.peek() == "#":
+                raise EemeliError(_GLUED_COMMENT, self.get_mark())
             spaces, tab_mark = self.skip_blanks(0, None)
             content = self.peek() not in _END + "#"
             if tab_mark is not None and content and not self.flow_level:
@@ -207,7 +222,10 @@ class _Scanner(Scanner):
             if keys.get(level) is key:
                 if key.line == self.line:
                     break
-                stale.append(level)
+                if key is not self.one_line_flow_key or self.line > key.line + 1:
+                    stale.append(level)
+                else:
+                    break  # (a token on the next line may still be its `:`)
             bound.popleft()  # stale, or dropped already
         for level in sorted(set(stale)) if len(stale) > 1 else stale:
             key = keys[level]
@@ -252,19 +270,61 @@ class _Scanner(Scanner):
             key.tab_mark = self.tab_after_indicator
 
     # -- flow collections ------------------------------------------------------------------------
+    def _in_flow_pair(self) -> bool:
+        return bool(self.flow_pair_parts) and (self.flow_kinds[-1] == "{" or self.flow_pair_parts[-1] != "")
+
+    def _flow_node_ended(self) -> None:
+        if self.flow_level and self.flow_pair_parts[-1] == ":":
+            self.glued_comment_line = self.tokens[-1].end_mark.line + 1
+
     def fetch_flow_collection_start(self, TokenClass: Any) -> None:
+        self.flow_starts_in_pair.append(self._in_flow_pair())
+        self.flow_pair_parts.append("")
         self.flow_kinds.append(self.peek())
         super().fetch_flow_collection_start(TokenClass)
+        self.flow_start_keys.append(self.possible_simple_keys.get(self.flow_level - 1))
         self.after_json_node = False
 
     def fetch_flow_collection_end(self, TokenClass: Any) -> None:
+        in_pair = False
+        start_key = None
         if self.flow_kinds:
             self.flow_kinds.pop()
+            self.flow_pair_parts.pop()
+            in_pair = self.flow_starts_in_pair.pop()
+            start_key = self.flow_start_keys.pop()
         super().fetch_flow_collection_end(TokenClass)
+        if (
+            start_key is not None
+            and self.flow_level
+            and start_key.line == self.line
+            and self.possible_simple_keys.get(self.flow_level) is start_key
+        ):
+            self.one_line_flow_key = start_key
         self.after_json_node = True
+        if in_pair:
+            self.glued_comment_line = self.line + 1
+
+    def fetch_flow_entry(self) -> None:
+        if self.flow_pair_parts:
+            self.flow_pair_parts[-1] = ""
+        self.stale_flow_key = None  # (`[{a: 1}\n , : 1]`: the `:` after the `,` has an empty key)
+        super().fetch_flow_entry()
+
+    def fetch_plain(self) -> None:
+        super().fetch_plain()
+        self._flow_node_ended()
+
+    def fetch_alias(self) -> None:
+        super().fetch_alias()
+        self._flow_node_ended()
 
     def fetch_flow_scalar(self, style: Any) -> None:
         start_mark = self.get_mark()
+        cut = self._quote_cut_by_unindent() if not self.flow_level else None
+        if cut is not None:
+            self._fetch_cut_quoted(cut)
+            return
         try:
             super().fetch_flow_scalar(style)
         except ValueError:  # PyYAML's chr() on `\U00110000`: past Unicode, eemeli/yaml's escape error
@@ -273,6 +333,7 @@ class _Scanner(Scanner):
                 f"Invalid escape sequence {escape.group() if escape else ''}", start_mark
             ) from None
         self.after_json_node = True
+        self._flow_node_ended()
         if style == '"':
             token = self.tokens[-1]
             source = self.buffer[token.start_mark.index : token.end_mark.index]
@@ -282,6 +343,60 @@ class _Scanner(Scanner):
                     token.value = double_quoted_value(source)
             except EemeliError as exc:
                 raise EemeliError(exc.problem or "Invalid escape sequence", token.start_mark) from None
+
+    def _quote_cut_by_unindent(self) -> int | None:
+        """eemeli/yaml's lexer ends a quoted scalar at the end of the line before a line indented
+        too little for the block it is in (`k:\\n  i: "a\\nj: 1"`): where that line ends in the
+        quote character (escaped or doubled: `i: "\\"`), the scalar loads as cut there and the
+        next line is read afresh. The end of the cut scalar then, else None (the lone quote
+        runs on, or `document` reports the missing quote)."""
+        buffer, start = self.buffer, self.pointer
+        quote = buffer[start]
+        end = buffer.find(quote, start + 1)
+        if quote == "'":
+            while end != -1 and buffer[end + 1 : end + 2] == "'":
+                end = buffer.find("'", end + 2)
+        else:
+            while end != -1:
+                backslashes = end - 1
+                while buffer[backslashes] == "\\":
+                    backslashes -= 1
+                if (end - 1 - backslashes) % 2 == 0:
+                    break
+                end = buffer.find('"', end + 1)
+        if end == -1:
+            return None  # no closing quote: the lexer takes the rest of the text (`substring(0, -1)`)
+        limit = end
+        need = self.indent + 1  # the lexer's indentNext
+        at = buffer.find("\n", start, limit)
+        while at != -1:
+            line = at + 1
+            if need > 0:
+                indent = line
+                while buffer[indent] == " ":
+                    indent += 1
+                if buffer[indent] in "\r\n\0" or indent - line >= need:
+                    at = buffer.find("\n", indent, limit)
+                    continue
+            elif buffer[line : line + 3] not in ("---", "...") or buffer[line + 3] not in _EMPTY:
+                at = buffer.find("\n", line, limit)
+                continue
+            cut = at - (2 if buffer[at - 1] == "\r" else 1)
+            return cut + 1 if cut > start and buffer[cut] == quote else None
+        return None
+
+    def _fetch_cut_quoted(self, end: int) -> None:
+        self.save_possible_simple_key()
+        self.allow_simple_key = False
+        start_mark = self.get_mark()
+        source = self.buffer[self.pointer : end]
+        self.forward(len(source))
+        try:
+            value = double_quoted_value(source) if source[0] == '"' else single_quoted_value(source)
+        except EemeliError as exc:
+            raise EemeliError(exc.problem or "Invalid escape sequence", start_mark) from None
+        self.tokens.append(ScalarToken(value, False, start_mark, self.get_mark(), source[0]))
+        self.after_json_node = True
 
     def fetch_more_tokens(self) -> None:
         self.tokens_to_checkpoint -= 1
@@ -293,6 +408,7 @@ class _Scanner(Scanner):
         was_json = self.after_json_node
         self.after_json_node = False
         self.scan_to_next_token()
+        self.glued_comment_line = -1  # (a token after the node on its line)
         self.after_json_node = was_json
         ch = self.peek()
         if self.flow_level and ch == "-" and self.peek(1) in _EMPTY + _FLOW_INDICATORS:
@@ -359,6 +475,8 @@ class _Scanner(Scanner):
 
     def fetch_key(self) -> None:
         self._no_tab_indent()
+        if self.flow_pair_parts:
+            self.flow_pair_parts[-1] = "?"
         if not self.flow_level:
             self.explicit_key_columns = {c for c in self.explicit_key_columns if c < self.column}
             self.explicit_key_columns.add(self.column)
@@ -380,15 +498,41 @@ class _Scanner(Scanner):
         if key is not None and not level and tab_mark is not None and self.indent < key.column:
             # the key opens a block mapping after a tab that follows `-`, `?` or `:`
             raise EemeliError("Tabs are not allowed as indentation", tab_mark)
+        explicit_value = False
         if not level:
             if key is None:
                 if self.column in self.explicit_key_columns:
                     self.explicit_key_columns.discard(self.column)
+                    explicit_value = True
                 else:
                     self.empty_key_line = self.line
+                    if self._after_empty_explicit_value():
+                        # eemeli/yaml: `? k` then a bare `:`, then `: v` at their column: the
+                        # mapping's further entries become a mapping that is k's value
+                        mark = self.get_mark()
+                        self.indents.append(self.indent)  # (it ends where the mapping around it does)
+                        self.tokens.append(BlockMappingStartToken(mark, mark))
             elif key.line == self.empty_key_line and self.indent < key.column:
                 raise EemeliError("Nested mappings are not allowed in compact mappings", key.mark)
+        elif self.flow_pair_parts:
+            self.flow_pair_parts[-1] = ":"
+        line, column = self.line, self.column
         super().fetch_value()
+        if explicit_value:
+            produced = self.tokens_taken + len(self.tokens)
+            self.explicit_value_at = (line, column, produced, self.property_tokens)
+
+    explicit_value_at: tuple[int, int, int, int] | None = None  # an explicit key's `:`: where, tokens
+    property_tokens = 0  # anchors and tags scanned so far
+
+    def _after_empty_explicit_value(self) -> bool:
+        """Whether this `:` opens a line after an explicit key's `:` with no node after it
+        (properties only), at that `:`'s column."""
+        at = self.explicit_value_at
+        if at is None or at[0] >= self.line or at[1] != self.column:
+            return False
+        produced = self.tokens_taken + len(self.tokens)
+        return produced - at[2] == self.property_tokens - at[3]
 
     # -- indicators and document markers: a lone CR after them is white space ------------------
     def check_block_entry(self) -> bool:
@@ -527,7 +671,9 @@ class _Scanner(Scanner):
             )
         value = self.prefix(length)
         self.forward(length)
+        self.name_end = self.pointer
         if name == "anchor":
+            self.property_tokens += 1
             self._separated()
         return TokenClass(value, start_mark, self.get_mark())
 
@@ -587,6 +733,8 @@ class _Scanner(Scanner):
                 raise EemeliError(f"The {text} tag has no suffix", start_mark)
             else:
                 handle, suffix = text[: last + 1], text[last + 1 :]
+        self.name_end = self.pointer
+        self.property_tokens += 1
         self._separated()
         return TagToken((handle, suffix), start_mark, self.get_mark())
 
@@ -715,12 +863,39 @@ _ESCAPES = {
 _HEX_DIGITS = {"x": 2, "u": 4, "U": 8}
 
 
+_FIRST_FOLD = re.compile(r"(.*?)(?<![ \t])[ \t]*\r?\n", re.DOTALL)
+_NEXT_FOLD = re.compile(r"[ \t]*(.*?)(?:(?<![ \t])[ \t]*)?\r?\n", re.DOTALL)
+_LAST_FOLD = re.compile(r"[ \t]*(.*)", re.DOTALL)
+
+
+def single_quoted_value(source: str) -> str:
+    """A single-quoted scalar's value from its source (quotes included), as eemeli/yaml's
+    `singleQuotedValue` folds it (for a scalar the lexer cut; PyYAML reads the others)."""
+    body = source[1:-1]
+    match = _FIRST_FOLD.match(body)
+    if match is None:
+        return body.replace("''", "'")
+    folded, sep, pos = match[1], " ", match.end()
+    while (match := _NEXT_FOLD.match(body, pos)) is not None:
+        if match[1] == "":
+            if sep == "\n":
+                folded += sep
+            else:
+                sep = "\n"
+        else:
+            folded += sep + match[1]
+            sep = " "
+        pos = match.end()
+    last = _LAST_FOLD.match(body, pos)
+    return (folded + sep + (last[1] if last else "")).replace("''", "'")
+
+
 def double_quoted_value(source: str) -> str:
     """A double-quoted scalar's value from its source (quotes included), by eemeli/yaml's rules:
     a line break folds to a space, or to n-1 line breaks before n-1 blank lines; white space
     around breaks is dropped; an escaped line break is dropped with the next line's indentation
     only, so a blank line after it still folds (`"a\\<br><br>b"` is "a b"). An escaped surrogate
-    pair is one character; a lone one becomes U+FFFD, as in any UTF-8 output of the runtime."""
+    pair is one character; a lone one stays, as in the runtime's JavaScript string."""
     out: list[str] = []
     i, end = 1, len(source) - 1
     while i < end:
@@ -769,7 +944,7 @@ def double_quoted_value(source: str) -> str:
         i += 1
     value = "".join(out)
     if any("\ud800" <= c <= "\udfff" for c in value):
-        value = value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+        value = value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
     return value
 
 
@@ -805,7 +980,30 @@ class _Parser(Parser):
     def parse_document_start(self) -> Any:
         if self.check_token(DocumentEndToken):
             self._another_document()
-        return super().parse_document_start()
+        if not self.check_token(DirectiveToken) or not self.document_read:
+            return super().parse_document_start()
+        # PyYAML's, but directives the stream's end follows after a document (`a\n...\n%YAML
+        # 1.2`) start none: eemeli/yaml checks them and reads on (before any, they need a `---`)
+        start_mark = self.peek_token().start_mark
+        version, tags = self.process_directives()
+        if self.check_token(StreamEndToken):
+            return super().parse_document_start()
+        if not self.check_token(DocumentStartToken):
+            token = self.peek_token()
+            raise ParserError(
+                None, None, f"expected '<document start>', but found {token.id!r}", token.start_mark
+            )
+        end_mark = self.get_token().end_mark
+        self.states.append(self.parse_document_end)
+        self.state = self.parse_document_content
+        return DocumentStartEvent(start_mark, end_mark, explicit=True, version=version, tags=tags)
+
+    document_read = False  # a `...` ended a document (maybe an empty one) before
+
+    def parse_document_end(self) -> Any:
+        if self.check_token(DocumentEndToken):
+            self.document_read = True
+        return super().parse_document_end()
 
     def _another_document(self) -> None:
         raise ComposerError(
@@ -820,6 +1018,9 @@ class _Parser(Parser):
             # `...` with nothing before it ends an empty document: anything after it but the
             # end of the stream is another one (`...` then `---`)
             self.get_token()
+            self.document_read = True
+            if self.check_token(DirectiveToken):
+                self.process_directives()  # checked; the stream's end may follow them
             if not self.check_token(StreamEndToken):
                 self._another_document()
             return self.parse_document_start()
@@ -830,6 +1031,23 @@ class _Parser(Parser):
         if self.check_token(ValueToken):
             self.state = self.parse_block_mapping_value
             return self.process_empty_scalar(self.peek_token().start_mark)
+        if self.check_token(KeyToken):  # PyYAML's, with one more refusal
+            key = self.get_token()
+            if self.check_token(KeyToken, ValueToken, BlockEndToken):
+                self.state = self.parse_block_mapping_value
+                return self.process_empty_scalar(key.end_mark)
+            token = self.peek_token()
+            if (
+                isinstance(token, ScalarToken)
+                and token.style in ("|", ">")
+                and token.start_mark.line > key.start_mark.line
+                and token.start_mark.column == key.start_mark.column
+            ):
+                # eemeli/yaml: a block scalar at the `?`'s column on a later line is no part of
+                # that empty key but a new, implicit one, which a block scalar cannot be
+                raise EemeliError("Implicit keys need to be on a single line", token.start_mark)
+            self.states.append(self.parse_block_mapping_value)
+            return self.parse_block_node_or_indentless_sequence()
         return super().parse_block_mapping_key()
 
     def parse_flow_mapping_key(self, first: bool = False) -> Any:
@@ -975,6 +1193,8 @@ class _Composer(Composer):
             event.implicit = (False, False)  # the non-specific tag: a string, whatever it reads as
         missing = getattr(event, "missing", False)
         node = super().compose_scalar_node(anchor)
+        if tag is not None:
+            node.written_tag = tag  # as the text gave it: keytext writes it back (`[ !!str "" ]`)
         if tag == "!":
             node.tag = STR
         elif (
@@ -984,14 +1204,26 @@ class _Composer(Composer):
         ):
             # the yaml-1.1 schema's timestamp applies only where its test matches: a string
             node.tag = STR
+        elif node.tag == "tag:yaml.org,2002:merge" and getattr(self, "yaml_version", None) == (1, 1):
+            node.tag = STR  # the yaml-1.1 schema has no `!!merge` tag: unresolved, the text stays
         if missing:
             node.missing = True
         if node.style is None:
             node.style = ""  # plain, as libyaml marks it
         return node
 
+    def compose_sequence_node(self, anchor: Any) -> Node:
+        tag = self.peek_event().tag
+        node = super().compose_sequence_node(anchor)
+        if tag is not None:
+            node.written_tag = tag
+        return node
+
     def compose_mapping_node(self, anchor: Any) -> Node:
+        tag = self.peek_event().tag
         node = super().compose_mapping_node(anchor)
+        if tag is not None:
+            node.written_tag = tag
         if not node.flow_style and node.start_mark.column > 0:
             self._flow_key_after_value(node)
         return node
@@ -1004,10 +1236,9 @@ class _Composer(Composer):
         for (_, before), (key, _) in zip(node.value, node.value[1:], strict=False):
             if not isinstance(key, (SequenceNode, MappingNode)) or not key.flow_style:
                 continue
-            if (
-                isinstance(before, ScalarNode)
-                and before.value == ""
-                and before.start_mark.index == before.end_mark.index
+            if isinstance(before, ScalarNode) and (
+                before.style in ("|", ">")  # a block scalar ends where its lines do
+                or (before.value == "" and before.start_mark.index == before.end_mark.index)
             ):
                 continue  # `a:` with nothing after it
             start = key.start_mark.index

@@ -5,17 +5,25 @@ that is a sequence or a mapping back as flow YAML with its own stringifier (`[ a
 `{ first: Sammy }`), breaking the text over lines past 80 columns or when an item spans lines.
 This module writes the same text from a node tree of `eemeli` (which keeps anchors and marks
 pairs written without a value). The collection's own anchor and tag are left out, as
-eemeli/yaml leaves them out; those of its items are written.
+eemeli/yaml leaves them out; those of its items are written as the text gave them, and a
+scalar with a core tag as the value that tag makes of it (`!!int "1"` is `!!int 1`).
 """
 
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 from typing import Any
 
 from yaml.nodes import Node, ScalarNode, SequenceNode
 
-from agentv_lsp.yamlpos.scalars import js_json_stringify, js_number, resolve_plain
+from agentv_lsp.yamlpos.scalars import (
+    TagResolveError,
+    js_json_stringify,
+    js_number,
+    resolve_plain,
+    resolve_tagged,
+)
 
 _LINE_WIDTH = 80
 _INDENT_STEP = "  "
@@ -54,11 +62,16 @@ class _Writer:
         if anchor:
             props.append("&" + anchor)
         tag = node.tag
-        if tag not in _CORE_TAGS or (tag == _STR and isinstance(node, ScalarNode) and not node.style):
+        written: str | None = getattr(node, "written_tag", None)
+        if written is not None:
+            props.append("!" if written == "!" else _tag_text(written))
+        elif tag not in _CORE_TAGS or (tag == _STR and isinstance(node, ScalarNode) and not node.style):
             props.append(_tag_text(tag))  # a tag written in the text (`!!str` on a plain scalar)
-        body = (
-            self.scalar(node, implicit_key) if isinstance(node, ScalarNode) else self.collection(node, indent)
-        )
+        if isinstance(node, ScalarNode):
+            typed = _typed_scalar(node) if written in _TYPED_TAGS else None
+            body = typed if typed is not None else self.scalar(node, implicit_key)
+        else:
+            body = self.collection(node, indent)
         return " ".join([*props, body]) if props else body
 
     def collection(self, node: Node, indent: str) -> str:
@@ -137,7 +150,25 @@ def _single_quoted(text: str) -> str:
 
 
 def _double_quoted(text: str) -> str:
-    return js_json_stringify(text)
+    # eemeli/yaml's doubleQuotedString: JSON.stringify's text, its `\u00XX` escapes shortened
+    return _JSON_ESCAPE.sub(_yaml_escape, js_json_stringify(text))
+
+
+_JSON_ESCAPE = re.compile(r"\\(u[0-9a-f]{4}|.)")
+_SHORT_ESCAPES = {"u0000": "\\0", "u0007": "\\a", "u000b": "\\v", "u001b": "\\e"}
+
+
+def _yaml_escape(match: re.Match[str]) -> str:
+    escape = match[1]
+    if escape in _SHORT_ESCAPES:
+        return _SHORT_ESCAPES[escape]
+    if escape.startswith("u00"):
+        return "\\x" + escape[3:]
+    return match[0]
+
+
+_HEX_OR_OCTAL = re.compile(r"0x[0-9a-fA-F]+|0o[0-7]+")
+_EXPONENT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+")
 
 
 def _number_text(value: Any, source: str) -> str:
@@ -146,7 +177,13 @@ def _number_text(value: Any, source: str) -> str:
             return ".nan"
         if value in (float("inf"), float("-inf")):
             return ".inf" if value > 0 else "-.inf"
+    if isinstance(value, int) and value >= 0 and _HEX_OR_OCTAL.fullmatch(source):
+        return source[:2] + format(value, source[1])  # eemeli/yaml keeps the base, in lower case
+    if _EXPONENT.fullmatch(source):
+        return _js_exponential(float(value))
     text = js_number(value)
+    if value == 0 and source.startswith("-") and not text.startswith("-"):
+        text = "-" + text  # JavaScript's -0 (an int here)
     dot = source.find(".")
     if dot != -1 and "e" not in source.lower():
         fraction = source[dot + 1 :]
@@ -155,6 +192,41 @@ def _number_text(value: Any, source: str) -> str:
             if have < len(fraction):
                 text = (text if "." in text else text + ".") + "0" * (len(fraction) - have)
     return text
+
+
+_TYPED_TAGS = frozenset(f"tag:yaml.org,2002:{name}" for name in ("int", "float", "bool", "null"))
+
+
+def _typed_scalar(node: ScalarNode) -> str | None:
+    """A scalar tagged `!!int`, `!!float`, `!!bool` or `!!null` as eemeli/yaml writes the value
+    its tag makes of it (whatever its quotes); None where the tag leaves a string."""
+    try:
+        value = resolve_tagged(node.tag, node.value)
+    except TagResolveError:
+        return None
+    tag: str = node.tag
+    source: str = node.value
+    if isinstance(value, str):  # the tag's test failed: its stringifier takes the string
+        if tag.endswith(("int", "float")):
+            return ".nan"  # Number("x")
+        return "null" if tag.endswith("null") else ("true" if value else "false")
+    if value is None:
+        return source if _NULL_SOURCE.fullmatch(source) else "null"
+    if isinstance(value, bool):
+        return source  # the tag's test matched the text as written
+    if isinstance(value, (int, float)):
+        return _number_text(value, source)
+    return None
+
+
+def _js_exponential(value: float) -> str:
+    """JavaScript's `value.toExponential()`: the shortest digits, `e+3`/`e-4`."""
+    sign = "-" if value < 0 else ""
+    _, digit_tuple, exponent = Decimal(repr(abs(value))).normalize().as_tuple()
+    digits = "".join(map(str, digit_tuple))
+    power = int(exponent) + len(digits) - 1
+    mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+    return f"{sign}{mantissa}e{'+' if power >= 0 else '-'}{abs(power)}"
 
 
 def _tag_text(tag: str) -> str:

@@ -59,11 +59,62 @@ def needs_eemeli_rules(text: str) -> bool:
         if trigger in text and pattern.search(text) is not None:
             return True
     return (
-        "&" in text
-        and "*" in text
-        and _ANCHOR.search(text) is not None
-        and _ALIAS_WITH_COLON.search(text) is not None
+        (
+            "&" in text
+            and "*" in text
+            and _ANCHOR.search(text) is not None
+            and _ALIAS_WITH_COLON.search(text) is not None
+        )
+        or _comment_at_line_start_in_flow(text)
+        or _value_line_after_bare_value(text)
+        or _block_scalar_after_bare_key(text)
     )
+
+
+# A line that is a bare `:` (properties and a comment at most) and, past blank and comment
+# lines, a `: ` line at its column: after an explicit key (`? k`), eemeli/yaml makes the
+# mapping's further entries a mapping that is k's value; libyaml keeps them in the mapping.
+_BARE_VALUE_THEN_VALUE = re.compile(
+    r"^( *):[ \t]*(?:[&!][^ \t\r\n]*[ \t]*)*(?:#.*)?\r?\n(?:[ \t]*(?:#.*)?\r?\n)*\1:(?:[ \t]|\r?$)",
+    re.MULTILINE,
+)
+
+
+# A line that is a bare `?` (a comment at most), then past blank and comment lines a block
+# scalar at its column: eemeli/yaml takes that for a new implicit key, and refuses it.
+_BARE_KEY_THEN_BLOCK_SCALAR = re.compile(
+    r"^([ \t-]*)\?[ \t]*(?:#.*)?\r?\n(?:[ \t]*(?:#.*)?\r?\n)*( *)[|>]", re.MULTILINE
+)
+
+
+def _block_scalar_after_bare_key(text: str) -> bool:
+    if "?" not in text or ("|" not in text and ">" not in text):
+        return False
+    return any(len(m[1]) == len(m[2]) for m in _BARE_KEY_THEN_BLOCK_SCALAR.finditer(text))
+
+
+def _value_line_after_bare_value(text: str) -> bool:
+    return "?" in text and "\n" in text and _BARE_VALUE_THEN_VALUE.search(text) is not None
+
+
+def _comment_at_line_start_in_flow(text: str) -> bool:
+    """A comment at column 0 where more brackets are open than closed: maybe inside a flow
+    collection, where eemeli/yaml refuses it after a pair's value (`{a: b\n#\n}`). Brackets
+    in scalars and comments count too: a false alarm costs time only."""
+    if "\n#" not in text or ("[" not in text and "{" not in text):
+        return False
+    depth = counted_to = 0
+    for match in _LINE_START_COMMENT.finditer(text):
+        at = match.start()
+        depth += text.count("[", counted_to, at) + text.count("{", counted_to, at)
+        depth -= text.count("]", counted_to, at) + text.count("}", counted_to, at)
+        if depth > 0:
+            return True
+        counted_to = at
+    return False
+
+
+_LINE_START_COMMENT = re.compile(r"#(?<=\n#)")
 
 
 # A tab in a line's indentation: eemeli/yaml lets it indent no block collection, and a blank

@@ -22,6 +22,7 @@ from agentv_lsp.engine.files import (
 from agentv_lsp.engine.jsrt import JS_WHITESPACE
 from agentv_lsp.formats.v4.keys import V4_KEYS, Keys
 from agentv_lsp.formats.v4.model import RuntimeMessage, Stream, YamlPath
+from agentv_lsp.yamlpos.document import MERGE_VALUE
 from agentv_lsp.yamlpos.scalars import js_json_stringify, js_number
 
 
@@ -351,6 +352,8 @@ def js_typeof(value: Any) -> str:
         return "undefined"
     if isinstance(value, JsFunction):
         return "function"
+    if value is MERGE_VALUE:  # a document that is a `!!merge` scalar: a Symbol for eemeli/yaml
+        return "symbol"
     if value is None or isinstance(value, dict | list):
         return "object"
     if isinstance(value, bool):

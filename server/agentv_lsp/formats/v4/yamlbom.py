@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from yaml import Mark
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from agentv_lsp.yamlpos import Span, YamlDocument, YamlError, parse_yaml
@@ -56,6 +57,75 @@ def parse_yaml_v4(text: str) -> YamlDocument:
     """`parse_yaml` with eemeli/yaml's handling of U+FEFF (see the module docstring)."""
     if BOM not in text:
         return parse_yaml(text)
+    spaces = _spaces_after_content_bom(text)
+    if spaces is None:
+        return _parse_with_boms(text)
+    # eemeli/yaml's parser counts no indentation after the BOM token (its lexer leaves the
+    # line start), so a block collection opened there sits at column 0: `\ufeff  a: 1\nb: 2`
+    # is one mapping, `\ufeff  a: 1\n  b: 2` fails. Read the line without those spaces, then
+    # put every position back where the text has it.
+    bom, count = spaces
+    doc = _parse_with_boms(text[: bom + 1] + text[bom + 1 + count :])
+    _shift_positions(doc, bom, text.count("\n", 0, bom), count)
+    doc.text = text
+    return doc
+
+
+def _spaces_after_content_bom(text: str) -> tuple[int, int] | None:
+    """(where, how many spaces) for a BOM that opens the document's first content line and
+    spaces then content other than a `-` item (which `leading_bom_error` reads) follow."""
+    stream_boms = _stream_boms(text)
+    if not stream_boms:
+        return None
+    bom = stream_boms[-1]
+    end = text.find("\n", bom)
+    line = text[bom + 1 : len(text) if end < 0 else end]
+    count = len(line) - len(line.lstrip(" "))
+    if not count or _PRELUDE_LINE.match(line) is not None or _KEPT_WHERE_IT_IS.match(line, count):
+        return None
+    return bom, count
+
+
+# what that shift does not apply to: a `-` item with content (see `leading_bom_error`), a tab, an explicit
+# key (its `:` lines up with the `?` where the text has it), what would become a marker or
+# a directive
+_KEPT_WHERE_IT_IS = re.compile(r"-[ \t]+[^ \t\r\n#]|\t|%|\?(?:[ \t\r]|$)|(?:\.\.\.|---)(?:[ \t\r]|$)")
+
+
+def _shift_positions(doc: YamlDocument, bom: int, line: int, count: int) -> None:
+    """Marks and the error span read from the text without `count` spaces after the BOM at
+    `bom` (on `line`), moved to where the text has them."""
+
+    def moved(mark: Any) -> Any:
+        if mark.line < line:  # (libyaml's marks do not count a BOM opening the text: lines do)
+            return mark
+        column = mark.column + count if mark.line == line else mark.column
+        return Mark(mark.name, mark.index + count, mark.line, column, None, 0)
+
+    if doc.root is not None:
+        seen: set[int] = set()
+        stack: list[Node] = [doc.root]
+        while stack:
+            node = stack.pop()
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            node.start_mark, node.end_mark = moved(node.start_mark), moved(node.end_mark)
+            if isinstance(node, SequenceNode):
+                stack.extend(node.value)
+            elif isinstance(node, MappingNode):
+                for key, value in node.value:
+                    stack.extend((key, value))
+    if doc.error is not None:
+        span = doc.error.span
+        start_col = span.start_col + count if span.start_line == line else span.start_col
+        end_col = span.end_col + count if span.end_line == line else span.end_col
+        doc.error = YamlError(
+            doc.error.kind, doc.error.message, Span(span.start_line, start_col, span.end_line, end_col)
+        )
+
+
+def _parse_with_boms(text: str) -> YamlDocument:
     stream_boms = _stream_boms(text)
     if stream_boms:
         line_start = stream_boms[-1]

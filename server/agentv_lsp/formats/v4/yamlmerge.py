@@ -103,6 +103,9 @@ def document_value(doc: YamlDocument, file: str) -> Any:
             file=file,
             yaml_path=None,
         )
+    root = merged.root
+    if merged.value is None and isinstance(root, ScalarNode) and root.tag == "tag:yaml.org,2002:merge":
+        return MERGE_VALUE  # a document that is a `!!merge` scalar: eemeli/yaml's Symbol(<<), not null
     return merged.value
 
 
