@@ -296,6 +296,12 @@ class AgentVLanguageServer(ServerBase):
         model = editor.format_for(choice, path, text).build(
             self, uri, path, text, choice, opts, version, previous, edits
         )
+        if uri not in self.workspace.text_documents:
+            # closed while this build ran (in a worker thread): what the build kept for the
+            # document (a format's unit cache) would outlive it, as would its model
+            for format_ in editor.formats():
+                format_.forget(uri)
+            return model
         with self._lock:
             latest = self._models.get(uri)
             if latest is None or latest is cached or (latest.version or 0) <= (version or 0):
