@@ -293,14 +293,18 @@ class AgentVLanguageServer(ServerBase):
         one_edit = (cached.text, edits[0]) if cached is not None and edits and len(edits) == 1 else None
         choice = self.runtime_of(uri, path, text, opts.repo_root, one_edit)
         previous = cached.model if cached is not None else None
-        model = editor.format_for(choice, path, text).build(
-            self, uri, path, text, choice, opts, version, previous, edits
-        )
-        if uri not in self.workspace.text_documents:
-            # closed while this build ran (in a worker thread): what the build kept for the
-            # document (a format's unit cache) would outlive it, as would its model
-            for format_ in editor.formats():
-                format_.forget(uri)
+        try:
+            model = editor.format_for(choice, path, text).build(
+                self, uri, path, text, choice, opts, version, previous, edits
+            )
+        finally:
+            # closed while this build ran in a worker thread (closing also stops the build):
+            # what the build kept for the document (a format's unit cache) would outlive it
+            closed = uri not in self.workspace.text_documents
+            if closed:
+                for format_ in editor.formats():
+                    format_.forget(uri)
+        if closed:
             return model
         with self._lock:
             latest = self._models.get(uri)
