@@ -88,3 +88,17 @@ def test_migrate_discovery_keeps_its_order_and_symlink_rules(tmp_path: Path) -> 
     (tmp_path / "broken.yaml").symlink_to(tmp_path / "missing.yaml")  # cannot be read: not v2
     found = [os.path.relpath(p, tmp_path) for p in discover(["."], str(tmp_path))]
     assert found == ["z.yaml", ".github/c.yaml", "a/b.yaml"]
+
+
+def test_a_link_back_to_a_folder_being_walked_is_not_entered_again(tmp_path: Path) -> None:
+    # before: evals/self/e.yaml, evals/self/self/e.yaml, ... until ELOOP (2**40 paths with two links)
+    _tree(tmp_path, ["evals/e.yaml"])
+    (tmp_path / "evals" / "self").symlink_to(".")
+    assert _walked(tmp_path) == ["evals/e.yaml"]
+
+
+def test_a_link_to_a_folder_outside_the_walk_is_still_entered_once(tmp_path: Path) -> None:
+    _tree(tmp_path, ["shared/s.yaml", "evals/e.yaml"])
+    (tmp_path / "evals" / "shared").symlink_to(tmp_path / "shared")
+    (tmp_path / "evals" / "again").symlink_to(tmp_path / "shared")
+    assert _walked(tmp_path / "evals") == ["again/s.yaml", "e.yaml", "shared/s.yaml"]

@@ -53,18 +53,25 @@ def file_system_for(repo_root: str, untrusted: bool) -> FileSystem:
 
 def walk_yaml(root: str, fs: FileSystem | None = None, rules: WalkRules = AGENTV_WALK) -> Iterator[str]:
     """YAML files under `root`, sorted by name, skipping the folders `rules` skips
-    (`fs`: where, the disk by default; `rules`: AgentV's by default)."""
+    (`fs`: where, the disk by default; `rules`: AgentV's by default). A linked folder that
+    leads back to one being walked is not entered again (it would repeat the same files
+    until the links nest too deep, and two such links multiply that)."""
     fs = fs or FileSystem()
+    return _walk(root, fs.source.realpath(root), frozenset(), fs, rules)
+
+
+def _walk(folder: str, real: str, above: frozenset[str], fs: FileSystem, rules: WalkRules) -> Iterator[str]:
     try:
-        entries = sorted(fs.scandir(root), key=lambda e: e.name)
+        entries = sorted(fs.scandir(folder), key=lambda e: e.name)
     except OSError as exc:
         if rules.report_unreadable:
             # imported here: `report` sits above the engine (it renders the diagnostics model)
             from agentv_lsp.report import one_line
 
-            print(f"agentv-lsp: could not read directory {one_line(root)}: {exc.strerror}", file=sys.stderr)
+            print(f"agentv-lsp: could not read directory {one_line(folder)}: {exc.strerror}", file=sys.stderr)
         return
-    folders: list[str] = []
+    above = above | {real}
+    folders: list[tuple[str, str]] = []
     for entry in entries:
         try:
             is_folder = entry.is_dir()
@@ -74,15 +81,23 @@ def walk_yaml(root: str, fs: FileSystem | None = None, rules: WalkRules = AGENTV
             is_folder = False
         try:
             if is_folder:
-                if rules.skips(entry.name) or (not rules.follow_folder_links and entry.is_symlink()):
+                if rules.skips(entry.name):
                     continue
-                if rules.files_before_folders:
-                    folders.append(entry.path)
+                if entry.is_symlink():
+                    if not rules.follow_folder_links:
+                        continue
+                    inner = fs.source.realpath(entry.path)
+                    if inner in above:
+                        continue
                 else:
-                    yield from walk_yaml(entry.path, fs, rules)
+                    inner = os.path.join(real, entry.name)
+                if rules.files_before_folders:
+                    folders.append((entry.path, inner))
+                else:
+                    yield from _walk(entry.path, inner, above, fs, rules)
             elif entry.name.lower().endswith(YAML_SUFFIXES) and (rules.any_non_folder or entry.is_file()):
                 yield entry.path
         except OSError:
             continue
-    for folder in folders:
-        yield from walk_yaml(folder, fs, rules)
+    for path, inner in folders:
+        yield from _walk(path, inner, above, fs, rules)
