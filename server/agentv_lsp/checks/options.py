@@ -6,7 +6,7 @@ server, so that none of them needs another's module for its types."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from agentv_lsp.checks.hidden_chars import AllowList
 from agentv_lsp.checks.model import DEFAULT_MAX_DIAGNOSTICS, Diagnostic
@@ -52,10 +52,9 @@ class DocumentReport:
     kind: FileKind | None
     doc: YamlDocument | None  # None when the file could not be read
     diagnostics: list[Diagnostic]
-    # v2's detail (`formats.v2.loader`: the loaded `EvalFile` and its `CaseOutcome`s), typed
-    # loosely so that the shared report names no format; only v2's own modules read them
-    eval_file: Any = None
-    outcomes: list[Any] | None = None
+    # what the format that made the report keeps for its own later use (v2: `formats.v2.detail`),
+    # opaque here so that the shared report names no format; only that format reads it back
+    detail: object | None = None
     # eval files: whether `agentv validate`'s file-reference checks ran (no other error), and
     # when they did and `CheckOptions.without_file_references` asks, the diagnostics without them
     file_references_checked: bool | None = None

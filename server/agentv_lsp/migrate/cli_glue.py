@@ -32,10 +32,12 @@ from types import FrameType
 from typing import TextIO
 
 from agentv_lsp.engine.files import FileSystem, default_repo_root
+from agentv_lsp.engine.walk import MIGRATE_WALK, walk_yaml
 from agentv_lsp.migrate.engine import is_v2_text, migrate_text
 from agentv_lsp.migrate.model import CompanionChange, Finding, Migration
 
-_SKIP_DIRS = frozenset((".git", "node_modules", ".hg", ".svn", "__pycache__", ".venv", "venv"))
+# the other walks here (references, links, folders to clean) skip the folders discovery skips
+_SKIP_DIRS = MIGRATE_WALK.skip_folders
 _MAX_EVAL_BYTES = 64 * 1024 * 1024
 
 
@@ -121,17 +123,10 @@ def discover(paths: Sequence[str], cwd: str, fs: FileSystem | None = None) -> It
     for given in paths:
         absolute = os.path.abspath(os.path.join(cwd, given))
         if os.path.isdir(absolute):
-            for folder, dirs, files in os.walk(absolute):
-                dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS)
-                for name in sorted(files):
-                    full = os.path.join(folder, name)
-                    if (
-                        name.lower().endswith((".yaml", ".yml"))
-                        and full not in seen
-                        and (_declares_v2(full) if fs is None or fs.is_allowed(full) else True)
-                    ):
-                        seen.add(full)
-                        found.append(full)
+            for full in walk_yaml(absolute, fs, MIGRATE_WALK):
+                if full not in seen and (_declares_v2(full) if fs is None or fs.is_allowed(full) else True):
+                    seen.add(full)
+                    found.append(full)
         elif absolute not in seen:
             seen.add(absolute)
             found.append(absolute)

@@ -26,6 +26,7 @@ from agentv_lsp.checks.options import CheckOptions, DocumentReport, FileKind
 from agentv_lsp.engine.budget import checkpoint
 from agentv_lsp.engine.files import FileReadError, find_git_root
 from agentv_lsp.formats.v2 import losses
+from agentv_lsp.formats.v2.detail import V2Detail
 from agentv_lsp.formats.v2.loader import CaseOutcome, EvalFile, load_all, open_eval_file
 from agentv_lsp.formats.v2.model import Notice, YamlPath
 from agentv_lsp.formats.v2.schema import schema_diagnostics, schema_issues
@@ -139,12 +140,12 @@ def _check_eval(path: str, doc: YamlDocument, opts: CheckOptions) -> DocumentRep
     out.extend(_config_notice_diags(path, doc, ef.notices, ef))
     if doc.error is not None:
         out.append(_yaml_error_diag(path, doc))
-        return DocumentReport(path, "eval", doc, [*out, *hidden], ef, None)
+        return DocumentReport(path, "eval", doc, [*out, *hidden], detail=V2Detail(ef, None))
     value = doc.value
     findings = validate_eval(value)
     if ef.load_error is not None:
         out.append(_load_error_diag(path, doc, ef, findings))
-        return DocumentReport(path, "eval", doc, [*out, *hidden], ef, None)
+        return DocumentReport(path, "eval", doc, [*out, *hidden], detail=V2Detail(ef, None))
     has_errors = (
         any(f.severity == "error" for f in findings)
         if opts.file_references is None
@@ -185,10 +186,9 @@ def _check_eval(path: str, doc: YamlDocument, opts: CheckOptions) -> DocumentRep
         "eval",
         doc,
         finish(not has_errors),
-        ef,
-        outcomes,
-        not has_errors,
-        finish(False) if both else None,
+        detail=V2Detail(ef, outcomes),
+        file_references_checked=not has_errors,
+        without_file_references=finish(False) if both else None,
     )
 
 

@@ -79,7 +79,9 @@ class V2Format:
         from agentv_lsp.formats.v2.config import load_config
 
         path = report.path
-        ef = report.eval_file
+        from agentv_lsp.formats.v2.detail import eval_file_of
+
+        ef = eval_file_of(report)
         config = ef.config if ef is not None else load_config(path, opts.repo_root, opts.fs)
         uses.extend(config.skipped)
         if config.path:

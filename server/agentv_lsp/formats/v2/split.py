@@ -30,6 +30,7 @@ from agentv_lsp.checks.layout import Layout, anchors_and_aliases
 from agentv_lsp.checks.model import Diagnostic, Related
 from agentv_lsp.checks.parallel import ParallelMap
 from agentv_lsp.formats.v2.check import CheckOptions, DocumentReport, check_document
+from agentv_lsp.formats.v2.detail import eval_file_of
 from agentv_lsp.formats.v2.layout import cut
 from agentv_lsp.formats.v2.validate import detect_file_type
 from agentv_lsp.yamlpos import Span, parse_yaml
@@ -172,7 +173,7 @@ def check_part(path: str, layout: Layout, a: int, b: int, opts: CheckOptions) ->
 
     local, header = to_file(report.diagnostics)
     without = None if report.without_file_references is None else to_file(report.without_file_references)
-    ef = report.eval_file
+    ef = eval_file_of(report)
     ids = [
         raw["id"]
         for raw in (ef.raw_cases if ef is not None and ef.loaded else [])
@@ -183,7 +184,7 @@ def check_part(path: str, layout: Layout, a: int, b: int, opts: CheckOptions) ->
 
 
 def _exact(report: DocumentReport, layout: Layout, a: int, b: int) -> bool:
-    doc, ef = report.doc, report.eval_file
+    doc, ef = report.doc, eval_file_of(report)
     if doc is None or doc.error is not None or ef is None or not ef.loaded:
         return False
     cases = doc.node_at(("evalcases",))

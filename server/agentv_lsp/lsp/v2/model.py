@@ -39,6 +39,7 @@ from agentv_lsp.checks.hidden_chars import has_allow_directive
 from agentv_lsp.checks.layout import Layout, anchors_and_aliases
 from agentv_lsp.checks.model import Diagnostic, Related
 from agentv_lsp.formats.v2.check import CheckOptions, DocumentReport, FileKind, check_document, detect_kind
+from agentv_lsp.formats.v2.detail import eval_file_of, v2_detail
 from agentv_lsp.formats.v2.layout import cut
 from agentv_lsp.formats.v2.loader import CaseOutcome, EvalFile, load_case, open_eval_file
 from agentv_lsp.formats.v2.model import YamlPath
@@ -532,8 +533,9 @@ class FileModel:
         with self._lock:
             if self.kind != "eval":
                 return None
-            if self._report is not None and self._report.eval_file is not None:
-                return cast("EvalFile", self._report.eval_file)  # `DocumentReport` names no format
+            reported = eval_file_of(self._report) if self._report is not None else None
+            if reported is not None:
+                return reported
             if self._ef is None:
                 o = self.opts
                 self._ef = open_eval_file(
@@ -776,8 +778,11 @@ class FileModel:
         """Hand each unit its share of a whole-text check, when the whole text parsed into
         exactly the cases the cut found."""
         doc = report.doc
-        ef = report.eval_file
-        if doc is None or doc.error is not None or ef is None or not ef.loaded or report.outcomes is None:
+        detail = v2_detail(report)
+        if doc is None or doc.error is not None or detail is None or detail.outcomes is None:
+            return
+        ef = detail.eval_file
+        if not ef.loaded:
             return
         cases = doc.node_at(("evalcases",))
         units = self.units
