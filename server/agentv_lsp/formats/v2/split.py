@@ -15,6 +15,8 @@ one part cannot see is settled across parts, or the whole text is checked after 
 - `agentv validate` checks file references only when the whole file has no error: a part
   without errors reports its diagnostics both with and without them, and the merge takes
   the variant that matches the whole file.
+The cut, the parts, the merge and the orchestration are the shared skeleton
+(`checks/parts.py`); this module checks one part and moves its diagnostics back.
 `tests/unit/test_v2_split.py` compares both ways on every golden and corpus file.
 """
 
@@ -22,13 +24,13 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from dataclasses import dataclass
 
 from yaml.nodes import SequenceNode
 
-from agentv_lsp.checks.layout import Layout, anchors_and_aliases
+from agentv_lsp.checks.layout import Layout
 from agentv_lsp.checks.model import Diagnostic, Related
 from agentv_lsp.checks.parallel import ParallelMap
+from agentv_lsp.checks.parts import INEXACT, Part, anchored, bounds, check_parts, chunks_text, sort_out
 from agentv_lsp.formats.v2.check import CheckOptions, DocumentReport, check_document
 from agentv_lsp.formats.v2.detail import eval_file_of
 from agentv_lsp.formats.v2.layout import cut
@@ -48,20 +50,6 @@ PARTS_PER_PROCESS = 2
 _CASE_INDEX = re.compile(r"evalcases\[(\d+)\]")
 
 
-@dataclass(frozen=True, slots=True)
-class Part:
-    """What one part says, in the file's lines and case indices."""
-
-    start: int  # index of its first case in the file
-    exact: bool  # parsed into exactly its cases, each inside its chunk
-    local: list[Diagnostic]  # about its cases
-    header: list[Diagnostic]  # about the file (head, tail, config, targets)
-    ids: list[str]  # the string ids of its cases
-    file_references: bool | None  # whether `agentv validate`'s file checks ran on it
-    # when they ran: what the part says without them (another part may have an error)
-    without: tuple[list[Diagnostic], list[Diagnostic]] | None = None
-
-
 def plan(text: str, parts: int) -> Layout | None:
     """The layout to split `text` by, or None when it should be checked whole."""
     if parts < 2 or len(text) < SPLIT_MIN_BYTES:
@@ -74,23 +62,6 @@ def plan(text: str, parts: int) -> Layout | None:
     return layout
 
 
-def bounds(layout: Layout, parts: int) -> list[tuple[int, int]]:
-    """Case ranges [a, b) of about equal size in characters."""
-    total = layout.tail_offset - layout.offsets[0]
-    out: list[tuple[int, int]] = []
-    a = 0
-    count = len(layout.offsets)
-    for k in range(1, parts):
-        goal = layout.offsets[0] + total * k // parts
-        b = a + 1
-        while b < count - (parts - k) and layout.offsets[b] < goal:
-            b += 1
-        out.append((a, b))
-        a = b
-    out.append((a, count))
-    return out
-
-
 # The report (YAML tree and all) of the part this process checked last. Freeing a part's
 # tree object by object takes about 20 ms at 2,500 cases: the last one is left to the end
 # of the process (a forked child leaves with os._exit, the CLI exits hard), the others are
@@ -101,12 +72,9 @@ _last_part: list[DocumentReport] = []
 def check_part(path: str, layout: Layout, a: int, b: int, opts: CheckOptions) -> Part:
     """Check cases [a, b) of the file as an eval file of their own."""
     _last_part.clear()
-    end = layout.offsets[b] if b < len(layout.offsets) else layout.tail_offset
-    cases = layout.text[layout.offsets[a] : end]
-    if a == 0 and anchors_and_aliases(layout.head + layout.tail):
-        return Part(a, False, [], [], [], None)  # anchors in the head: every part can use them
-    if anchors_and_aliases(cases):
-        return Part(a, False, [], [], [], None)  # their names and the alias limit span the file
+    if anchored(layout, a, b):
+        return INEXACT  # their names and the alias limit span the file
+    cases = chunks_text(layout, a, b)
     text = layout.head + cases + layout.tail
     report = check_document(path, text, dataclasses.replace(opts, without_file_references=True), kind="eval")
     _last_part.append(report)
@@ -128,22 +96,14 @@ def check_part(path: str, layout: Layout, a: int, b: int, opts: CheckOptions) ->
         return _CASE_INDEX.sub(lambda m: f"evalcases[{int(m.group(1)) + a}]", message) if a else message
 
     # Both variants hold mostly the same diagnostics: converted once, they also cross the
-    # pipe once (pickle writes an object it has seen as a reference).
+    # pipe once.
     converted: dict[int, tuple[Diagnostic, bool]] = {}
 
     def to_file(diagnostics: list[Diagnostic]) -> tuple[list[Diagnostic], list[Diagnostic]]:
         """(about its cases, about the file), in the file's lines and case indices."""
-        local: list[Diagnostic] = []
-        header: list[Diagnostic] = []
-        for d in diagnostics:
-            done = converted.get(id(d))
-            if done is not None:
-                (local if done[1] else header).append(done[0])
-                continue
-            moved = convert(d)
-            converted[id(d)] = moved
-            (local if moved[1] else header).append(moved[0])
-        return local, header
+        moved = sort_out(diagnostics, convert, converted)
+        assert moved is not None  # `convert` places every diagnostic
+        return moved
 
     def convert(d: Diagnostic) -> tuple[Diagnostic, bool]:
         """`d` in the file's lines and case indices, and whether it is about the part's cases."""
@@ -180,7 +140,7 @@ def check_part(path: str, layout: Layout, a: int, b: int, opts: CheckOptions) ->
         if isinstance(raw, dict) and isinstance(raw.get("id"), str) and raw["id"]
     ]
     exact = _exact(report, layout, a, b)
-    return Part(a, exact, local, header, ids, report.file_references_checked, without)
+    return Part(exact, local, header, ids, report.file_references_checked, without=without)
 
 
 def _exact(report: DocumentReport, layout: Layout, a: int, b: int) -> bool:
@@ -198,25 +158,6 @@ def _exact(report: DocumentReport, layout: Layout, a: int, b: int) -> bool:
     return True
 
 
-def merge(parts: list[Part]) -> list[Diagnostic] | None:
-    """The file's diagnostics from its parts' (None: the parts cannot tell)."""
-    if not all(p.exact for p in parts):
-        return None
-    first = [d.identity() for d in parts[0].header]
-    if any([d.identity() for d in p.header] != first for p in parts[1:]):
-        return None
-    owner: dict[str, int] = {}
-    for p in parts:
-        for case_id in p.ids:
-            if owner.setdefault(case_id, p.start) != p.start:
-                return None
-    out = list(parts[0].header)
-    for p in parts:
-        out.extend(p.local)
-    out.sort(key=Diagnostic.sort_key)
-    return out
-
-
 def check_split(
     path: str,
     text: str,
@@ -229,18 +170,8 @@ def check_split(
     layout = plan(text, parts * PARTS_PER_PROCESS) if parts > 1 else None
     if layout is None:
         return None
-    ranges = bounds(layout, parts * PARTS_PER_PROCESS)
-    pieces = parallel(lambda job: check_part(path, layout, job[0], job[1], opts), ranges)
-    if any(p.file_references is False for p in pieces):
-        # Some part has an `agentv validate` error, so the file's references are not checked:
-        # the parts that did check theirs say what they say without.
-        pieces = [
-            dataclasses.replace(p, local=p.without[0], header=p.without[1], file_references=False)
-            if p.without is not None
-            else p
-            for p in pieces
-        ]
-    diagnostics = merge(pieces)
-    if diagnostics is None:
+    ranges = bounds(layout, [1] * (parts * PARTS_PER_PROCESS))
+    merged = check_parts(ranges, parallel, lambda a, b: check_part(path, layout, a, b, opts))
+    if merged is None:
         return None
-    return DocumentReport(path, "eval", None, diagnostics)
+    return DocumentReport(path, "eval", None, merged[1])

@@ -20,6 +20,8 @@ whole (`check_split_v4` returns None):
 - diagnostics about the file (not inside one test) that differ between parts; a test id
   used in two parts; parts that disagree on whether `agentv validate` checked the file
   references (it checks them only when the whole file has no error).
+The parts, the merge and the orchestration are the shared skeleton (`checks/parts.py`);
+this module cuts the tests, checks one part and renumbers its diagnostics.
 `tests/unit/test_v4_split.py` compares both ways on the golden files and on random edits.
 """
 
@@ -33,10 +35,20 @@ from typing import Any
 
 from yaml.nodes import SequenceNode
 
-from agentv_lsp.checks.layout import Layout, anchors_and_aliases, cut_list
+from agentv_lsp.checks.layout import Layout, cut_list
 from agentv_lsp.checks.model import Diagnostic, Related
 from agentv_lsp.checks.options import CheckOptions, DocumentReport
 from agentv_lsp.checks.parallel import ParallelMap
+from agentv_lsp.checks.parts import (
+    INEXACT,
+    Part,
+    anchored,
+    bounds,
+    check_parts,
+    chunks_text,
+    part_weights,
+    sort_out,
+)
 from agentv_lsp.formats.v4.keys import V4_KEYS, Keys
 
 # Below this size one process is faster than forking and checking the head in every part.
@@ -101,48 +113,6 @@ def plan(text: str, parts: int, min_bytes: int = SPLIT_MIN_BYTES, keys: Keys = V
     return layout
 
 
-def part_weights(processes: int, per_process: int) -> list[int]:
-    """Relative sizes of the parts, largest first (2 processes, 3 each: 3, 3, 2, 2, 1, 1).
-    Processes take the next part when free, so the parts left at the end are small: one
-    process slowed by a busy machine then keeps the other waiting for less time."""
-    return [per_process - k // processes for k in range(processes * per_process)]
-
-
-def bounds(layout: Layout, weights: list[int]) -> list[tuple[int, int]]:
-    """Test ranges [a, b), one per weight, sized in characters as the weights say."""
-    total = layout.tail_offset - layout.offsets[0]
-    parts = len(weights)
-    whole = sum(weights)
-    out: list[tuple[int, int]] = []
-    a = 0
-    count = len(layout.offsets)
-    reached = 0
-    for k in range(1, parts):
-        reached += weights[k - 1]
-        goal = layout.offsets[0] + total * reached // whole
-        b = a + 1
-        while b < count - (parts - k) and layout.offsets[b] < goal:
-            b += 1
-        out.append((a, b))
-        a = b
-    out.append((a, count))
-    return [(a, b) for a, b in out if a < b]
-
-
-@dataclass(frozen=True, slots=True)
-class Part:
-    """What one part says, in the file's test indices."""
-
-    exact: bool  # parsed into exactly its tests, none of them looking at the others
-    local: list[Diagnostic]  # about its tests
-    header: list[Diagnostic]  # about the file
-    ids: list[str]
-    file_references: bool | None
-    uses: tuple[str, ...] = ()
-
-
-_INEXACT = Part(False, [], [], [], None)
-
 # The reports of the parts this process checked: freeing a YAML tree object by object takes
 # about 15 ms at 2,500 tests, so they are left to the end of the process (a forked child
 # leaves with os._exit, the CLI exits hard). Together the processes hold at most the trees
@@ -152,43 +122,42 @@ _parts_kept: list[DocumentReport] = []
 
 def part_text(layout: Layout, a: int, b: int) -> str:
     """The head, a blank line per line of the tests before `a`, then tests [a, b)."""
-    end = layout.offsets[b] if b < len(layout.offsets) else layout.tail_offset
     gap = layout.lines[a] - layout.lines[0]
-    return layout.head + "\n" * gap + layout.text[layout.offsets[a] : end]
+    return layout.head + "\n" * gap + chunks_text(layout, a, b)
 
 
 def check_part(path: str, layout: Layout, a: int, b: int, opts: CheckOptions, keys: Keys = V4_KEYS) -> Part:
     """Check tests [a, b) of the file as an eval file of their own."""
     from agentv_lsp.formats.v4.check import check_v4_document
 
-    end = layout.offsets[b] if b < len(layout.offsets) else layout.tail_offset
-    if (a == 0 and anchors_and_aliases(layout.head)) or anchors_and_aliases(
-        layout.text[layout.offsets[a] : end]
-    ):
-        return _INEXACT
+    if anchored(layout, a, b):  # the tail is empty: `cut_tests` allows none
+        return INEXACT
     report = check_v4_document(path, part_text(layout, a, b), opts, keys=keys)
     _parts_kept.append(report)
     ids = _exact_ids(report, layout, a, b, keys)
     if ids is None:
-        return _INEXACT
+        return INEXACT
     names = _names(keys)
     tests, index = names.tests, names.index
-    local: list[Diagnostic] = []
-    header: list[Diagnostic] = []
-    for d in report.diagnostics:
+
+    def place(d: Diagnostic) -> tuple[Diagnostic, bool] | None:
         if d.code in CROSS_TEST_CODES or d.code.startswith("v4-yaml-") or _CANNOT_LOAD in d.message:
-            return _INEXACT
+            return None
         p = d.yaml_path
         if d.file == path and len(p) >= 2 and p[0] == tests and isinstance(p[1], int):
-            local.append(_renumber(d, a, names) if a else d)
-        elif index in d.message or index in repr(d.data) or any(index in r.message for r in d.related):
-            return _INEXACT  # about a test, yet not placed in one: its index may be the part's
-        elif not p and d.data.get("runtime"):
+            return (_renumber(d, a, names) if a else d), True
+        if index in d.message or index in repr(d.data) or any(index in r.message for r in d.related):
+            return None  # about a test, yet not placed in one: its index may be the part's
+        if not p and d.data.get("runtime"):
             # a runtime message placed nowhere (e.g. about a file the suite or a test reads): one
             # per test that prints it, so the parts cannot say how many the whole file has
-            return _INEXACT
-        else:
-            header.append(d)
+            return None
+        return d, False
+
+    moved = sort_out(report.diagnostics, place)
+    if moved is None:
+        return INEXACT
+    local, header = moved
     return Part(True, local, header, ids, report.file_references_checked, tuple(report.uses))
 
 
@@ -253,30 +222,6 @@ def _shift_data(value: Any, shift: int, names: _Names) -> Any:
     return value
 
 
-def merge(parts: list[Part]) -> list[Diagnostic] | None:
-    """The file's diagnostics from its parts' (None: the parts cannot tell)."""
-    if not parts or not all(p.exact for p in parts):
-        return None
-    first = parts[0]
-    if any(
-        p.file_references != first.file_references
-        or p.uses != first.uses
-        or [d.identity() for d in p.header] != [d.identity() for d in first.header]
-        for p in parts[1:]
-    ):
-        return None
-    seen: set[str] = set()
-    for p in parts:
-        if seen.intersection(p.ids):
-            return None
-        seen.update(p.ids)
-    out = list(first.header)
-    for p in parts:
-        out.extend(p.local)
-    out.sort(key=Diagnostic.sort_key)
-    return out
-
-
 def check_split_v4(
     path: str,
     text: str,
@@ -294,16 +239,19 @@ def check_split_v4(
     if layout is None:
         return None
     _parts_kept.clear()
-    pieces = parallel(
-        lambda job: check_part(path, layout, job[0], job[1], opts, keys), bounds(layout, weights)
+    merged = check_parts(
+        bounds(layout, weights),
+        parallel,
+        lambda a, b: check_part(path, layout, a, b, opts, keys),
+        agree=lambda p: (p.file_references, p.uses),
     )
-    diagnostics = merge(pieces)
-    if diagnostics is None:
+    if merged is None:
         return None
+    pieces, diagnostics = merged
     report = DocumentReport(path, "eval", None, diagnostics)
     report.file_references_checked = pieces[0].file_references
     report.uses = pieces[0].uses
     return report
 
 
-__all__ = ["check_split_v4", "cut_tests"]
+__all__ = ["bounds", "check_split_v4", "cut_tests", "part_weights"]
