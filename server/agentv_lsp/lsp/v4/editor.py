@@ -86,7 +86,6 @@ class V4Editor:
         return model
 
     def forget(self, uri: str) -> None:
-        actions.forget(uri)  # its last migration (a copy of the whole text, and more)
         if is_file_uri(uri):
             forget_path(uri_to_path(uri))
         self.state.forget(uri)
