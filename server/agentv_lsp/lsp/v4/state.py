@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import threading
 
+from agentv_lsp.lsp.convert import is_file_uri, uri_to_path
 from agentv_lsp.lsp.v4.incremental import History
+from agentv_lsp.lsp.v4.model import SharedCaches
 from agentv_lsp.migrate import Migration
 
 MAX_MIGRATIONS = 64  # documents whose last migration is kept
@@ -19,6 +21,7 @@ class V4State:
         # each document's last migration: (version, text, migration) (`actions.migration_of`)
         self.migrations_lock = threading.Lock()
         self.migrations: dict[str, tuple[int | None, str, Migration]] = {}
+        self.models = SharedCaches()  # handed to every model `EDITOR.build` makes
 
     def history_of(self, uri: str) -> History:
         with self.lock:
@@ -32,6 +35,8 @@ class V4State:
             self.histories.pop(uri, None)
         with self.migrations_lock:
             self.migrations.pop(uri, None)  # a copy of the whole text, and more
+        if is_file_uri(uri):
+            self.models.forget_path(uri_to_path(uri))
 
 
 STATE = V4State()

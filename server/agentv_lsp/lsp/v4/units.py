@@ -52,7 +52,9 @@ def unit_model(model: V4Model, layout: Layout, index: int) -> V4Model:
             _units.move_to_end(key)
             return found
     text = layout.head + chunk + layout.tail
-    unit = V4Model(model.path, text, model.choice, model.opts, generation=model.generation)
+    unit = V4Model(
+        model.path, text, model.choice, model.opts, generation=model.generation, caches=model.caches
+    )
     with _lock:
         _units[key] = unit
         while len(_units) > MAX_UNITS:
