@@ -13,6 +13,7 @@ from __future__ import annotations
 import bisect
 import os
 import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -60,6 +61,10 @@ class SharedCaches:
         # cases-file verdicts by (path, repo root, file system, generation); no lock: a
         # verdict computed twice by two workers is the same verdict
         self.used_as_tests: dict[tuple[str, str, int, int], bool] = {}
+        # `units.unit_model`'s models by their text, least recently used first, at most
+        # `units.MAX_UNITS` (worker threads add them)
+        self.units_lock = threading.Lock()
+        self.units: OrderedDict[tuple[object, ...], V4Model] = OrderedDict()
 
     def is_used_as_tests(self, path: str, opts: CheckOptions, generation: int) -> bool:
         """A cases file: an eval file in its folder or above names it in `tests:` (asked again
