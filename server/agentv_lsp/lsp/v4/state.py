@@ -5,13 +5,21 @@ features keep across versions, bounded, dropped by the editor's `forget`."""
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
+from typing import Any
 
-from agentv_lsp.lsp.convert import is_file_uri, uri_to_path
+from agentv_lsp.lsp.convert import JsonDict, is_file_uri, uri_to_path
 from agentv_lsp.lsp.v4.incremental import History
 from agentv_lsp.lsp.v4.model import SharedCaches
 from agentv_lsp.migrate import Migration
 
 MAX_MIGRATIONS = 64  # documents whose last migration is kept
+
+# a test's symbol at its last place: (line, index, template, symbol), by the test's text
+Placed = dict[str, tuple[int, int, JsonDict, JsonDict]]
+# a document's test symbols by their text, the same at their last place, and the lock held
+# while a whole-text load fills them (`navigation._symbol_table`)
+SymbolTable = tuple[dict[str, JsonDict | None], Placed, threading.Lock]
 
 
 class V4State:
@@ -22,6 +30,10 @@ class V4State:
         self.migrations_lock = threading.Lock()
         self.migrations: dict[str, tuple[int | None, str, Migration]] = {}
         self.models = SharedCaches()  # handed to every model `EDITOR.build` makes
+        # the outlines of large files, test by test, least recently used first (at most
+        # `navigation.MAX_SYMBOL_TABLES`; kept across versions, by the head and tail's text)
+        self.symbol_tables_lock = threading.Lock()
+        self.symbol_tables: OrderedDict[tuple[Any, ...], SymbolTable] = OrderedDict()
 
     def history_of(self, uri: str) -> History:
         with self.lock:
