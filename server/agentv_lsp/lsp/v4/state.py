@@ -8,6 +8,7 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
+from agentv_lsp.lsp.base import WorkspaceSymbol
 from agentv_lsp.lsp.convert import JsonDict, is_file_uri, uri_to_path
 from agentv_lsp.lsp.v4.incremental import History
 from agentv_lsp.lsp.v4.model import SharedCaches
@@ -34,6 +35,10 @@ class V4State:
         # `navigation.MAX_SYMBOL_TABLES`; kept across versions, by the head and tail's text)
         self.symbol_tables_lock = threading.Lock()
         self.symbol_tables: OrderedDict[tuple[Any, ...], SymbolTable] = OrderedDict()
+        # the tests of open documents' texts (`symbols.open_document_tests`), least recently
+        # used first, at most `symbols.MAX_REMEMBERED`
+        self.open_tests_lock = threading.Lock()
+        self.open_tests: OrderedDict[tuple[str, int, int, str, int], list[WorkspaceSymbol]] = OrderedDict()
 
     def history_of(self, uri: str) -> History:
         with self.lock:
