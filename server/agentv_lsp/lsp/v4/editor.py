@@ -1,5 +1,6 @@
 """`EDITOR`: AgentV 4.x's `EditorFormat` (`lsp/editor.py`), over this package's modules, one
-per feature, and its per-document state (`state.STATE`, and the caches `forget` drops).
+per feature, and its state (`state.STATE`: the documents' histories and every cache the
+features keep, which `forget` trims when a document closes).
 It also answers VS Code's Testing view (`testing`) and migrates v2 files into 4.x
 (`migrations`)."""
 

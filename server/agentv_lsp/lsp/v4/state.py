@@ -1,6 +1,10 @@
 """4.x's state in the language server, owned by `lsp/v4.EDITOR`: each open document's
 diagnostics history (the base of its fast, incremental diagnostics) and the caches the
-features keep across versions, bounded, dropped by the editor's `forget`."""
+features keep across versions, each bounded; what belongs to one document (its history, last
+migration and cases-file verdicts) goes with the editor's `forget` when it closes.
+
+The modules above this one reach it as `STATE`; the models' own caches (`model.SharedCaches`,
+used by modules this one imports) ride on each model `EDITOR.build` makes."""
 
 from __future__ import annotations
 
