@@ -21,8 +21,6 @@ from agentv_lsp.lsp.lifecycle import PARENT_POLL_SECONDS, process_alive
 from agentv_lsp.lsp.server import AgentVLanguageServer, create_server
 from agentv_lsp.lsp.v2 import EDITOR as V2_EDITOR
 from agentv_lsp.lsp.v4 import EDITOR as V4_EDITOR
-from agentv_lsp.lsp.v4 import actions as v4_actions
-from agentv_lsp.lsp.v4 import model as v4_model
 from tests.lsp.conftest import EVAL, write_repo
 from tests.lsp.rawrpc import RawClient, spawn
 from tests.reliability.hostile_families import FAMILIES
@@ -196,8 +194,8 @@ def per_document_entries(server: AgentVLanguageServer) -> dict[str, int]:
         "running checks": len(server.budgets),
         "published": len(server.published),
         "request futures": len(server.protocol._request_futures),
-        "4.x migrations": len(v4_actions._migrations),
-        "4.x cases-file verdicts": len(v4_model._used_as_tests),
+        "4.x migrations": len(V4_EDITOR.state.migrations),
+        "4.x cases-file verdicts": len(V4_EDITOR.state.models.used_as_tests),
     }
 
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import functools
 import os
-import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -33,6 +32,7 @@ from agentv_lsp.formats.runtime import UNDECLARED_V2_CODE
 from agentv_lsp.lsp.base import MigrationRequest, ServerBase
 from agentv_lsp.lsp.convert import path_to_uri, to_client_col, uri_to_path
 from agentv_lsp.lsp.quick_fixes import EditSupport, quick_fix, suggestion_action
+from agentv_lsp.lsp.v4.state import MAX_MIGRATIONS, STATE
 from agentv_lsp.migrate import CompanionChange, Migration, migrate_text
 from agentv_lsp.migrate.cli_glue import WriteScope
 
@@ -44,7 +44,6 @@ _V2_LIST_KEYS = ("evalcases", "eval_cases")
 # every cursor move: a 10,000-case file takes about a second.
 AUTOMATIC_MIGRATION_MAX_CHARS = 512 * 1024
 MAX_TITLE_FINDING = 90
-MAX_REMEMBERED = 64  # documents whose last migration is kept
 
 LinesOf = Callable[[str], list[str] | None]
 
@@ -158,10 +157,6 @@ def _lines_of(ls: ServerBase, path: str) -> list[str] | None:
 # -- "Migrate this file to AgentV 4" --------------------------------------------------------------
 
 
-_migrations: dict[str, tuple[int | None, str, Migration]] = {}
-_lock = threading.Lock()
-
-
 def may_be_v2(text: str) -> bool:
     """A cheap test before migrating: only v2 eval texts can be migrated."""
     return "agentv-eval-v2" in text
@@ -169,8 +164,8 @@ def may_be_v2(text: str) -> bool:
 
 def migration_of(request: MigrationRequest) -> Migration:
     """The migration of one document version (computed once; the last one per document kept)."""
-    with _lock:
-        found = _migrations.get(request.uri)
+    with STATE.migrations_lock:
+        found = STATE.migrations.get(request.uri)
     if found is not None and found[0] == request.version and found[1] is request.text:
         return found[2]
     migration = migrate_text(
@@ -191,18 +186,18 @@ def migration_of(request: MigrationRequest) -> Migration:
         hint="edit it yourself",
     )
     scope.screen(migration, request.cwd)
-    with _lock:
-        if len(_migrations) > MAX_REMEMBERED:
-            _migrations.clear()
-        _migrations[request.uri] = (request.version, request.text, migration)
+    with STATE.migrations_lock:
+        if len(STATE.migrations) > MAX_MIGRATIONS:
+            STATE.migrations.clear()
+        STATE.migrations[request.uri] = (request.version, request.text, migration)
     return migration
 
 
 def applied_here(uri: str, text: str) -> Migration | None:
     """A migration whose edit gave this document its text: opened under the migrated file's
     name, or changed in place, with exactly the migrated text."""
-    with _lock:
-        candidates = [found[2] for found in _migrations.values()]
+    with STATE.migrations_lock:
+        candidates = [found[2] for found in STATE.migrations.values()]
     for migration in candidates:
         if (
             migration.status == "migrated"
@@ -213,11 +208,6 @@ def applied_here(uri: str, text: str) -> Migration | None:
         ):
             return migration
     return None
-
-
-def forget(uri: str) -> None:
-    with _lock:
-        _migrations.pop(uri, None)
 
 
 def wanted(only: Sequence[str] | None, kind: str) -> bool:
@@ -394,7 +384,6 @@ __all__ = [
     "code_actions",
     "edited_companions",
     "fix_actions",
-    "forget",
     "is_v2_file_diagnostic",
     "may_be_v2",
     "migration_actions",

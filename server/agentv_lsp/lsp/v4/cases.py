@@ -63,7 +63,9 @@ def _compute(model: V4Model) -> CasesContext | None:
         except Exception:  # unreadable eval file: try the next one
             continue
         eval_opts = dataclasses.replace(opts, fs=fs)
-        eval_model = V4Model(eval_path, eval_text, model.choice, eval_opts, generation=model.generation)
+        eval_model = V4Model(
+            eval_path, eval_text, model.choice, eval_opts, generation=model.generation, caches=model.caches
+        )
         entries = _entries(model, eval_model)
         if entries:
             return CasesContext(eval_model, entries, [e.start_line for e in entries])

@@ -1,5 +1,6 @@
 """`EDITOR`: AgentV 4.x's `EditorFormat` (`lsp/editor.py`), over this package's modules, one
-per feature, and its per-document state (`state.STATE`, and the caches `forget` drops).
+per feature, and its state (`state.STATE`: the documents' histories and every cache the
+features keep, which `forget` trims when a document closes).
 It also answers VS Code's Testing view (`testing`) and migrates v2 files into 4.x
 (`migrations`)."""
 
@@ -19,14 +20,14 @@ import agentv_lsp.lsp.v4.testing as testing
 from agentv_lsp.checks.options import CheckOptions
 from agentv_lsp.formats.runtime import RuntimeChoice
 from agentv_lsp.lsp.base import DocumentModel, ServerBase, WorkspaceSymbol
-from agentv_lsp.lsp.convert import JsonDict, is_file_uri, uri_to_path
+from agentv_lsp.lsp.convert import JsonDict
 from agentv_lsp.lsp.document import Edit
 from agentv_lsp.lsp.listing import OutlineTable
 from agentv_lsp.lsp.protocol import RawJson
 from agentv_lsp.lsp.quick_fixes import EditSupport
 from agentv_lsp.lsp.v4.completion import completions
 from agentv_lsp.lsp.v4.incremental import follow_edits
-from agentv_lsp.lsp.v4.model import V4Model, forget_path
+from agentv_lsp.lsp.v4.model import V4Model
 from agentv_lsp.lsp.v4.state import STATE, V4State
 
 _EVAL_SUFFIXES = (".eval.yaml", ".eval.yml")
@@ -80,15 +81,12 @@ class V4Editor:
         previous: DocumentModel | None,
         edits: list[Edit] | None,
     ) -> DocumentModel:
-        model = V4Model(path, text, choice, opts, version, ls.generation)
+        model = V4Model(path, text, choice, opts, version, ls.generation, self.state.models)
         if previous is not None and edits and isinstance(previous, V4Model):
             follow_edits(previous, model, edits)  # the tests the edits did not touch stay known
         return model
 
     def forget(self, uri: str) -> None:
-        actions.forget(uri)  # its last migration (a copy of the whole text, and more)
-        if is_file_uri(uri):
-            forget_path(uri_to_path(uri))
         self.state.forget(uri)
 
     def files_changed(self, names: set[str]) -> None:

@@ -41,6 +41,7 @@ from yaml.nodes import MappingNode, SequenceNode
 from agentv_lsp.checks.layout import Layout, anchors_and_aliases, has_lone_cr
 from agentv_lsp.checks.model import Diagnostic, Related
 from agentv_lsp.checks.options import CheckOptions, DocumentReport
+from agentv_lsp.formats.v4.keys import V4_KEYS
 from agentv_lsp.formats.v4.split import CROSS_TEST_CODES
 from agentv_lsp.lsp.convert import JsonDict, diagnostic_json
 from agentv_lsp.lsp.publication import Blocks, LocalKeys, Placed, all_items
@@ -55,7 +56,7 @@ MAX_UNITS = 1024  # single-test checks remembered per document
 # Diagnostics that compare tests: a test checked alone cannot say them.
 _CROSS_CODES = CROSS_TEST_CODES | {"v4-duplicate-id"}
 _CANNOT_LOAD = "cannot load this eval file"
-_TEST_INDEX = re.compile(r"(?<![\w.\[])tests\[(\d+)\]")
+_TEST_INDEX = re.compile(r"(?<![\w.\[])" + re.escape(V4_KEYS.tests) + r"\[(\d+)\]")  # `tests[N]`
 # `agentv validate` checks file references only when the file has no other error: these are
 # the findings of that pass (they do not count as "another error")
 REFERENCE_CODES = frozenset(

@@ -13,9 +13,12 @@ from __future__ import annotations
 import re
 
 from agentv_lsp.checks.layout import Layout, anchors_and_aliases, cut_list, has_lone_cr
+from agentv_lsp.formats.v4.keys import V4_KEYS
 
-_TESTS_KEY = re.compile(r"[\"']?(?:tests|eval_cases|evalcases)[\"']?[ \t]*:")
-_TESTS_BLOCK = re.compile(r"\ntests[ \t]*:[ \t]*(?:#[^\n]*)?\r?\n")
+# any key that may hold the tests (to refuse several), and a block-style `tests:` on its own line
+_TEST_LIST_KEYS = "|".join(map(re.escape, V4_KEYS.test_list_keys()))
+_TESTS_KEY = re.compile(r"[\"']?(?:" + _TEST_LIST_KEYS + r")[\"']?[ \t]*:")
+_TESTS_BLOCK = re.compile(r"\n" + re.escape(V4_KEYS.tests) + r"[ \t]*:[ \t]*(?:#[^\n]*)?\r?\n")
 MERGE_KEY = re.compile(r"(?:^|[\s{,])<<[ \t]*:", re.M)
 
 

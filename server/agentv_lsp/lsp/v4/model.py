@@ -13,6 +13,7 @@ from __future__ import annotations
 import bisect
 import os
 import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -48,28 +49,41 @@ def v4_kind_from_path(path: str) -> V4Kind | None:
     return None
 
 
-_used_as_tests: dict[tuple[str, str, int, int], bool] = {}
+MAX_CASES_VERDICTS = 4096
 
 
-def _is_used_as_tests(path: str, opts: CheckOptions, generation: int) -> bool:
-    """A cases file: an eval file in its folder or above names it in `tests:` (asked again
-    when files change on disk)."""
-    key = (path, opts.repo_root, id(opts.fs), generation)
-    found = _used_as_tests.get(key)
-    if found is None:
-        from agentv_lsp.formats.v4.check import find_eval_files_using
+class SharedCaches:
+    """What the models of one editor share across versions, owned by `state.V4State` and
+    handed to each model it builds (a model built alone gets caches of its own). They live
+    here, not in `state.py`, because `state.py` sits above this module."""
 
-        if len(_used_as_tests) > 4096:
-            _used_as_tests.clear()
-        found = _used_as_tests[key] = bool(find_eval_files_using(path, opts.repo_root, opts.fs))
-    return found
+    def __init__(self) -> None:
+        # cases-file verdicts by (path, repo root, file system, generation); no lock: a
+        # verdict computed twice by two workers is the same verdict
+        self.used_as_tests: dict[tuple[str, str, int, int], bool] = {}
+        # `units.unit_model`'s models by their text, least recently used first, at most
+        # `units.MAX_UNITS` (worker threads add them)
+        self.units_lock = threading.Lock()
+        self.units: OrderedDict[tuple[object, ...], V4Model] = OrderedDict()
 
+    def is_used_as_tests(self, path: str, opts: CheckOptions, generation: int) -> bool:
+        """A cases file: an eval file in its folder or above names it in `tests:` (asked again
+        when files change on disk)."""
+        key = (path, opts.repo_root, id(opts.fs), generation)
+        found = self.used_as_tests.get(key)
+        if found is None:
+            from agentv_lsp.formats.v4.check import find_eval_files_using
 
-def forget_path(path: str) -> None:
-    """A document was closed: its cases-file verdicts go (asked again if it is reopened)."""
-    for key in list(_used_as_tests):  # a copy: worker threads may add meanwhile
-        if key[0] == path:
-            _used_as_tests.pop(key, None)
+            if len(self.used_as_tests) > MAX_CASES_VERDICTS:
+                self.used_as_tests.clear()
+            found = self.used_as_tests[key] = bool(find_eval_files_using(path, opts.repo_root, opts.fs))
+        return found
+
+    def forget_path(self, path: str) -> None:
+        """A document was closed: its cases-file verdicts go (asked again if it is reopened)."""
+        for key in list(self.used_as_tests):  # a copy: worker threads may add meanwhile
+            if key[0] == path:
+                self.used_as_tests.pop(key, None)
 
 
 @dataclass(slots=True)
@@ -119,8 +133,10 @@ class V4Model:
         opts: CheckOptions,
         version: int | None = None,
         generation: int = 0,
+        caches: SharedCaches | None = None,
     ) -> None:
         self.path = path
+        self.caches = caches if caches is not None else SharedCaches()
         self.generation = generation  # the server's count of changes on disk when built
         self.text = text
         self.choice = choice
@@ -138,7 +154,7 @@ class V4Model:
         if (
             self.kind is None
             and path.lower().endswith(_CASES_SUFFIXES)
-            and _is_used_as_tests(path, opts, generation)
+            and self.caches.is_used_as_tests(path, opts, generation)
         ):
             self.kind = "cases"
         if self.kind is None and path.lower().endswith((".yaml", ".yml")):

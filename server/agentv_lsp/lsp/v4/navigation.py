@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import threading
-from collections import OrderedDict
 from typing import Any
 
 from lsprotocol import types as lsp
@@ -33,6 +32,7 @@ from agentv_lsp.lsp.v4.hover import preview_of_test
 from agentv_lsp.lsp.v4.last_run import last_run_of, lens_text
 from agentv_lsp.lsp.v4.model import Entry, V4Model
 from agentv_lsp.lsp.v4.references import references
+from agentv_lsp.lsp.v4.state import STATE, Placed, SymbolTable
 from agentv_lsp.lsp.v4.units import layout_of, unit_model
 from agentv_lsp.yamlpos import Span
 
@@ -66,28 +66,21 @@ def document_symbols(model: V4Model, encoding: str) -> list[JsonDict]:
 
 WHOLE_TEXT_SYMBOLS = 64  # more tests than this without a symbol yet: one whole-text load
 MAX_SYMBOL_TABLES = 8
-# a test's symbol at its last place: (line, index, template, symbol), by the test's text
-Placed = dict[str, tuple[int, int, JsonDict, JsonDict]]
-_symbol_tables: OrderedDict[tuple[Any, ...], tuple[dict[str, JsonDict | None], Placed, threading.Lock]] = (
-    OrderedDict()
-)
-_tables_lock = threading.Lock()
 
 
-def _symbol_table(
-    model: V4Model, layout: Layout, encoding: str
-) -> tuple[dict[str, JsonDict | None], Placed, threading.Lock]:
+def _symbol_table(model: V4Model, layout: Layout, encoding: str) -> SymbolTable:
     """The symbols of a document's tests by their text, the same at their last place, and the
     lock held while a whole-text load fills them (a request then waits for that load instead
     of starting another)."""
     key = (model.path, layout.head, layout.tail, encoding, model.generation, id(model.opts), model.choice)
-    with _tables_lock:
-        found = _symbol_tables.get(key)
+    tables = STATE.symbol_tables
+    with STATE.symbol_tables_lock:
+        found = tables.get(key)
         if found is None:
-            found = _symbol_tables[key] = ({}, {}, threading.Lock())
-            while len(_symbol_tables) > MAX_SYMBOL_TABLES:
-                _symbol_tables.popitem(last=False)
-        _symbol_tables.move_to_end(key)
+            found = tables[key] = ({}, {}, threading.Lock())
+            while len(tables) > MAX_SYMBOL_TABLES:
+                tables.popitem(last=False)
+        tables.move_to_end(key)
         if len(found[0]) > 4 * len(layout.offsets) + 1024:
             found[0].clear()  # edited away: forget the old tests' symbols
             found[1].clear()

@@ -23,12 +23,13 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from agentv_lsp.engine.files import build_search_roots, resolve_reference
 from agentv_lsp.engine.jsrt import node_resolve
+from agentv_lsp.formats.v4.keys import V4_KEYS
 from agentv_lsp.lsp.v4.model import V4Model
 from agentv_lsp.yamlpos import Span
 
 RefKind = Literal["file", "image", "input_file", "tests", "grader_prompt", "grader_script"]
 FILE_PREFIX = "file://"
-_TESTS_KEYS = ("tests", "eval_cases", "evalcases")
+_TESTS_KEYS = V4_KEYS.test_list_keys()
 _GRADER_KEYS = ("assertions", "assert", "evaluators")
 _SEGMENT_CONTAINERS = ("input", "expected_output", "turns", "expected_outcome")
 

@@ -10,8 +10,6 @@ are listed too: looking one up is how one finds out why it is skipped.
 from __future__ import annotations
 
 import os
-import threading
-from collections import OrderedDict
 
 from agentv_lsp.checks.options import CheckOptions
 from agentv_lsp.formats.v4.model import YamlPath
@@ -20,6 +18,7 @@ from agentv_lsp.lsp.base import WorkspaceSymbol
 from agentv_lsp.lsp.protocol import RawJson
 from agentv_lsp.lsp.v4.model import V4Model, v4_kind_from_path
 from agentv_lsp.lsp.v4.navigation import document_symbols
+from agentv_lsp.lsp.v4.state import STATE
 from agentv_lsp.lsp.v4.units import layout_of
 from agentv_lsp.yamlpos import YamlDocument, parse_yaml
 
@@ -93,25 +92,22 @@ def workspace_tests(path: str, text: str, opts: CheckOptions) -> list[WorkspaceT
     return sorted(out, key=lambda t: (t.file != path, t.file, t.line))
 
 
-_open: OrderedDict[tuple[str, int, int, str, int], list[WorkspaceTest]] = OrderedDict()
-_lock = threading.Lock()
-
-
 def open_document_tests(path: str, text: str, opts: CheckOptions, generation: int) -> list[WorkspaceTest]:
     """`workspace_tests` of an open document's text (remembered while it does not change)."""
     if not is_v4_eval(path, text):
         return []
     key = (path, len(text), hash(text), opts.repo_root, generation)
-    with _lock:
-        found = _open.get(key)
+    remembered = STATE.open_tests
+    with STATE.open_tests_lock:
+        found = remembered.get(key)
         if found is not None:
-            _open.move_to_end(key)
+            remembered.move_to_end(key)
             return found
     found = workspace_tests(path, text, opts)
-    with _lock:
-        _open[key] = found
-        while len(_open) > MAX_REMEMBERED:
-            _open.popitem(last=False)
+    with STATE.open_tests_lock:
+        remembered[key] = found
+        while len(remembered) > MAX_REMEMBERED:
+            remembered.popitem(last=False)
     return found
 
 

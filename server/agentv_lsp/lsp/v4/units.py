@@ -5,15 +5,13 @@ the whole text to be parsed and loaded (about 200 ms at 2,000 tests).
 A test's prompt, criteria, grader prompt and messages depend only on its own item and on the
 suite's keys (head and tail), so the small file gives the same preview; only its position
 differs (`tests[0]` there), which the callers translate. The small models are cached by
-their text, so they survive edits elsewhere in the file.
+their text (in the models' `SharedCaches`), so they survive edits elsewhere in the file.
 """
 
 from __future__ import annotations
 
 import bisect
 import re
-import threading
-from collections import OrderedDict
 
 from agentv_lsp.checks.layout import Layout
 from agentv_lsp.lsp.v4.layout import cut_tests
@@ -21,9 +19,6 @@ from agentv_lsp.lsp.v4.model import V4Model
 
 SPLIT_MIN_BYTES = 64 * 1024
 MAX_UNITS = 512
-
-_units: OrderedDict[tuple[object, ...], V4Model] = OrderedDict()
-_lock = threading.Lock()
 
 
 def layout_of(model: V4Model) -> Layout | None:
@@ -46,17 +41,18 @@ def unit_model(model: V4Model, layout: Layout, index: int) -> V4Model:
     """Test `index` alone, as a model (cached by text across versions)."""
     chunk = layout.chunk(index)
     key = (model.path, layout.head, chunk, layout.tail, id(model.opts.fs), model.generation, model.choice)
-    with _lock:
-        found = _units.get(key)
+    caches = model.caches
+    with caches.units_lock:
+        found = caches.units.get(key)
         if found is not None:
-            _units.move_to_end(key)
+            caches.units.move_to_end(key)
             return found
     text = layout.head + chunk + layout.tail
-    unit = V4Model(model.path, text, model.choice, model.opts, generation=model.generation)
-    with _lock:
-        _units[key] = unit
-        while len(_units) > MAX_UNITS:
-            _units.popitem(last=False)
+    unit = V4Model(model.path, text, model.choice, model.opts, generation=model.generation, caches=caches)
+    with caches.units_lock:
+        caches.units[key] = unit
+        while len(caches.units) > MAX_UNITS:
+            caches.units.popitem(last=False)
     return unit
 
 
