@@ -7,42 +7,23 @@ files and the YAML test suite's inputs, and in their CRLF and indentation varian
 
 from __future__ import annotations
 
-import importlib.util
 import random
 from pathlib import Path
 
 import pytest
 import yaml
+from tests.yaml_texts import repository_texts, workload_texts
 from yaml.nodes import MappingNode, Node, ScalarNode
 
 from agentv_lsp.yamlpos import eemeli
 from agentv_lsp.yamlpos.prescan import needs_eemeli_rules
 
-ROOT = Path(__file__).resolve().parents[2]
-
 
 def _workload_texts(tmp: Path) -> list[str]:
-    spec = importlib.util.spec_from_file_location(
-        "make_workload_v4", ROOT / "benchmarks" / "make_workload_v4.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    module.generate(tmp, cases=400, files=4, seed=34, no_tool=False)
-    return [p.read_text(encoding="utf-8") for p in sorted((tmp / "evals").rglob("*.yaml"))]
+    return workload_texts(tmp, cases=400, files=4, seed=34)
 
 
-def _repository_texts() -> list[str]:
-    paths = sorted((ROOT / "tests" / "yaml_suite" / "data").glob("*/in.yaml"))
-    for folder in ("golden", "golden_v4"):
-        paths += sorted((ROOT / "tests" / folder).rglob("*.y*ml"))
-    texts = []
-    for path in paths:
-        try:
-            texts.append(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError):
-            continue
-    return texts
+_repository_texts = repository_texts
 
 
 def _variants(texts: list[str]) -> list[str]:
