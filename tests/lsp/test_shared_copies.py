@@ -1,5 +1,6 @@
-"""The two readings the shared lsp modules keep of their own, so that they import no format
-(`test_layout_boundaries`), read exactly as the format's originals do."""
+"""The reading the shared lsp modules keep of their own, so that they import no format
+(`test_layout_boundaries`), reads exactly as the format's original does; and the targets file,
+read once in the core for both."""
 
 from __future__ import annotations
 
@@ -8,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from agentv_lsp.engine.files import FileSystem
+from agentv_lsp.engine.targets_file import read_targets
+from agentv_lsp.formats.v2 import targets as v2_targets
 from agentv_lsp.formats.v2.layout import EVALCASES_ANY as V2_EVALCASES_ANY
-from agentv_lsp.formats.v2.targets import read_targets
-from agentv_lsp.lsp.completion_items import target_names
 from agentv_lsp.lsp.follow import EVALCASES_ANY
 
 
@@ -31,11 +32,22 @@ def test_follow_cuts_again_where_v2s_layout_sees_evalcases() -> None:
         "[unclosed\n",
     ],
 )
-def test_completion_offers_the_target_names_v2_reads(tmp_path: Path, text: str) -> None:
+def test_v2_reads_the_targets_file_the_core_reads(tmp_path: Path, text: str) -> None:
+    assert v2_targets.read_targets is read_targets  # one reading: completion and v2 alike
     path = tmp_path / "targets.yaml"
     path.write_text(text, encoding="utf-8")
-    ours = target_names(str(path), FileSystem())
-    theirs = read_targets(str(path), FileSystem())
-    assert theirs is not None and ours is not None
-    assert list(ours) == list(theirs.names)
-    assert ours == {name: theirs.providers.get(name) for name in theirs.names}
+    read = read_targets(str(path), FileSystem())
+    assert read is not None
+
+
+def test_the_targets_file_names_first_entries_and_first_providers(tmp_path: Path) -> None:
+    path = tmp_path / "targets.yaml"
+    path.write_text(
+        "targets:\n  - name: a\n  - name: b\n    provider: openai\n  - name: a\n    provider: mock\n"
+        "  - name: a\n    provider: cli\n  - name: ''\n  - provider: x\n  - 3\n  - name: c\n    provider: [1]\n",
+        encoding="utf-8",
+    )
+    read = read_targets(str(path), FileSystem())
+    assert read is not None
+    assert read.names == {"a": 0, "b": 1, "c": 7}
+    assert read.providers == {"b": "openai", "a": "mock"}

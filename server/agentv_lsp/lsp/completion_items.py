@@ -12,11 +12,9 @@ from typing import Any
 
 from lsprotocol import types as lsp
 
-from agentv_lsp.engine.files import FileReadError, FileSystem
-from agentv_lsp.engine.targets_file import find_targets_file
+from agentv_lsp.engine.targets_file import find_targets_file, read_targets
 from agentv_lsp.lsp.base import ServerBase
 from agentv_lsp.lsp.convert import from_client_col
-from agentv_lsp.yamlpos import parse_yaml
 
 _KEY = re.compile(r"^(\s*)(-\s+)?([A-Za-z_$][\w$-]*):(.*)$")
 MAX_FILES = 500
@@ -153,32 +151,14 @@ def file_items(ls: ServerBase, document_path: str, typed: str) -> list[lsp.Compl
 
 
 def target_items(ls: ServerBase, document_path: str) -> list[lsp.CompletionItem]:
+    """The targets a `targets.yaml` names, each with its provider, offered for `target:` in
+    either format."""
     repo_root, cwd = ls.context_for(document_path)
     targets_path = find_targets_file(document_path, repo_root, cwd, ls.fs)
-    targets = target_names(targets_path, ls.fs) if targets_path else None
+    targets = read_targets(targets_path, ls.fs) if targets_path else None
     if targets is None:
         return []
     return [
-        lsp.CompletionItem(label=name, kind=lsp.CompletionItemKind.Value, detail=provider)
-        for name, provider in targets.items()
+        lsp.CompletionItem(label=name, kind=lsp.CompletionItemKind.Value, detail=targets.providers.get(name))
+        for name in targets.names
     ]
-
-
-def target_names(path: str, fs: FileSystem) -> dict[str, str | None] | None:
-    """The targets a `targets.yaml` names, each with its provider as written (None: not read).
-    Both formats offer these names for `target:` (the same reading as v2's `read_targets`,
-    here so that this shared module imports no format)."""
-    try:
-        text = fs.read_text(path)
-    except FileReadError:
-        return None
-    value = parse_yaml(text).value
-    names: dict[str, str | None] = {}
-    if isinstance(value, dict) and isinstance(value.get("targets"), list):
-        for entry in value["targets"]:
-            if isinstance(entry, dict) and isinstance(entry.get("name"), str) and entry["name"]:
-                name, provider = entry["name"], entry.get("provider")
-                names.setdefault(name, None)  # (the first entry of a name, with the first provider)
-                if names[name] is None and isinstance(provider, str):
-                    names[name] = provider
-    return names

@@ -1,44 +1,18 @@
 """v2 target names (the CLI's commands/eval/targets.ts): the targets a `targets.yaml` names
-(found by `engine.targets_file`) and the one an eval file chooses: `execution.target` (trimmed),
+(found and read by `engine.targets_file`) and the one an eval file chooses: `execution.target` (trimmed),
 else the legacy root `target`, else `default`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
-from agentv_lsp.engine.files import FileReadError, FileSystem
 from agentv_lsp.engine.jsrt import js_trim
-from agentv_lsp.yamlpos import YamlDocument, parse_yaml
+from agentv_lsp.engine.targets_file import TargetsFile, read_targets
+
+__all__ = ["AGENT_PROVIDERS", "TargetsFile", "formatting_mode", "read_targets", "selected_target"]
 
 AGENT_PROVIDERS = frozenset(("codex", "vscode", "vscode-insiders"))
-
-
-@dataclass(frozen=True, slots=True)
-class TargetsFile:
-    path: str
-    doc: YamlDocument
-    names: dict[str, int]  # target name -> index in `targets`
-    providers: dict[str, str]  # target name -> provider as written
-
-
-def read_targets(path: str, fs: FileSystem) -> TargetsFile | None:
-    try:
-        text = fs.read_text(path)
-    except FileReadError:
-        return None
-    doc = parse_yaml(text)
-    names: dict[str, int] = {}
-    providers: dict[str, str] = {}
-    value = doc.value
-    if isinstance(value, dict) and isinstance(value.get("targets"), list):
-        for i, entry in enumerate(value["targets"]):
-            if isinstance(entry, dict) and isinstance(entry.get("name"), str) and entry["name"]:
-                names.setdefault(entry["name"], i)
-                if isinstance(entry.get("provider"), str):
-                    providers.setdefault(entry["name"], entry["provider"])
-    return TargetsFile(path, doc, names, providers)
 
 
 def selected_target(suite: Any) -> tuple[str, tuple[str, ...]] | None:
