@@ -356,6 +356,25 @@ class FileSystem:
         """`os.walk` (top-down: the caller may prune the folder list)."""
         return self.source.walk(top, followlinks)
 
+    def folder_entries(self, path: str) -> list[tuple[str, bool]] | None:
+        """The names in a folder, sorted, each with whether it is a folder (following links);
+        None when `path` is no folder, or one outside the allowed folders (never listed)."""
+        if not self.is_allowed(path):
+            self._blocked.add(path)
+            return None
+        try:
+            entries = self.source.scandir(path)
+        except (OSError, ValueError):
+            return None
+        listed: list[tuple[str, bool]] = []
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            listed.append((entry.name, is_dir))
+        return sorted(listed)
+
     def read_bytes(self, path: str, limit: int | None = None) -> bytes:
         """The raw bytes of a regular file (no overlay): at most `limit` bytes, `max_bytes` when
         not given, so a caller that asks for one byte more than it accepts sees a file too large.
