@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 import shutil
+import time
 
 import pytest
 from tests.unit.jsregex_cases import mutated_source, node_answers, random_source, subjects_for
@@ -102,6 +103,15 @@ def test_deep_nesting_is_no_error() -> None:
     # V8's parser keeps open groups on a heap stack: any depth is fine
     depth = 20_000
     assert js_regex_error("(?:" * depth + "a" + ")" * depth) is None
+
+
+def test_references_inside_deep_nesting_take_linear_time() -> None:
+    # a hostile value: 20,000 open groups and as many references (V8 walks its stack for each)
+    numbered = "(a)" + "(" * 20_000 + "\\1" * 20_000 + ")" * 20_000
+    named = "".join(f"(?<n{i}>" for i in range(20_000)) + "(?<z>)" + "\\k<z>" * 20_000 + ")" * 20_000
+    started = time.perf_counter()
+    assert js_regex_error(numbered) is None and js_regex_error(named) is None
+    assert time.perf_counter() - started < 5
 
 
 # -- the translation ----------------------------------------------------------------------------------

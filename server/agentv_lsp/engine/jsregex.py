@@ -162,6 +162,9 @@ class _Parser:
         self.targets: list[int] = []  # the captures backreferences read
         self.backreference_in_lookbehind = False
         self.lookbehinds = 0  # lookbehinds open
+        # the captures open (V8 walks its stack of groups; a hostile pattern makes that quadratic)
+        self.open_captures: set[int] = set()
+        self.open_names: dict[str, int] = {}
 
     # -- the pattern: V8's ParseDisjunction, with an explicit stack of open groups --
 
@@ -184,7 +187,7 @@ class _Parser:
                 if not stack:
                     raise JsRegexSyntaxError("Unmatched ')'")
                 self.pos += 1
-                atom, zero, kind, captures = self.close(frame, stack)
+                atom, zero, kind, captures = self.close(frame)
                 frame = stack.pop()
             elif c == "|":
                 self.pos += 1
@@ -207,7 +210,7 @@ class _Parser:
             elif c == "[":
                 atom = self.character_class()
             elif c == "\\":
-                escaped = self.atom_escape(frame, stack)
+                escaped = self.atom_escape(frame)
                 if escaped is None:
                     continue
                 atom, zero = escaped
@@ -271,14 +274,19 @@ class _Parser:
         self.captures_started += 1
         self.pos = p
         name = self.group_name() if named else None
+        self.open_captures.add(self.captures_started)
+        if name is not None:
+            self.open_names[name] = self.open_names.get(name, 0) + 1
         return _Frame("(", self.captures_started, self.captures_started, name)
 
-    def close(self, frame: _Frame, stack: list[_Frame]) -> tuple[str, bool, str, tuple[int, int]]:
+    def close(self, frame: _Frame) -> tuple[str, bool, str, tuple[int, int]]:
         """`)`: the group as one atom (source, matches only empty, kind, captures inside)."""
         body = frame.body()
         captures = (frame.first_capture, self.captures_started)
         if frame.kind == "(":
+            self.open_captures.discard(frame.capture)
             if frame.name is not None:
+                self.open_names[frame.name] -= 1
                 if frame.name in self.names:
                     raise JsRegexSyntaxError("Duplicate capture group name")
                 self.names[frame.name] = frame.capture
@@ -346,7 +354,7 @@ class _Parser:
 
     # -- escapes --
 
-    def atom_escape(self, frame: _Frame, stack: list[_Frame]) -> tuple[str, bool] | None:
+    def atom_escape(self, frame: _Frame) -> tuple[str, bool] | None:
         """`\\` outside a class: an atom and whether it matches only empty; None for `\\b`/`\\B`
         (assertions, added here, that nothing may quantify); "" for a reference that V8 reads
         as nothing (inside the group it refers to)."""
@@ -357,7 +365,7 @@ class _Parser:
         if c in "123456789":
             number = self.backreference_number()
             if number is not None:
-                return self.backreference(number, frame, stack), False
+                return self.backreference(number), False
             if c in "89":
                 self.pos += 2
                 return c, False
@@ -379,11 +387,11 @@ class _Parser:
                 raise JsRegexSyntaxError("Invalid named reference")
             self.pos += 1
             name = self.group_name()
-            if any(f.kind == "(" and f.name == name for f in (frame, *stack)):
+            if self.open_names.get(name):
                 return "", False
             self.references.append(name)
             number = self.names.get(name)
-            return (self.backreference(number, frame, stack) if number is not None else "(?:)"), False
+            return (self.backreference(number) if number is not None else "(?:)"), False
         return _char(self.character_escape(in_class=False)), False
 
     def backreference_number(self) -> int | None:
@@ -404,8 +412,8 @@ class _Parser:
         self.pos = p
         return value
 
-    def backreference(self, number: int, frame: _Frame, stack: list[_Frame]) -> str:
-        if any(f.kind == "(" and f.capture == number for f in (frame, *stack)):
+    def backreference(self, number: int) -> str:
+        if number in self.open_captures:
             return ""  # V8: inside the group it refers to, nothing can have been captured
         if self.lookbehinds:
             self.backreference_in_lookbehind = True
