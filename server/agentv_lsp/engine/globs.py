@@ -21,9 +21,10 @@ library's answers, quirks included, not the answers of a "reasonable" glob imple
 
 So this module rebuilds, for each pattern, the regular-expression source picomatch would build
 (`_picomatch_source`, a reimplementation written from the library's observable output), then
-translates that JavaScript regex to an equivalent Python one (`_JsRegex`), keeping JavaScript's
-semantics: `.` excludes line terminators, `$` only matches at the very end, the regex works on
-UTF-16 code units, and a source JavaScript rejects never matches. Each pattern is compiled once
+translates that JavaScript regex to an equivalent Python one (`engine.jsregex`, the one reader of
+JavaScript regexes), keeping JavaScript's semantics: `.` excludes line terminators, `$` only
+matches at the very end, the regex works on UTF-16 code units, and a source JavaScript rejects
+never matches. Each pattern is compiled once
 (`functools.lru_cache`).
 
 tests/unit/test_globs.py checks every result in tests/unit/data/micromatch_cases.json, recorded
@@ -37,7 +38,8 @@ import functools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+
+from agentv_lsp.engine.jsregex import js_regex_error, js_regex_to_python, utf16_units
 
 __all__ = ["first_match", "is_match", "pattern_problem"]
 
@@ -61,7 +63,7 @@ def first_match(subject: str, patterns: Sequence[str]) -> str | None:
     matchers = [_matcher(pattern) for pattern in patterns]
     if None in matchers:
         return None
-    units = _utf16_units(subject)
+    units = utf16_units(subject)
     for pattern, matcher in zip(patterns, matchers, strict=True):
         if matcher is not None and matcher(subject, units):
             return pattern
@@ -102,14 +104,14 @@ def _analyse(pattern: str) -> tuple[_Search | None, str | None]:
     """
     if pattern == "":
         return None, _EMPTY
-    units = _utf16_units(pattern)
+    units = utf16_units(pattern)
     if len(units) > _MAX_LENGTH:
         return None, _TOO_LONG
     try:
-        compiled = _JsRegex(_picomatch_source(units)).to_python()
+        compiled = js_regex_to_python(_picomatch_source(units))
     except _Hang:
         return None, _HANGS
-    except Exception:  # a translation bug must not take the checker down: match nothing
+    except Exception:  # untranslatable (or a translation bug, which must not take the checker down)
         return None, _UNTRANSLATABLE
     if compiled is None:
         return None, _INVALID
@@ -137,27 +139,6 @@ def _matcher(pattern: str) -> _Matcher | None:
         return subject == pattern or match(units) is not None
 
     return matcher
-
-
-_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
-_HEX2 = re.compile("[0-9A-Fa-f]{2}")
-_HEX4 = re.compile("[0-9A-Fa-f]{4}")
-
-
-def _utf16_units(text: str) -> str:
-    """`text` as JavaScript sees it: characters beyond U+FFFF become two surrogate code units.
-
-    JavaScript regexes without the `u` flag match code units, so `?` matches half an emoji;
-    matching Python regexes against the surrogate form keeps that behaviour.
-    """
-    if text.isascii() or not _ASTRAL.search(text):
-        return text
-    return _ASTRAL.sub(_surrogate_pair, text)
-
-
-def _surrogate_pair(match: re.Match[str]) -> str:
-    code = ord(match.group()) - 0x10000
-    return chr(0xD800 + (code >> 10)) + chr(0xDC00 + (code & 0x3FF))
 
 
 # -- picomatch's regex source -----------------------------------------------------------------------
@@ -841,363 +822,6 @@ def _expand_range(values: list[str]) -> str:
     """A `{a..b}` brace: a character class of the sorted ends, if JavaScript accepts it."""
     ordered = sorted(values, key=lambda v: [ord(c) for c in v])
     source = "[" + "-".join(ordered) + "]"
-    if _JsRegex(source).to_python() is None:
+    if js_regex_error(source) is not None:
         return "..".join(_escape_regex(v) for v in ordered)
     return source
-
-
-# -- JavaScript regex -> Python regex ----------------------------------------------------------------
-
-
-_Quantifiable = Literal["yes", "no", "lookahead"]
-
-
-class _JsSyntaxError(Exception):
-    """JavaScript would throw on this regex source (picomatch then uses /$^/)."""
-
-
-_LINE_TERMINATORS = "\n\r\u2028\u2029"
-_JS_SPACE = (
-    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
-    "\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
-)
-_CLASS_ESCAPES: dict[str, list[tuple[int, int]]] = {
-    "d": [(0x30, 0x39)],
-    "w": [(0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A)],
-    "s": [(ord(c), ord(c)) for c in _JS_SPACE],
-}
-_SIMPLE_ESCAPES = {"f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v"}
-
-
-def _complement(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    result: list[tuple[int, int]] = []
-    low = 0
-    for start, end in sorted(ranges):
-        if start > low:
-            result.append((low, start - 1))
-        low = max(low, end + 1)
-    if low <= 0xFFFF:
-        result.append((low, 0x10FFFF))
-    return result
-
-
-def _class_source(ranges: list[tuple[int, int]], negated: bool) -> str:
-    if not ranges:
-        return r"[\s\S]" if negated else "(?!)"
-    body = "".join(_code_escape(a) if a == b else f"{_code_escape(a)}-{_code_escape(b)}" for a, b in ranges)
-    return f"[{'^' if negated else ''}{body}]"
-
-
-def _code_escape(code: int) -> str:
-    return f"\\x{code:02x}" if code < 0x100 else (f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
-
-
-class _JsRegex:
-    """A JavaScript regex source (no flags, so no `u`: Annex B syntax) read into Python syntax.
-
-    Only what makes the two engines differ is translated: JavaScript's `.`, `^`, `$`, `\\d\\w\\s`,
-    identity escapes, legacy octal escapes, lenient `{`/`}`/`]`, backreferences to groups that
-    did not take part (empty in JavaScript), and quantified lookaheads. Anything JavaScript
-    rejects makes `to_python` return None.
-    """
-
-    def __init__(self, source: str) -> None:
-        self.source = source
-        self.pos = 0
-        self.groups, self.names = _capturing_groups(source)
-        self.opened = 0
-        self.closed: set[int | str] = set()
-
-    def to_python(self) -> tuple[re.Pattern[str], bool] | None:
-        """The Python regex and whether it is anchored at the start; None if JavaScript throws.
-
-        picomatch tests with `regex.exec`, a search. Its sources start with `^`, so a match at
-        the start is the same thing, and faster; but a stray `)` or `|` in a pattern can end
-        picomatch's `^(?:...)` early and leave an alternative that really is searched for.
-        """
-        try:
-            alternatives = self.alternatives()
-            if self.pos != len(self.source):
-                raise _JsSyntaxError("unmatched ')'")
-            regex = re.compile("|".join(alternatives), re.ASCII)
-        except (_JsSyntaxError, re.error, RecursionError, OverflowError):
-            return None
-        return regex, all(alternative.startswith(r"\A") for alternative in alternatives)
-
-    def peek(self, n: int = 0) -> str:
-        i = self.pos + n
-        return self.source[i] if i < len(self.source) else ""
-
-    def alternatives(self) -> list[str]:
-        parts = [self.alternative()]
-        while self.peek() == "|":
-            self.pos += 1
-            parts.append(self.alternative())
-        return parts
-
-    def alternative(self) -> str:
-        out: list[str] = []
-        while self.pos < len(self.source) and self.peek() not in "|)":
-            out.append(self.term())
-        return "".join(out)
-
-    def term(self) -> str:
-        char = self.peek()
-        quantifiable: _Quantifiable = "yes"
-        if char == "^":
-            self.pos += 1
-            atom, quantifiable = r"\A", "no"
-        elif char == "$":
-            self.pos += 1
-            atom, quantifiable = r"\Z", "no"
-        elif char == "\\" and self.peek(1) in ("b", "B"):
-            atom, quantifiable = "\\" + self.peek(1), "no"
-            self.pos += 2
-        elif char == "(":
-            atom, quantifiable = self.group()
-        elif char == ".":
-            self.pos += 1
-            atom = f"[^{_LINE_TERMINATORS}]"
-        elif char == "[":
-            atom = self.character_class()
-        elif char == "\\":
-            atom = self.atom_escape()
-        elif char in "*+?" or (char == "{" and self.braced_quantifier(peek_only=True) is not None):
-            raise _JsSyntaxError("nothing to repeat")
-        else:
-            self.pos += 1
-            atom = re.escape(char)
-        quantifier = self.quantifier()
-        if quantifier is None:
-            return atom
-        if quantifiable == "no":
-            raise _JsSyntaxError("nothing to repeat")
-        if quantifiable == "lookahead":
-            atom = f"(?:{atom})"  # Annex B allows a quantified lookahead; Python needs a group
-        return atom + quantifier
-
-    def quantifier(self) -> str | None:
-        char = self.peek()
-        if char in ("*", "+", "?") and char:
-            self.pos += 1
-            quantifier = char
-        elif char == "{":
-            braced = self.braced_quantifier()
-            if braced is None:
-                return None
-            quantifier = braced
-        else:
-            return None
-        if self.peek() == "?":
-            self.pos += 1
-            quantifier += "?"
-        return quantifier
-
-    def braced_quantifier(self, peek_only: bool = False) -> str | None:
-        match = re.compile(r"\{([0-9]+)(,([0-9]*))?\}").match(self.source, self.pos)
-        if match is None:
-            return None  # Annex B: a '{' that is not a quantifier is a literal
-        low = int(match.group(1))
-        high = match.group(3)
-        if high and int(high) < low:
-            raise _JsSyntaxError("numbers out of order in {} quantifier")
-        if not peek_only:
-            self.pos = match.end()
-        return match.group(0)
-
-    def group(self) -> tuple[str, _Quantifiable]:
-        self.pos += 1
-        head = self.source[self.pos : self.pos + 3]
-        quantifiable: _Quantifiable = "yes"
-        if head.startswith("?:"):
-            self.pos += 2
-            prefix = "(?:"
-        elif head.startswith(("?=", "?!")):
-            self.pos += 2
-            prefix, quantifiable = "(" + head[:2], "lookahead"
-        elif head in ("?<=", "?<!"):
-            self.pos += 3
-            prefix, quantifiable = "(" + head, "no"
-        elif head.startswith("?<"):
-            name = _GROUP_NAME.match(self.source, self.pos)
-            if name is None or "$" in name.group(1):
-                raise _JsSyntaxError("invalid group name")
-            self.pos = name.end()
-            prefix = f"(?P<{name.group(1)}>"
-        elif head.startswith("?"):
-            raise _JsSyntaxError("invalid group")
-        else:
-            prefix = "("
-        number: int | str | None = None
-        if prefix == "(" or prefix.startswith("(?P<"):
-            self.opened += 1
-            number = self.opened
-        body = "|".join(self.alternatives())
-        if self.peek() != ")":
-            raise _JsSyntaxError("unterminated group")
-        self.pos += 1
-        if number is not None:
-            self.closed.add(number)
-            if prefix.startswith("(?P<"):
-                self.closed.add(prefix[4:-1])
-        return prefix + body + ")", quantifiable
-
-    def atom_escape(self) -> str:
-        self.pos += 1
-        char = self.peek()
-        if not char:
-            raise _JsSyntaxError("\\ at end of pattern")
-        if char.isdigit() and char != "0" and char.isascii():
-            digits = re.compile("[0-9]+").match(self.source, self.pos)
-            assert digits is not None
-            number = int(digits.group())
-            if number <= self.groups:
-                self.pos = digits.end()
-                # JavaScript: a group that has not captured (yet) matches the empty string
-                return f"(?:(?({number})\\{number}|))" if number in self.closed else ""
-        if char == "k" and self.names:
-            name = re.compile(r"k<([A-Za-z_$][\w$]*)>", re.ASCII).match(self.source, self.pos)
-            if name is None or name.group(1) not in self.names:
-                raise _JsSyntaxError("invalid named reference")
-            self.pos = name.end()
-            label = name.group(1)
-            return f"(?:(?({label})(?P={label})|))" if label in self.closed else ""
-        ranges, negated = self.class_escape(in_class=False)
-        return (
-            _class_source(ranges, negated)
-            if negated or len(ranges) != 1 or ranges[0][0] != ranges[0][1]
-            else (re.escape(chr(ranges[0][0])))
-        )
-
-    def class_escape(self, in_class: bool) -> tuple[list[tuple[int, int]], bool]:
-        """The escape after a backslash (pos at the character after it): code ranges, negated."""
-        char = self.peek()
-        if not char:
-            raise _JsSyntaxError("\\ at end of pattern")
-        self.pos += 1
-        lower = char.lower()
-        if lower in _CLASS_ESCAPES and char.isascii():
-            return _CLASS_ESCAPES[lower], char.isupper()
-        if char in _SIMPLE_ESCAPES:
-            return _single(_SIMPLE_ESCAPES[char]), False
-        if char == "b" and in_class:
-            return _single("\b"), False
-        if char == "k" and self.names:
-            raise _JsSyntaxError("\\k must name a group")  # once a group has a name
-        if char == "c":
-            letter = self.peek()
-            if letter.isascii() and (letter.isalpha() or (in_class and (letter.isdigit() or letter == "_"))):
-                self.pos += 1
-                return [(ord(letter) % 32, ord(letter) % 32)], False
-            self.pos -= 1
-            return _single("\\"), False  # Annex B: "\c" not followed by a letter is a backslash
-        if char in "xu":  # \xHH, \uHHHH; without the digits, the letter itself (Annex B)
-            hex_digits = (_HEX2 if char == "x" else _HEX4).match(self.source, self.pos)
-            if hex_digits:
-                self.pos = hex_digits.end()
-                code = int(hex_digits.group(), 16)
-                return [(code, code)], False
-            return _single(char), False
-        if char in "01234567":
-            # legacy octal escape (Annex B), at most \377
-            octal = re.compile("[0-7]{1,3}").match(self.source, self.pos - 1)
-            assert octal is not None
-            text = octal.group()
-            if int(text, 8) > 0o377:
-                text = text[:2]
-            self.pos = self.pos - 1 + len(text)
-            code = int(text, 8)
-            return [(code, code)], False
-        return _single(char), False  # identity escape, including \8 and \9
-
-    def character_class(self) -> str:
-        self.pos += 1
-        negated = self.peek() == "^"
-        if negated:
-            self.pos += 1
-        ranges: list[tuple[int, int]] = []
-        while True:
-            char = self.peek()
-            if not char:
-                raise _JsSyntaxError("unterminated character class")
-            if char == "]":
-                self.pos += 1
-                break
-            low, low_is_set = self.class_atom()
-            if self.peek() == "-" and self.peek(1) not in ("]", ""):
-                self.pos += 1
-                high, high_is_set = self.class_atom()
-                if low_is_set or high_is_set:
-                    # Annex B: a range with a class escape at either end is a plain '-'
-                    ranges += low + high + _single("-")
-                    continue
-                if low[0][0] > high[0][0]:
-                    raise _JsSyntaxError("range out of order in character class")
-                ranges.append((low[0][0], high[0][0]))
-            else:
-                ranges += low
-        return _class_source(_normalize(ranges), negated)
-
-    def class_atom(self) -> tuple[list[tuple[int, int]], bool]:
-        char = self.peek()
-        if char != "\\":
-            self.pos += 1
-            return _single(char), False
-        self.pos += 1
-        following = self.peek()
-        if following == "-":
-            self.pos += 1
-            return _single("-"), False
-        if following.isdigit() and following.isascii() and following not in "01234567":
-            self.pos += 1
-            return _single(following), False
-        ranges, negated = self.class_escape(in_class=True)
-        is_set = following.isascii() and following.lower() in _CLASS_ESCAPES
-        return (_complement(ranges) if negated else ranges), is_set
-
-
-def _single(char: str) -> list[tuple[int, int]]:
-    return [(ord(char), ord(char))]
-
-
-def _normalize(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    merged: list[tuple[int, int]] = []
-    for start, end in sorted(ranges):
-        if merged and start <= merged[-1][1] + 1:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
-        else:
-            merged.append((start, end))
-    return merged
-
-
-def _capturing_groups(source: str) -> tuple[int, set[str]]:
-    """How many capturing groups a JavaScript regex source has, and their names.
-
-    JavaScript reads `\\2` as a backreference only when there are two groups (else as an
-    octal escape), and `\\k` as a named reference only when some group has a name.
-    """
-    count = 0
-    names: set[str] = set()
-    i = 0
-    in_class = False
-    while i < len(source):
-        char = source[i]
-        if char == "\\":
-            i += 2
-            continue
-        if in_class:
-            in_class = char != "]"
-        elif char == "[":
-            in_class = True
-        elif char == "(":
-            name = _GROUP_NAME.match(source, i + 1)
-            if name:
-                names.add(name.group(1))
-                count += 1
-            elif source[i + 1 : i + 2] != "?":
-                count += 1
-        i += 1
-    return count, names
-
-
-_GROUP_NAME = re.compile(r"\?<([A-Za-z_$][\w$]*)>", re.ASCII)
