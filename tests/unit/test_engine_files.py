@@ -189,6 +189,16 @@ def test_js_trim_uses_ecmascript_whitespace(text, trimmed):
     assert jsrt.js_trim(text) == trimmed
 
 
+@pytest.mark.parametrize(
+    ("text", "blank"),
+    [("", True), ("\ufeff", True), (" \ufeff\u3000", True), ("\u0085", False), ("\x1c ", False), ("\t\n", True),
+     ("x", False), ("  \ufeffx", False), ("\u00a0" * 1000, True)],
+)  # fmt: skip
+def test_is_blank_is_javascripts_trim_not_pythons_isspace(text, blank):
+    assert jsrt.is_blank(text) is blank
+    assert jsrt.is_blank(text) is (jsrt.js_trim(text) == "")
+
+
 def test_crlf_to_lf_keeps_lone_cr():
     assert jsrt.crlf_to_lf("a\r\nb\rc\r\r\n") == "a\nb\rc\r\n"
 
