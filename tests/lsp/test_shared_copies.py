@@ -1,6 +1,5 @@
-"""The reading the shared lsp modules keep of their own, so that they import no format
-(`test_layout_boundaries`), reads exactly as the format's original does; and the targets file,
-read once in the core for both."""
+"""What the shared lsp modules and a format read alike is one reading: the `evalcases:` line
+(in `formats.declared`) and the targets file (read once in the core for both)."""
 
 from __future__ import annotations
 
@@ -16,9 +15,11 @@ from agentv_lsp.lsp.follow import EVALCASES_ANY
 
 
 def test_follow_cuts_again_where_v2s_layout_sees_evalcases() -> None:
-    assert EVALCASES_ANY.pattern == V2_EVALCASES_ANY.pattern
-    for text in ("a: 1\nevalcases:\n", "x\n'evalcases' :", "x\n evalcases:", "x\nevalcase:"):
-        assert bool(EVALCASES_ANY.search(text)) == bool(V2_EVALCASES_ANY.search(text)), text
+    assert EVALCASES_ANY is V2_EVALCASES_ANY  # one pattern, in formats.declared
+    for text in ("a: 1\nevalcases:\n", "x\n'evalcases' :", 'x\n"evalcases":'):
+        assert EVALCASES_ANY.search(text), text
+    for text in ("x\n evalcases:", "x\nevalcase:", "evalcases:", "x\nevalcases_x:"):
+        assert not EVALCASES_ANY.search(text), text
 
 
 @pytest.mark.parametrize(

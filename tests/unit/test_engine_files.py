@@ -189,6 +189,16 @@ def test_js_trim_uses_ecmascript_whitespace(text, trimmed):
     assert jsrt.js_trim(text) == trimmed
 
 
+@pytest.mark.parametrize(
+    ("text", "blank"),
+    [("", True), ("\ufeff", True), (" \ufeff\u3000", True), ("\u0085", False), ("\x1c ", False), ("\t\n", True),
+     ("x", False), ("  \ufeffx", False), ("\u00a0" * 1000, True)],
+)  # fmt: skip
+def test_is_blank_is_javascripts_trim_not_pythons_isspace(text, blank):
+    assert jsrt.is_blank(text) is blank
+    assert jsrt.is_blank(text) is (jsrt.js_trim(text) == "")
+
+
 def test_crlf_to_lf_keeps_lone_cr():
     assert jsrt.crlf_to_lf("a\r\nb\rc\r\r\n") == "a\nb\rc\r\n"
 
@@ -239,5 +249,30 @@ def test_a_file_reference_with_a_nul_byte_is_reported_in_an_untrusted_workspace(
         '      - role: user\n        content:\n          - type: file\n            value: "notes\\0.md"\n'
     )
     fs = files.FileSystem(allowed_roots=(str(tmp_path),))
-    report = check_document(str(tmp_path / "e.eval.yaml"), text, CheckOptions(str(tmp_path), str(tmp_path), fs))
+    report = check_document(
+        str(tmp_path / "e.eval.yaml"), text, CheckOptions(str(tmp_path), str(tmp_path), fs)
+    )
     assert any("not found" in d.message.lower() for d in report.diagnostics), report.diagnostics
+
+
+def test_folder_entries_are_listed_sorted_with_their_kind(tmp_path):
+    (tmp_path / "b.txt").write_text("x")
+    (tmp_path / "a").mkdir()
+    (tmp_path / "c").symlink_to(tmp_path / "a")
+    fs = files.FileSystem(allowed_roots=(str(tmp_path),))
+    assert fs.folder_entries(str(tmp_path)) == [("a", True), ("b.txt", False), ("c", True)]
+    assert fs.folder_entries(str(tmp_path / "b.txt")) is None  # a file is no folder
+    assert fs.folder_entries(str(tmp_path / "missing")) is None
+
+
+def test_a_folder_outside_the_allowed_roots_is_never_listed(tmp_path):
+    inside, outside = tmp_path / "repo", tmp_path / "secrets"
+    inside.mkdir()
+    outside.mkdir()
+    (outside / "key.pem").write_text("x")
+    (inside / "link").symlink_to(outside)
+    fs = files.FileSystem(allowed_roots=(str(inside),))
+    assert fs.folder_entries(str(outside)) is None
+    assert fs.folder_entries(str(inside / "link")) is None  # judged after following the link
+    assert fs.was_blocked(str(inside / "link"))
+    assert files.FileSystem().folder_entries(str(outside)) == [("key.pem", False)]

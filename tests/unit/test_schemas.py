@@ -752,7 +752,7 @@ def test_free_text_keys_are_derived_from_the_schema() -> None:
 
 def _reference(instance: Any) -> list[SchemaIssue]:
     """Plain jsonschema over the whole document: no splitting, no sharing."""
-    full = Draft202012Validator(schemas.load_schema("eval"))
+    full = schemas.JsDraft202012Validator(schemas.load_schema("eval"))
     return schemas._finish(list(schemas._issues(schemas._failures(full, instance), instance, ())), instance)
 
 
@@ -902,3 +902,44 @@ def test_golden_file(folder: str, file: str, kind: schemas.SchemaKind, clean: bo
         )
         if refused or invalid:  # what AgentV refuses, the schema rejects too
             assert any(i.severity == "error" for i in issues), found
+
+
+def _schema_patterns(node: Any) -> Iterator[str]:
+    if isinstance(node, dict):
+        if isinstance(node.get("pattern"), str):
+            yield node["pattern"]
+        for value in node.values():
+            yield from _schema_patterns(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _schema_patterns(value)
+
+
+def test_every_schema_pattern_reads_as_javascript_reads_it() -> None:
+    patterns = {
+        p
+        for name in sorted(os.listdir(schemas.schema_dir()))
+        if name.endswith(".json")
+        for p in _schema_patterns(json.loads((schemas.schema_dir() / name).read_text("utf-8")))
+    }
+    assert "\\S" in patterns
+    for pattern in patterns:
+        schemas.js_pattern_matches(pattern, "")  # raises for one JavaScript or Python cannot read
+
+
+@pytest.mark.parametrize(
+    ("text", "matches"),
+    [
+        ("\x85  ", True),  # NEL: space to Python, not to JavaScript's \s
+        ("\x1c\x1d\x1e\x1f", True),
+        ("\ufeff ", False),  # BOM: space to JavaScript only
+        ("\u00a0\u3000\u2028\t", False),
+        ("", False),
+        ("  x", True),
+        ("\U0001f389", True),
+    ],
+)
+def test_a_pattern_reads_white_space_as_javascript(text: str, matches: bool) -> None:
+    assert schemas.js_pattern_matches("\\S", text) is matches
+    failures = list(schemas.JsDraft202012Validator({"type": "string", "pattern": "\\S"}).iter_errors(text))
+    assert (not failures) is matches

@@ -29,6 +29,7 @@ import pytest
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
+from agentv_lsp.engine.schemas import JsDraft202012Validator
 from agentv_lsp.formats.v4.schema import file_kind, load_v4_schema, schema_diagnostics_v4, validate_v4
 from agentv_lsp.yamlpos import parse_yaml
 
@@ -437,7 +438,7 @@ def _vscode_problems(url: str, value: Any) -> list[tuple[str, str, str]]:
     """(path, keyword, message) of every schema violation VS Code would show for `url`."""
     assert url.startswith("./schema/")
     schema = json.loads((SCHEMA_DIR / url.removeprefix("./schema/")).read_text("utf-8"))
-    validator = Draft202012Validator(schema, registry=Registry(retrieve=_retrieve))  # type: ignore[call-arg]
+    validator = JsDraft202012Validator(schema, registry=Registry(retrieve=_retrieve))  # type: ignore[call-arg]
     return sorted(
         (".".join(str(p) for p in e.absolute_path), str(e.validator), e.message)
         for e in validator.iter_errors(value)
@@ -450,7 +451,7 @@ def _direct_problems(schema_file: str, value: Any, ref: str = "") -> list[tuple[
         schema = {"$schema": schema["$schema"], "$defs": schema["$defs"], "$ref": ref}
     return sorted(
         (".".join(str(p) for p in e.absolute_path), str(e.validator), e.message)
-        for e in Draft202012Validator(schema).iter_errors(value)
+        for e in JsDraft202012Validator(schema).iter_errors(value)
     )
 
 

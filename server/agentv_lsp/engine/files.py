@@ -356,18 +356,49 @@ class FileSystem:
         """`os.walk` (top-down: the caller may prune the folder list)."""
         return self.source.walk(top, followlinks)
 
-    def read_bytes(self, path: str) -> bytes:
-        """The raw bytes of a regular file, bounded like `read` (no overlay): FileReadError."""
+    def folder_entries(self, path: str) -> list[tuple[str, bool]] | None:
+        """The names in a folder, sorted, each with whether it is a folder (following links);
+        None when `path` is no folder, or one outside the allowed folders (never listed)."""
+        if not self.is_allowed(path):
+            self._blocked.add(path)
+            return None
+        try:
+            entries = self.source.scandir(path)
+        except (OSError, ValueError):
+            return None
+        listed: list[tuple[str, bool]] = []
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            listed.append((entry.name, is_dir))
+        return sorted(listed)
+
+    def read_bytes(self, path: str, limit: int | None = None) -> bytes:
+        """The raw bytes of a regular file (no overlay): at most `limit` bytes, `max_bytes` when
+        not given, so a caller that asks for one byte more than it accepts sees a file too large.
+        FileReadError for a path outside the allowed folders, a missing or irregular file."""
         if not self.is_allowed(path):
             self._blocked.add(path)
             raise FileReadError(
                 f"EACCES: outside the workspace folders (untrusted workspace), open '{path}'", code="EACCES"
             )
+        bound = self.max_bytes if limit is None else limit
         try:
-            data, _size = self.source.read_regular(path, self.max_bytes)
+            data, _size = self.source.read_regular(path, bound)
         except OSError as exc:
             raise _node_error(exc, path) from exc
-        return data[: self.max_bytes]
+        except ValueError as exc:  # a NUL byte in the path
+            raise FileReadError(f"invalid path '{path}'", code="EINVAL") from exc
+        return data[:bound]
+
+    def is_symlink(self, path: str) -> bool:
+        """`os.path.islink`."""
+        try:
+            return stat.S_ISLNK(self.source.lstat(path).st_mode)
+        except (OSError, ValueError):
+            return False
 
 
 @dataclass(frozen=True, slots=True)

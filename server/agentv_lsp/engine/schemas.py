@@ -38,9 +38,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, ValidationError, validators
 
 from agentv_lsp.engine.budget import checkpoint
+from agentv_lsp.engine.jsregex import UntranslatableRegex, js_regex_to_python, utf16_units
 
 SchemaKind = Literal["eval", "config", "targets"]
 Severity = Literal["error", "warning"]
@@ -96,6 +97,36 @@ def _array_only(schema: Mapping[str, Any], keys: Iterable[str]) -> dict[str, Any
     return {**schema, "properties": properties}
 
 
+@functools.lru_cache(maxsize=256)
+def _js_regex(pattern: str) -> re.Pattern[str]:
+    try:
+        translated = js_regex_to_python(pattern)
+    except UntranslatableRegex as exc:
+        raise ValueError(f"a schema pattern Python cannot read as JavaScript does: {pattern!r}") from exc
+    if translated is None:
+        raise ValueError(f"a schema pattern JavaScript rejects: {pattern!r}")
+    return translated[0]
+
+
+def js_pattern_matches(pattern: str, text: str) -> bool:
+    """`new RegExp(pattern).test(text)`: JSON Schema's `pattern` is an ECMA-262 regex, and
+    AgentV's runtimes are JavaScript. Python's own reading differs where it matters here: its
+    `\\s` takes U+0085 and U+001C-U+001F for space, where JavaScript's `\\s` and `trim` keep
+    them, and leaves U+FEFF, which they drop."""
+    return _js_regex(pattern).search(utf16_units(text)) is not None
+
+
+def _js_pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterator[ValidationError]:
+    if validator.is_type(instance, "string") and not js_pattern_matches(pattern, instance):
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+# Draft 2020-12 with `pattern` read as JavaScript reads it; every schema here is validated by it
+JsDraft202012Validator: type[Draft202012Validator] = validators.extend(  # type: ignore[no-untyped-call]
+    Draft202012Validator, {"pattern": _js_pattern}
+)
+
+
 @functools.cache
 def _validator(kind: SchemaKind, part: Literal["", "top", "case", "message"] = "") -> Draft202012Validator:
     schema = load_schema(kind)
@@ -106,7 +137,7 @@ def _validator(kind: SchemaKind, part: Literal["", "top", "case", "message"] = "
         defs["evalCase"] = _array_only(defs["evalCase"], _MESSAGE_LISTS)
         name = "evalCase" if part == "case" else "message"
         schema = {"$schema": schema["$schema"], "$defs": defs, "$ref": f"#/$defs/{name}"}
-    return Draft202012Validator(schema)
+    return JsDraft202012Validator(schema)
 
 
 # ---------------------------------------------------------------------------- validation

@@ -46,6 +46,11 @@ def declares_v2(text: str) -> bool:
     return "evalcases" in value or (isinstance(schema, str) and schema.startswith("agentv-"))
 
 
+# An `evalcases:` key at the start of a line (quoted or not): where v2's cut finds its list
+# of cases, and what makes the shared incremental cut (`lsp/follow.py`) cut a region again whole.
+EVALCASES_KEY = re.compile(r"[\"']?evalcases[\"']?[ \t]*:")
+EVALCASES_ANY = re.compile(r"\n" + EVALCASES_KEY.pattern)
+
 _V2_KEY_LINE = re.compile(
     r"""^[ \t]*(?:["']?evalcases["']?[ \t]*:|["']?\$schema["']?[ \t]*:[ \t]*["']?agentv-)""", re.M
 )

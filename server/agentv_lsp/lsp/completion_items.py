@@ -128,18 +128,14 @@ def file_items(ls: ServerBase, document_path: str, typed: str) -> list[lsp.Compl
     base = os.path.dirname(document_path)
     prefix = os.path.dirname(typed.lstrip("/"))
     folder = os.path.normpath(os.path.join(base, prefix))
-    if not ls.fs.is_allowed(folder) or not os.path.isdir(folder):
+    entries = ls.fs.folder_entries(folder)
+    if entries is None:
         return []
     items = []
-    try:
-        entries = sorted(os.listdir(folder))
-    except OSError:
-        return []
-    for entry in entries[:MAX_FILES]:
+    for entry, is_dir in entries[:MAX_FILES]:
         if entry.startswith(".") or entry == "node_modules":
             continue
         label = f"{prefix}/{entry}" if prefix else entry
-        is_dir = os.path.isdir(os.path.join(folder, entry))
         items.append(
             lsp.CompletionItem(
                 label=label + ("/" if is_dir else ""),

@@ -5,16 +5,11 @@ edits of an open document, for either format's incremental model: `lsp/v2/model.
 from __future__ import annotations
 
 import bisect
-import re
 from collections.abc import Callable
 from typing import Any
 
 from agentv_lsp.checks.layout import MARKERS, TOP_LEVEL, TOP_LEVEL_NOT_ITEM, Layout, has_lone_cr, item_start
-
-# A region holding an `evalcases:` key at the start of a line (v2's list of cases: the same
-# pattern as `formats.v2.layout.EVALCASES_ANY`, which a test compares) is cut again whole, for
-# 4.x texts as well; written here so that this shared module imports no format.
-EVALCASES_ANY = re.compile(r"\n[\"']?evalcases[\"']?[ \t]*:")
+from agentv_lsp.formats.declared import EVALCASES_ANY
 
 
 def follow(

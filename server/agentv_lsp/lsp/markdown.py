@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Iterable
 from urllib.parse import quote
@@ -27,7 +26,7 @@ def fence(text: str, language: str = "text") -> str:
 def file_head(fs: FileSystem, path: str) -> str | None:
     """A referenced file's first lines in a fenced block (None: not a regular file; read
     through `fs`, so within its limits)."""
-    if not os.path.isfile(path):
+    if not fs.is_file(path):
         return None
     try:
         read = fs.read(path)

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from types import FrameType
 from typing import TextIO
 
-from agentv_lsp.engine.files import FileSystem, default_repo_root
+from agentv_lsp.engine.files import FileReadError, FileSystem, default_repo_root
 from agentv_lsp.engine.walk import MIGRATE_WALK, walk_yaml
 from agentv_lsp.migrate.engine import is_v2_text, migrate_text
 from agentv_lsp.migrate.model import CompanionChange, Finding, Migration
@@ -118,49 +118,47 @@ def discover(paths: Sequence[str], cwd: str, fs: FileSystem | None = None) -> It
     """Files given, and the YAML files under the folders given that declare agentv-eval-v2.
     A file found both as itself and through a symbolic link is migrated once, as itself.
     A YAML file `fs` may not read (--untrusted: it leads outside) is found without being read."""
+    fs = fs if fs is not None else FileSystem()
     found: list[str] = []
     seen: set[str] = set()
     for given in paths:
         absolute = os.path.abspath(os.path.join(cwd, given))
-        if os.path.isdir(absolute):
+        if fs.is_dir(absolute):
             for full in walk_yaml(absolute, fs, MIGRATE_WALK):
-                if full not in seen and (_declares_v2(full) if fs is None or fs.is_allowed(full) else True):
+                if full not in seen and (_declares_v2(full, fs) if fs.is_allowed(full) else True):
                     seen.add(full)
                     found.append(full)
         elif absolute not in seen:
             seen.add(absolute)
             found.append(absolute)
-    real_files = {os.path.realpath(p) for p in found if not os.path.islink(p)}
+    real_files = {fs.source.realpath(p) for p in found if not fs.is_symlink(p)}
     linked: set[str] = set()
     for path in found:
-        if os.path.islink(path):
-            target = os.path.realpath(path)
+        if fs.is_symlink(path):
+            target = fs.source.realpath(path)
             if target in real_files or target in linked:
                 continue
             linked.add(target)
         yield path
 
 
-def _declares_v2(path: str) -> bool:
+def _declares_v2(path: str, fs: FileSystem) -> bool:
     try:
-        if not stat.S_ISREG(os.stat(path).st_mode) or os.path.getsize(path) > _MAX_EVAL_BYTES:
-            return False
-        with open(path, encoding="utf-8", errors="replace", newline="") as handle:
-            return is_v2_text(handle.read())
-    except OSError:
+        data = fs.read_bytes(path, _MAX_EVAL_BYTES + 1)
+    except FileReadError:
         return False
+    return len(data) <= _MAX_EVAL_BYTES and is_v2_text(data.decode("utf-8", errors="replace"))
 
 
 def migrate_path(path: str, repo_root: str, cwd: str, fs: FileSystem, explicit: bool = True) -> Migration:
     try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            raise OSError(f"{path} is not a regular file")
-        with open(path, "rb") as handle:
-            data = handle.read(_MAX_EVAL_BYTES + 1)
+        data = fs.read_bytes(path, _MAX_EVAL_BYTES + 1)
+        if len(data) > _MAX_EVAL_BYTES:
+            raise FileReadError(f"larger than {_MAX_EVAL_BYTES // (1024 * 1024)} MiB", code="EFBIG")
         text = data.decode("utf-8")
         if text.startswith("\ufeff"):
             text = text[1:]  # Node's readFile keeps it, the YAML parser skips it; we keep none
-    except (OSError, UnicodeDecodeError) as exc:
+    except (FileReadError, UnicodeDecodeError) as exc:
         migration = Migration(path, "untouched", "", "", path)
         migration.findings.append(
             Finding(f"not migrated: cannot read it as UTF-8 text ({exc})", attention=True)
@@ -169,7 +167,7 @@ def migrate_path(path: str, repo_root: str, cwd: str, fs: FileSystem, explicit: 
     migration = migrate_text(path, text, repo_root=repo_root, cwd=cwd, fs=fs)
     if migration.status == "not-v2" and explicit:
         migration.findings.append(Finding("not an agentv-eval-v2 file: nothing to migrate"))
-    if migration.new_path != path and os.path.exists(migration.new_path):
+    if migration.new_path != path and fs.lexists(migration.new_path):
         migration.findings.append(
             Finding(
                 f"cannot rename: {os.path.basename(migration.new_path)} already exists beside it",
@@ -197,10 +195,10 @@ def update_references(migrations: list[Migration], repo_root: str, fs: FileSyste
         return
     own = {m.path for m in migrations if m.status != "not-v2"}  # a file named but not v2 may mention
     pending: dict[str, tuple[str, str, list[str], Migration]] = {}
-    for path in _reference_candidates(repo_root):
+    for path in _reference_candidates(repo_root, fs):
         if path in own:
             continue
-        text = _read_small_text(path)
+        text = _read_small_text(path, fs)
         if text is None:
             continue
         for m in renames:
@@ -218,9 +216,9 @@ def update_references(migrations: list[Migration], repo_root: str, fs: FileSyste
         )
 
 
-def _reference_candidates(repo_root: str) -> Iterator[str]:
+def _reference_candidates(repo_root: str, fs: FileSystem) -> Iterator[str]:
     count = 0
-    for folder, dirs, files in os.walk(repo_root):
+    for folder, dirs, files in fs.walk(repo_root):
         dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS)
         for name in sorted(files):
             if name in _TEXT_NAMES or os.path.splitext(name)[1].lower() in _TEXT_SUFFIXES:
@@ -230,13 +228,11 @@ def _reference_candidates(repo_root: str) -> Iterator[str]:
                 yield os.path.join(folder, name)
 
 
-def _read_small_text(path: str) -> str | None:
+def _read_small_text(path: str, fs: FileSystem) -> str | None:
     try:
-        if not stat.S_ISREG(os.stat(path).st_mode) or os.path.getsize(path) > _MAX_REFERENCE_BYTES:
-            return None
-        with open(path, "rb") as handle:
-            return handle.read().decode("utf-8")
-    except (OSError, UnicodeDecodeError):
+        data = fs.read_bytes(path, _MAX_REFERENCE_BYTES + 1)
+        return data.decode("utf-8") if len(data) <= _MAX_REFERENCE_BYTES else None
+    except (FileReadError, UnicodeDecodeError):
         return None
 
 

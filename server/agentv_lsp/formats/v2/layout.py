@@ -8,10 +8,10 @@ from __future__ import annotations
 import re
 
 from agentv_lsp.checks.layout import Layout, cut_list, has_lone_cr
+from agentv_lsp.formats.declared import EVALCASES_ANY as EVALCASES_ANY
+from agentv_lsp.formats.declared import EVALCASES_KEY as _EVALCASES_KEY
 
 EVALCASES = re.compile(r"\nevalcases[ \t]*:[ \t]*(?:#[^\n]*)?\r?\n")
-_EVALCASES_KEY = re.compile(r"[\"']?evalcases[\"']?[ \t]*:")
-EVALCASES_ANY = re.compile(r"\n" + _EVALCASES_KEY.pattern)
 
 
 def cut(text: str) -> Layout | None:

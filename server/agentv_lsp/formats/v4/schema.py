@@ -30,6 +30,7 @@ from jsonschema import Draft202012Validator, validators
 from agentv_lsp.checks.model import Diagnostic
 from agentv_lsp.engine import schemas
 from agentv_lsp.engine.files import FileSystem
+from agentv_lsp.engine.jsrt import is_blank
 from agentv_lsp.engine.schemas import SchemaIssue
 from agentv_lsp.formats.v4.keys import V4_KEYS, Keys
 from agentv_lsp.yamlpos import Span, YamlDocument
@@ -54,7 +55,7 @@ def load_v4_schema() -> dict[str, Any]:
 def _validator(part: Part) -> Draft202012Validator:
     """The plain validator of a part, which walks every value in full (`shared=False`, and
     values checked once per file anyway)."""
-    return Draft202012Validator(_part_schema(part))
+    return schemas.JsDraft202012Validator(_part_schema(part))
 
 
 @functools.cache
@@ -120,7 +121,7 @@ def _sharing_validator(part: Part) -> Draft202012Validator:
         else:
             yield from validator.descend(instance, definition)
 
-    validator_class = validators.extend(Draft202012Validator, {"$ref": local_ref})  # type: ignore[no-untyped-call]
+    validator_class = validators.extend(schemas.JsDraft202012Validator, {"$ref": local_ref})  # type: ignore[no-untyped-call]
     validator: Draft202012Validator = validator_class(schema)
     return validator
 
@@ -315,17 +316,16 @@ def _shape(value: Any, text_keys: frozenset[str], reads_text: bool) -> Any:
     """A hashable stand-in for a value that this schema cannot tell apart from it: keys, list
     lengths and non-string values as they are; a string's text where its key's schema reads
     it (`_text_keys`), elsewhere only whether it is empty (0), blank (1) or not (2): all that
-    `type`, `minLength: 1` and `pattern: \\S` can see, and what `strip()` would tell without
-    copying a long text. A mapping is `(dict, *keys, *shapes of its values)`, a list
+    `type`, `minLength: 1` and `pattern: \\S` can see (JavaScript's blankness, as `trim` and
+    the pattern's `\\s` read it). A mapping is `(dict, *keys, *shapes of its values)`, a list
     `(list, *shapes of its items)`: flat tuples, cheaper to build, hash and compare than a
-    tuple per entry. This runs for every test: strings, most of a test's leaves, are shaped
-    inline, without a call."""
+    tuple per entry. This runs for every test."""
     kind = type(value)
     if kind is dict:
         items: list[Any] = [dict, *value]
         for k, v in value.items():
             if type(v) is str:
-                items.append(v if k in text_keys else 0 if not v else 1 if v.isspace() else 2)
+                items.append(v if k in text_keys else 0 if not v else 1 if is_blank(v) else 2)
             else:
                 items.append(_shape(v, text_keys, k in text_keys))
         return tuple(items)
@@ -333,7 +333,7 @@ def _shape(value: Any, text_keys: frozenset[str], reads_text: bool) -> Any:
         items = [list]
         for v in value:
             if type(v) is str:
-                items.append(v if reads_text else 0 if not v else 1 if v.isspace() else 2)
+                items.append(v if reads_text else 0 if not v else 1 if is_blank(v) else 2)
             else:
                 items.append(_shape(v, text_keys, reads_text))
         return tuple(items)

@@ -78,10 +78,10 @@ class WorkspaceIndex:
         mtime or size (or `stamp`) change. Nothing for a file the server may not read (outside
         the allowed files, or over the size limit); "" is read when reading fails."""
         try:
-            info = os.stat(path)
-        except OSError:
+            info = ls.fs.stat(path)
+        except (OSError, ValueError):
             return []
-        key = (info.st_mtime, info.st_size, *stamp)
+        key = (info.st_mtime_ns, info.st_size, *stamp)
         with self.lock:
             cached = self.files.get(entry)
         if cached is not None and cached[0] == key:

@@ -123,11 +123,9 @@ def missing_file_actions(
     display = raw.lstrip("/\\")
     target = attempted[0] if attempted else os.path.normpath(os.path.join(document_dir, display))
     folder = os.path.dirname(target)
-    if os.path.isdir(folder) and ls.fs.is_allowed(folder):
-        try:
-            names = [n for n in os.listdir(folder) if not n.startswith(".")]
-        except OSError:
-            names = []
+    entries = ls.fs.folder_entries(folder)
+    if entries is not None:
+        names = [n for n, _is_dir in entries if not n.startswith(".")]
         near = difflib.get_close_matches(os.path.basename(display), names, n=1, cutoff=0.6)
         if near:
             head = re.split(r"[/\\]", raw)

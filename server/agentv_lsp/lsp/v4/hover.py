@@ -309,13 +309,14 @@ def reference_markdown(model: V4Model, ref: Reference) -> str:
 
 
 def _file_head(model: V4Model, path: str) -> str | None:
-    if os.path.isdir(path):
-        try:
-            names = sorted(os.listdir(path))
-        except OSError:
+    fs = model.opts.fs
+    if fs.is_dir(path):
+        entries = fs.folder_entries(path)
+        if entries is None:
             return None
+        names = [name for name, _is_dir in entries]
         return "Folder: " + ", ".join(f"`{n}`" for n in names[:20]) + (" …" if len(names) > 20 else "")
-    return file_head(model.opts.fs, path)
+    return file_head(fs, path)
 
 
 def hover_markdown(

@@ -72,7 +72,7 @@ def _collect(model: V4Model) -> Iterator[Reference]:
 
     def relative(node: ScalarNode, raw: str) -> Reference:
         target = node_resolve(eval_dir, raw)
-        exists = o.fs.exists(target) or os.path.isdir(target)
+        exists = o.fs.exists(target) or (o.fs.is_allowed(target) and o.fs.is_dir(target))
         return Reference(Span.of(node), str(node.value), "tests", target if exists else None, (target,))
 
     def segments(node: Node) -> Iterator[Reference]:
