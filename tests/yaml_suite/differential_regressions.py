@@ -475,6 +475,34 @@ _GROUPS: dict[str, tuple[str, ...]] = {
         "%YAML 1.1\n---\na: !!timestamp 2001-13-05\n",
         "%YAML 1.1\n---\na: 2001-13-05\na: 2002-01-05\n",  # fails: a duplicate key, whatever its dates
     ),
+    # a line opening with a bare `:` deeper than a block mapping whose entry has its value (or
+    # at the column of a sequence that is that value): the mapping's next entry, its key empty;
+    # a value on the `:`'s line continues on lines indented past the `:`, and takes no `? k`
+    "bare-colon-under-finished-pair": (
+        "1: x\n :",
+        "1: x\n : v\n2: y\n",
+        "a:\n b: 1\n  : 2\n",
+        "a:\n  b: 1\n :\n",
+        "a:\n - 1\n :\nb: 2\n",
+        "a:\n  b:\n   - 1\n   :\n  c: 2\n",
+        "1: x\n :\n :\n",
+        "a: 1\n :\n b: 2\n",
+        "a: 'q' # c\n\n : # c\n",
+        "- 1: x\n   : &a\n    - b\n- *a\n",
+        "a: 1\n : 'v\n  w'\n",
+        "a: 1\n : v\n  w\n",
+        "a: 1\n   : |\n    x\n",
+        "1: x\n : v\n : w\n",
+        "a: 1\n : v\n w\n",
+        "a: 1\n : 'v\n w'\n",
+        "a: 1\n : [a,\n b]\n",
+        "a: 1\n   : |\n   x\n",
+        "a: 1\n : b: 2\n",
+        "a: 1\n : ? x\n",
+        ": ? x\n",
+        "a:\n - 1\n : v\n - 2\n",
+        "- a\n :\n",
+    ),
 }
 
 

@@ -657,7 +657,7 @@ def _first_unindented(suspects: list[_Suspect], text: str, *, exact: bool) -> Ya
     """The first (in the text) suspect with a line indented too little."""
     lines = _LINE_BREAK.split(text)
     for suspect, block in sorted(suspects, key=lambda s: (s[0].start_mark.line, s[0].start_mark.column)):
-        need = _entry_column(block, lines) + 1
+        need = max(_entry_column(block, lines), _bare_colon_column(suspect, block)) + 1
         if isinstance(suspect, ScalarNode):
             error = _check_scalar_lines(suspect, need, lines, exact=exact)
         else:
@@ -689,6 +689,20 @@ def _entry_column(block: Node, lines: list[str]) -> int:
         if at < len(text) and text[at] != "#":
             return first
     return column
+
+
+def _bare_colon_column(value: Node, block: Node) -> int:
+    """The column of the `:` opening the line of `value`'s entry when that entry has no key and
+    sits deeper than the mapping's others (`a: 1\n : "v`), else -1: eemeli/yaml's lexer counts
+    the `:` line's indentation, not the mapping's."""
+    if block.__class__ is not MappingNode:
+        return -1
+    for key, item in block.value:
+        if item is value:
+            start = key.start_mark
+            empty = key.__class__ is ScalarNode and key.value == "" and key.end_mark.index == start.index
+            return start.column if empty and start.line == value.start_mark.line else -1
+    return -1
 
 
 def _short_of(line: str, need: int) -> int | None:

@@ -24,7 +24,14 @@ from typing import Any
 
 import yaml
 from yaml.composer import Composer, ComposerError
-from yaml.events import AliasEvent, DocumentStartEvent, MappingStartEvent, ScalarEvent, SequenceStartEvent
+from yaml.events import (
+    AliasEvent,
+    DocumentStartEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+)
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from yaml.parser import Parser, ParserError
 from yaml.reader import Reader
@@ -131,6 +138,8 @@ class _Scanner(Scanner):
         self.name_end = -1  # where the last anchor, alias or tag ended (its name may end in `:`)
         self.explicit_key_columns: set[int] = set()
         self.empty_key_line = -1  # the line of the last `: value` entry with an empty implicit key
+        # (line, column) of a bare `:` whose indentation the parser took back (`1: x\n :`)
+        self.indent_to_drop: tuple[int, int] | None = None
         # the saved simple keys a line end makes stale, in the order saved (some dropped since)
         self.line_bound_keys: deque[tuple[int, SimpleKey]] = deque()
         self.tokens_to_checkpoint = CHECKPOINT_TOKENS
@@ -411,6 +420,11 @@ class _Scanner(Scanner):
         self.glued_comment_line = -1  # (a token after the node on its line)
         self.after_json_node = was_json
         ch = self.peek()
+        drop = self.indent_to_drop
+        if drop is not None and not self.flow_level and (self.line > drop[0] or ch == "\0"):
+            self.indent_to_drop = None
+            if self.indent == drop[1]:
+                self.indent = self.indents.pop()
         if self.flow_level and ch == "-" and self.peek(1) in _EMPTY + _FLOW_INDICATORS:
             raise EemeliError("Block collections are not allowed within flow collections", self.get_mark())
         # the rest as PyYAML does it, minus the white space already skipped
@@ -465,7 +479,8 @@ class _Scanner(Scanner):
             raise EemeliError("Tabs are not allowed as indentation", self.tab_after_indicator)
 
     # An entry with an empty implicit key (`: value`) takes no block collection on its line:
-    # eemeli/yaml refuses `: - x` and `: a: 1` (`? k` then `: - x` is the compact form, allowed).
+    # eemeli/yaml refuses `: - x`, `: a: 1` and `: ? x` (`? k` then `: - x` is the compact form,
+    # allowed)
     # `explicit_key_columns`: columns of `?` keys still waiting for their `:`.
     def fetch_block_entry(self) -> None:
         self._no_tab_indent()
@@ -475,6 +490,8 @@ class _Scanner(Scanner):
 
     def fetch_key(self) -> None:
         self._no_tab_indent()
+        if not self.flow_level and self.line == self.empty_key_line:
+            raise EemeliError("Nested mappings are not allowed in compact mappings", self.get_mark())
         if self.flow_pair_parts:
             self.flow_pair_parts[-1] = "?"
         if not self.flow_level:
@@ -1027,7 +1044,12 @@ class _Parser(Parser):
         return super().parse_implicit_document_start()
 
     # -- empty implicit keys: `: value` ----------------------------------------------------------
+    # eemeli/yaml: a line opening with a bare `:` deeper than a block mapping whose last entry
+    # has its value (`1: x\n :`) is that mapping's next entry, with an empty key; the scanner
+    # opened a mapping at the `:`'s column (as after an entry with no value, `a:\n :`), undone
     def parse_block_mapping_key(self) -> Any:
+        if self._bare_value_opened_mapping():
+            self._drop_indent_after_line(self.get_token().start_mark)
         if self.check_token(ValueToken):
             self.state = self.parse_block_mapping_value
             return self.process_empty_scalar(self.peek_token().start_mark)
@@ -1049,6 +1071,41 @@ class _Parser(Parser):
             self.states.append(self.parse_block_mapping_value)
             return self.parse_block_node_or_indentless_sequence()
         return super().parse_block_mapping_key()
+
+    indent_to_drop: tuple[int, int] | None  # (the scanner's)
+
+    def _drop_indent_after_line(self, mark: Any) -> None:
+        # the indentation at the `:` stays the scanner's to its line's end: a value on that line
+        # continues on lines indented past the `:` (eemeli/yaml's lexer counts the line's
+        # indentation); then it is dropped with no block end, the parser's collection being gone
+        self.indent_to_drop = (mark.line, mark.column)
+
+    def _bare_value_opened_mapping(self) -> bool:
+        """Whether the next tokens are the block mapping a bare `:` opened and that `:`."""
+        if not self.check_token(BlockMappingStartToken):
+            return False
+        tokens = self.tokens
+        return (
+            len(tokens) > 1
+            and isinstance(tokens[1], ValueToken)
+            and tokens[1].start_mark.index == tokens[0].start_mark.index
+        )
+
+    # eemeli/yaml: a bare `:` at the column of a block sequence that is a block mapping's value
+    # (`a:\n - 1\n :`) ends the sequence and is the mapping's next entry, with an empty key
+    def parse_block_sequence_entry(self) -> Any:
+        if (
+            self.check_token(ValueToken)
+            and self.peek_token().start_mark.column == self.marks[-1].column
+            and self.states
+            and self.states[-1] == self.parse_block_mapping_key
+        ):
+            mark = self.peek_token().start_mark
+            self._drop_indent_after_line(mark)
+            self.state = self.states.pop()
+            self.marks.pop()
+            return SequenceEndEvent(mark, mark)
+        return super().parse_block_sequence_entry()
 
     def parse_flow_mapping_key(self, first: bool = False) -> Any:
         if not self.check_token(FlowMappingEndToken):
