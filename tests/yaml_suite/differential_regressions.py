@@ -503,6 +503,16 @@ _GROUPS: dict[str, tuple[str, ...]] = {
         "a:\n - 1\n : v\n - 2\n",
         "- a\n :\n",
     ),
+    # a BOM opening the text, then a directive or `...`: the directive is read (`%YAML 1.1`
+    # gives its scalar rules), as without the BOM
+    "bom-before-directive": (
+        "\ufeff%YAML 1.1\n---\nr: y\n",
+        "\ufeff%YAML 1.1\n%YAML 1.1\n--- 0o7\n",
+        "\ufeff...\n",
+        "\ufeff%YAML 1.1 x\n--- y\n",
+        "\ufeff...\na\n",
+        "\ufeff %YAML 1.1\n--- y\n",
+    ),
 }
 
 

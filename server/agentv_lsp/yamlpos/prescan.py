@@ -53,7 +53,7 @@ _ALIAS_WITH_COLON = re.compile(r"\*(?<![^ \t\r\n\[{,]\*)[^ \t\r\n,\[\]{}]*:")
 
 def needs_eemeli_rules(text: str) -> bool:
     """Whether `text` holds a construct libyaml may read differently from eemeli/yaml."""
-    if text.startswith(("%", "...")):
+    if text.startswith(("%", "...", "\ufeff%", "\ufeff...")):  # (a BOM opening the text is no text)
         return True
     for trigger, pattern in _TRIGGERS:
         if trigger in text and pattern.search(text) is not None:
