@@ -513,6 +513,20 @@ _GROUPS: dict[str, tuple[str, ...]] = {
         "\ufeff...\na\n",
         "\ufeff %YAML 1.1\n--- y\n",
     ),
+    # after a `...` line eemeli/yaml's lexer is in its stream state again: a BOM opening a line
+    # there is dropped, up to the next content (which is another document)
+    "bom-after-document-end": (
+        "...\n\ufeff",
+        "a\n...\n\ufeff# c\n",
+        "a\n...\n# c\n\ufeff\n\ufeff \t\n",
+        "a\r\n...\r\n\ufeff\r\n",
+        "\ufeff...\n\ufeff",
+        "a\n...\n\ufeff%YAML 1.1\n",
+        "a\n\ufeff...\n\ufeff",
+        "a\n...\n\ufeffb\n",
+        "a\n...\n \ufeff\n",
+        "a\n...\n\ufeff...\n",
+    ),
 }
 
 
