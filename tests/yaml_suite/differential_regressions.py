@@ -527,6 +527,29 @@ _GROUPS: dict[str, tuple[str, ...]] = {
         "a\n...\n \ufeff\n",
         "a\n...\n\ufeff...\n",
     ),
+    # a block scalar opening a line at the column of the block collection it is in: no value
+    # but that collection's next entry, which it cannot be; deeper, it is the value
+    "block-scalar-at-collection-column": (
+        "a:\n|\n x\n",
+        "a: &x # c\n\n>-\n x\n",
+        "- a:\n  |\n   x\n",
+        "a:\n  b:\n  |\n   x\n",
+        "-\n|\n",
+        "a:\n  - x\n  |\n",
+        "a:\n |\n x\n",
+        "-\n |\n x\n",
+        "|\n x\n",
+        "a: x\n  |\n",
+        'a: "x\n |\n y"\n',
+    ),
+    # `-` opening a line inside a flow collection, before `,` or the bracket: a block
+    # sequence there, refused
+    "dash-opening-flow-line": (
+        "[\n-]",
+        "{a: 1,\n-}\n",
+        "[\n-x]\n",
+        "[\n'-']\n",
+    ),
 }
 
 

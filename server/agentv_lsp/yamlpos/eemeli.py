@@ -137,6 +137,7 @@ class _Scanner(Scanner):
         self.tab_after_indicator: Any = None  # mark of a tab separating a block indicator from content
         self.name_end = -1  # where the last anchor, alias or tag ended (its name may end in `:`)
         self.explicit_key_columns: set[int] = set()
+        self.sequence_columns: set[int] = set()  # block sequences opened there (no mapping since)
         self.empty_key_line = -1  # the line of the last `: value` entry with an empty implicit key
         # (line, column) of a bare `:` whose indentation the parser took back (`1: x\n :`)
         self.indent_to_drop: tuple[int, int] | None = None
@@ -204,6 +205,10 @@ class _Scanner(Scanner):
             f"Flow {kind} in block collection must be sufficiently indented and end with a {closing}",
             self.get_mark(),
         )
+
+    def _token_opens_its_line(self) -> bool:
+        start = max(self.buffer.rfind("\n", 0, self.pointer), self.buffer.rfind("\r", 0, self.pointer)) + 1
+        return not self.buffer[start : self.pointer].strip(" ")
 
     def prefix_before(self) -> str:
         return self.buffer[self.pointer - 1] if self.pointer > 0 else "\n"
@@ -480,13 +485,24 @@ class _Scanner(Scanner):
 
     # An entry with an empty implicit key (`: value`) takes no block collection on its line:
     # eemeli/yaml refuses `: - x`, `: a: 1` and `: ? x` (`? k` then `: - x` is the compact form,
-    # allowed)
-    # `explicit_key_columns`: columns of `?` keys still waiting for their `:`.
+    # allowed). `explicit_key_columns`: columns of `?` keys still waiting for their `:`.
     def fetch_block_entry(self) -> None:
         self._no_tab_indent()
         if not self.flow_level and self.line == self.empty_key_line:
             raise EemeliError("Unexpected block-seq-ind on same line with key", self.get_mark())
+        depth = len(self.indents)
         super().fetch_block_entry()
+        if len(self.indents) > depth:
+            self.sequence_columns.add(self.indent)
+
+    # eemeli/yaml: a block scalar opening a line at the column of the block collection it is in
+    # is no value there but that collection's next entry, which it cannot be (`a:\n|\n x`)
+    def fetch_block_scalar(self, style: Any) -> None:
+        if self.column == self.indent and not self.flow_level and self._token_opens_its_line():
+            if self.indent in self.sequence_columns:
+                raise EemeliError("Unexpected block-scalar-header at node end", self.get_mark())
+            raise EemeliError("Implicit keys need to be on a single line", self.get_mark())
+        super().fetch_block_scalar(style)
 
     def fetch_key(self) -> None:
         self._no_tab_indent()
@@ -497,7 +513,10 @@ class _Scanner(Scanner):
         if not self.flow_level:
             self.explicit_key_columns = {c for c in self.explicit_key_columns if c < self.column}
             self.explicit_key_columns.add(self.column)
+        depth = len(self.indents)
         super().fetch_key()
+        if len(self.indents) > depth:
+            self.sequence_columns.discard(self.indent)
 
     def fetch_value(self) -> None:
         level = self.flow_level
@@ -534,7 +553,10 @@ class _Scanner(Scanner):
         elif self.flow_pair_parts:
             self.flow_pair_parts[-1] = ":"
         line, column = self.line, self.column
+        depth = len(self.indents)
         super().fetch_value()
+        if len(self.indents) > depth:
+            self.sequence_columns.discard(self.indent)
         if explicit_value:
             produced = self.tokens_taken + len(self.tokens)
             self.explicit_value_at = (line, column, produced, self.property_tokens)
