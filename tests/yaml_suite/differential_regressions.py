@@ -550,6 +550,22 @@ _GROUPS: dict[str, tuple[str, ...]] = {
         "[\n-x]\n",
         "[\n'-']\n",
     ),
+    # a clipped or stripped block scalar with an indentation indicator: its last lines of
+    # spaces only, no longer than its first content line's indentation, are dropped (the
+    # first line is never); a keeping one keeps them; CRLF alike
+    "block-scalar-short-space-lines": (
+        "|1\n  x\n  ",
+        "a: |1\n   x\n   \n  \nb: 1\n",
+        "|1\n  x\n  \n   \n  \n",
+        ">1\n  x\n  y\n  ",
+        "|1-\n  x\n  ",
+        "|1+\n  x\n  ",
+        "|2\n  x\n   ",
+        "|1\n  \n  x",
+        "|1\r\n  x\r\n  ",
+        "a: |2\r\n   x\r\n",
+        "|1\n  x\n\t",
+    ),
 }
 
 

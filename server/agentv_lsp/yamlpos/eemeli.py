@@ -794,6 +794,7 @@ class _Scanner(Scanner):
         self.forward()
         chomping, increment = self.scan_block_scalar_indicators(start_mark)
         self.scan_block_scalar_ignored_line(start_mark)
+        body = self.pointer
         min_indent = max(self.indent + 1, 0)
         if increment is None:
             breaks, max_indent, end_mark = self.scan_block_scalar_indentation()
@@ -810,13 +811,19 @@ class _Scanner(Scanner):
             breaks, end_mark = self.scan_block_scalar_breaks(indent)
         self._no_tab_before(indent)
         line_break = ""
+        # with an indentation indicator: per line, where its text ends in `chunks`, its line
+        # break, and its length when it holds spaces only (else -1)
+        lines: list[tuple[int, str, int]] = []
         while self.column == indent and self.peek() != "\0" and not (indent == 0 and self._document_marker()):
             chunks.extend(breaks)
             leading_non_space = self.peek() not in " \t"
             length = self.line_rest_length()
-            chunks.append(self.prefix(length))
+            text = self.prefix(length)
+            chunks.append(text)
             self.forward_in_line(length)
             line_break = self.scan_line_break()
+            if increment is not None:
+                lines.append((len(chunks), line_break, -1 if text.strip(" ") else indent + length))
             breaks, end_mark = self.scan_block_scalar_breaks(indent)
             self._no_tab_before(indent)
             if (
@@ -831,6 +838,8 @@ class _Scanner(Scanner):
                     chunks.append(line_break)
             else:
                 break
+        if lines and chomping is not True and lines[-1][2] >= 0:
+            line_break = self._drop_short_space_lines(chunks, lines, body, line_break)
         if chomping is not False:
             chunks.append(line_break)
         if chomping is True:
@@ -841,6 +850,24 @@ class _Scanner(Scanner):
             # indicator says: empty, or its line breaks when kept
             value = "\n" * max(1, value.count("\n")) if chomping is True else ""
         return ScalarToken(value, False, start_mark, end_mark, style)
+
+    def _drop_short_space_lines(
+        self, chunks: list[str], lines: list[tuple[int, str, int]], body: int, line_break: str
+    ) -> str:
+        """eemeli/yaml's lexer drops a clipped or stripped scalar's last lines of spaces only
+        that are no longer than its first content line's indentation (`|1\n  x\n  ` is " x\n"),
+        the first line excepted: cut from `chunks`; the line break that then ends the text."""
+        buffer = self.buffer
+        first_indent = 0
+        at = body
+        while buffer[at] in " \r\n":
+            first_indent = 0 if buffer[at] in "\r\n" else first_indent + 1
+            at += 1
+        while len(lines) > 1 and 0 <= lines[-1][2] <= first_indent:
+            lines.pop()
+            end, line_break, _ = lines[-1]
+            del chunks[end:]
+        return line_break
 
     def scan_block_scalar_indicators(self, start_mark: Any) -> Any:
         # PyYAML's wants a space after the indicators; eemeli/yaml takes a tab too

@@ -15,7 +15,7 @@ import re
 # text per indicator). `[|>]` stands for the indicator; the lookbehinds find a header opening
 # its line at a column under 2 or after two spaces (`key: |` has one: no false alarm there).
 _BLOCK_SCALAR_HEADER = (
-    r"(?:(?:[1-9][-+]?|[-+][1-9])[ \t]*(?:#.*)?$"
+    r"(?:(?:[1-9][-+]?|[-+][1-9])[ \t]*(?:#.*)?\r?$"
     r"|[-+]?[ \t]*(?:#.*)?\r?\n(?:[ \t]*\r?\n)*[ \t]+\r?\n"
     r"|(?:(?<=\n[|>])|(?<=\n [|>])|(?<=  [|>]))[-+1-9]{0,2}[ \t]*(?:#.*)?\r?$)"
 )
