@@ -315,10 +315,46 @@ _GROUPS: dict[str, tuple[str, ...]] = {
         "? r\n- :\n  e",
         "? {''}\n '\n---",
         "? - a\n  b\n",
-        # and what eemeli/yaml refuses there: a tab-only line before the next entry, a deeper
-        # line then a `-` at the mapping's column
-        "? b\n\t\nr:",
+    ),
+    # after an explicit key with no `:`, the first node on lines of its own (deeper, or a
+    # sequence at the mapping's column) is passed over; a second one is the next entry, where
+    # it may not be; a bare `?` then a deeper `:` on a later line: that `:` is the key's
+    "explicit-key-passed-over": (
         "? -\n d\n-",
+        "? 'a'\n 'b'\n 'c'\n",
+        "? ''\n &a \"\"\n ?\n",
+        "? [a]\n [b]\n [c]\n",
+        "? a\n- b\n  - c\n- d\n",
+        "? a\n- b\n: c\n",
+        "? a\n [b]\n :\n",
+        "?\n :",
+        "?\n  a\n : v\n",
+        "? a\n : v\n",
+        "? a\n  b: c\n",
+    ),
+    # after an entry with no value, the first line (past deeper comments), when its white
+    # space holds a tab after no more spaces than the mapping's column, stays the entry's where
+    # the next entry follows at that column (or the text ends on it): a tab as indentation
+    "tab-line-after-empty-value": (
+        "? b\n\t\nr:",
+        "a:\n\t\nr:",
+        "a: &x # c\n\t \t\nr:",
+        "- a:\n  \t\n  r:",
+        "a:\n  # c\n\t\n# c\nr:",
+        "a:\r\n\t\r\nr:",
+        "a:\n\t",
+        "a:\n  b:\n\n\t",
+        "a:\n\n\t\nr:",
+        "a:\n \t\nr:",
+        "- a:\n   \t\n  r:",
+        "a: b\n\t\nr:",
+        "a:\n\t\n- x\n",
+        "a:\n  b:\n\t\nc: 1\n",
+        "? b\n\t# c\nr:",
+        "?\n\t\nr:",
+        "a:\n\t\n\n\n",
+        "a: |\n x\n \t",
+        "|\nx\n\t",
     ),
     # an anchor or tag whose name ends in `-`, `?` or `:`, then a tab: that character is the
     # name's, no block indicator a tab may not follow (eemeli/yaml warns of `&a:`, and reads it)

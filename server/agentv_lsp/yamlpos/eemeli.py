@@ -38,6 +38,7 @@ from yaml.reader import Reader
 from yaml.resolver import BaseResolver
 from yaml.scanner import Scanner, ScannerError, SimpleKey
 from yaml.tokens import (
+    AliasToken,
     BlockEndToken,
     BlockEntryToken,
     BlockMappingStartToken,
@@ -72,6 +73,7 @@ from agentv_lsp.yamlpos.scalars import is_timestamp
 
 _OPENING = (BlockMappingStartToken, BlockSequenceStartToken, FlowMappingStartToken, FlowSequenceStartToken)
 _CLOSING = (BlockEndToken, FlowMappingEndToken, FlowSequenceEndToken)
+_WHOLE_NODE_END = (ScalarToken, AliasToken, *_CLOSING)
 
 PLAIN = "?plain"  # an untagged plain scalar, resolved later by the YAML 1.2 core schema
 PLAIN_11 = "?plain-1.1"  # the same under `%YAML 1.1`, resolved by eemeli/yaml's yaml-1.1 schema
@@ -1097,6 +1099,9 @@ class _Parser(Parser):
     # has its value (`1: x\n :`) is that mapping's next entry, with an empty key; the scanner
     # opened a mapping at the `:`'s column (as after an entry with no value, `a:\n :`), undone
     def parse_block_mapping_key(self) -> Any:
+        if self.empty_value:
+            self.empty_value = False
+            self._no_tab_line_after_empty_value()
         if self._bare_value_opened_mapping():
             self._drop_indent_after_line(self.get_token().start_mark)
         if self.check_token(ValueToken):
@@ -1104,8 +1109,12 @@ class _Parser(Parser):
             return self.process_empty_scalar(self.peek_token().start_mark)
         if self.check_token(KeyToken):  # PyYAML's, with one more refusal
             key = self.get_token()
+            if self._bare_value_opened_mapping() and self.peek_token().start_mark.line > key.start_mark.line:
+                # eemeli/yaml: a bare `?`, then a `:` deeper on a later line: the key's `:`
+                self._drop_indent_after_line(self.get_token().start_mark)
             if self.check_token(KeyToken, ValueToken, BlockEndToken):
                 self.state = self.parse_block_mapping_value
+                self.bare_explicit_key = True
                 return self.process_empty_scalar(key.end_mark)
             token = self.peek_token()
             if (
@@ -1202,18 +1211,91 @@ class _Parser(Parser):
         return event
 
     def parse_block_mapping_value(self) -> Any:
+        bare_key, self.bare_explicit_key = self.bare_explicit_key, False
+        if self._bare_value_opened_mapping():
+            # eemeli/yaml: after an explicit key, a `:` deeper on a later line is its `:`
+            self._drop_indent_after_line(self.get_token().start_mark)
         if self.check_token(ValueToken):
-            return super().parse_block_mapping_value()
+            event = super().parse_block_mapping_value()
+            if event.__class__ is ScalarEvent and not event.value and not event.style:
+                self.empty_value = True  # (no node: a plain scalar is never empty)
+            return event
         mark = self.peek_token().start_mark
-        # eemeli/yaml: what follows an explicit key on lines of its own, neither a `:` nor the
-        # next key (`? k` then `- x`, `? b: 1` then ` k`), is passed over; the key has no value
-        while (
-            not self.check_token(KeyToken, BlockEndToken, StreamEndToken, ValueToken)
-            and self._opens_its_line()
-        ):
-            self._skip_node_tokens()
+        # eemeli/yaml: the first node after an explicit key on lines of its own, neither a `:`
+        # nor the next key (`? k` then `- x`, `? b: 1` then ` k`), is passed over (the key has
+        # no value); a second one is the next entry, where it may not be
+        if self._passed_over_next():
+            if self.check_token(BlockEntryToken):
+                column = self.peek_token().start_mark.column
+                while self.check_token(BlockEntryToken) and self.peek_token().start_mark.column == column:
+                    self._skip_node_tokens()  # (an indentless sequence: one node)
+            else:
+                self._skip_node_tokens()
+            if self._passed_over_next() and not self._bare_value_opened_mapping():
+                token = self.peek_token()
+                if isinstance(token, (BlockEntryToken, BlockSequenceStartToken)):
+                    raise EemeliError(
+                        "A block sequence may not be used as an implicit map key", token.start_mark
+                    )
+                raise EemeliError("All mapping items must start at the same column", token.start_mark)
+        elif not bare_key:
+            self.empty_value = True
         self.state = self.parse_block_mapping_key
         return self._missing_value(mark)
+
+    empty_value = False  # the last block mapping entry has no node after its key or `:`
+    bare_explicit_key = False  # the last explicit key has no node
+
+    def _passed_over_next(self) -> bool:
+        return (
+            not self.check_token(KeyToken, BlockEndToken, StreamEndToken, ValueToken)
+            and self._opens_its_line()
+        )
+
+    def _no_tab_line_after_empty_value(self) -> None:
+        """eemeli/yaml: after an entry with no value, the first line (past deeper comments),
+        if its white space holds a tab after no more spaces than the mapping's column, stays
+        the entry's where the next entry follows at that column or the text ends on it; a tab
+        there is indentation (`a:\n\t\nr:` fails; `a:\n\n\t\nr:` and `a:\n \t\nr:` load)."""
+        token = self.peek_token()
+        column = self.marks[-1].column
+        buffer = self.buffer
+        start = token.start_mark.index
+        if isinstance(token, (KeyToken, ValueToken)) and token.start_mark.column == column:
+            end = buffer.rfind("\n", 0, start)  # the line break before the next entry's line
+            if end < 0 or buffer.rfind("\n", 0, end) < 0:
+                return
+        elif isinstance(token, (BlockEndToken, StreamEndToken)) and buffer[start] == "\0":
+            end = start  # the text's end: its last line counts, when white space only
+            if buffer.rfind("\n", 0, end) < 0:
+                return
+        else:
+            return
+        # the lines back to the last holding a token (or a comment deeper than the mapping)
+        gap: list[int] = []  # line starts, last first
+        line_end = end
+        while True:
+            line_start = buffer.rfind("\n", 0, line_end) + 1
+            text = buffer[line_start:line_end].rstrip("\r")
+            stripped = text.strip(" \t")
+            if stripped and (stripped[0] != "#" or len(text) - len(text.lstrip(" ")) > column):
+                break
+            gap.append(line_start)
+            if line_start == 0:
+                return
+            line_end = line_start - 1
+        if not gap:
+            return
+        # the first of those lines, before the next entry; at the text's end, its last line
+        line_start = gap[-1] if end != start else gap[0]
+        text = buffer[line_start : buffer.find("\n", line_start) if end != start else end].rstrip("\r")
+        spaces = len(text) - len(text.lstrip(" "))
+        if "\t" in text and not text.strip(" \t") and spaces <= column:
+            tab = line_start + spaces
+            line = token.start_mark.line - buffer.count("\n", tab, start)
+            raise EemeliError(
+                "Tabs are not allowed as indentation", yaml.Mark(self.name, tab, line, spaces, None, 0)
+            )
 
     def _opens_its_line(self) -> bool:
         """A `-` at the mapping's column, or any node deeper, first on its line (a node at the
@@ -1238,8 +1320,11 @@ class _Parser(Parser):
                 depth += 1
             elif isinstance(token, _CLOSING):
                 depth -= 1
-            if depth <= 0 and self.check_token(
-                BlockEntryToken, KeyToken, BlockEndToken, StreamEndToken, ValueToken, *_CLOSING
+            if depth <= 0 and (
+                isinstance(token, _WHOLE_NODE_END)  # (a scalar, an alias, a closed collection)
+                or self.check_token(
+                    BlockEntryToken, KeyToken, BlockEndToken, StreamEndToken, ValueToken, *_CLOSING
+                )
             ):
                 return
 
