@@ -331,6 +331,14 @@ _GROUPS: dict[str, tuple[str, ...]] = {
         "?\n  a\n : v\n",
         "? a\n : v\n",
         "? a\n  b: c\n",
+        # a `:` at the mapping's column after the passed-over node, or after an implicit key at
+        # the explicit key's column, opens an entry of its own: no compact value of the key's
+        "? |\n-\n: -",
+        "? a\n<:\n: -",
+        "? 'a'\n 'b'\n: - x\n",
+        "? a\n- b\n: x: y\n",
+        "? a\nb: c\n: d\n",
+        "? a\n: - x\n",
     ),
     # after an entry with no value, the first line (past deeper comments), when its white
     # space holds a tab after no more spaces than the mapping's column, stays the entry's where

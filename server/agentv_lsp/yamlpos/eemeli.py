@@ -552,6 +552,10 @@ class _Scanner(Scanner):
                         self.tokens.append(BlockMappingStartToken(mark, mark))
             elif key.line == self.empty_key_line and self.indent < key.column:
                 raise EemeliError("Nested mappings are not allowed in compact mappings", key.mark)
+            else:
+                # an implicit key at an explicit key's column is the mapping's next entry: a
+                # `:` there later is no longer that explicit key's (`? a\n<:\n: -` fails)
+                self.explicit_key_columns.discard(key.column)
         elif self.flow_pair_parts:
             self.flow_pair_parts[-1] = ":"
         line, column = self.line, self.column
@@ -1130,7 +1134,9 @@ class _Parser(Parser):
             return self.parse_block_node_or_indentless_sequence()
         return super().parse_block_mapping_key()
 
-    indent_to_drop: tuple[int, int] | None  # (the scanner's)
+    indent_to_drop: tuple[int, int] | None  # (the scanner's, as the two below)
+    explicit_value_at: tuple[int, int, int, int] | None
+    empty_key_line: int
 
     def _drop_indent_after_line(self, mark: Any) -> None:
         # the indentation at the `:` stays the scanner's to its line's end: a value on that line
@@ -1238,6 +1244,11 @@ class _Parser(Parser):
                         "A block sequence may not be used as an implicit map key", token.start_mark
                     )
                 raise EemeliError("All mapping items must start at the same column", token.start_mark)
+            if self.check_token(ValueToken):
+                # a `:` now opens the next entry, its key empty: no compact value of the key's
+                # (`? k\n- x\n: - y` fails); the scanner has not read past that `:` yet
+                self.empty_key_line = self.peek_token().start_mark.line
+                self.explicit_value_at = None
         elif not bare_key:
             self.empty_value = True
         self.state = self.parse_block_mapping_key
