@@ -610,6 +610,20 @@ _GROUPS: dict[str, tuple[str, ...]] = {
         "a: |2\r\n   x\r\n",
         "|1\n  x\n\t",
     ),
+    # in a flow collection, an anchor or tag as an entry (not a pair's value), then a line
+    # break before the `,`: eemeli/yaml makes no empty node there, and refuses the `,`
+    "flow-props-then-line-break-then-comma": (
+        "[&x\n,]",
+        "[a, &x # c\n\n , b]\n",
+        "{&x\n, a}\n",
+        "- [!!str\r\n  ,]\r\n",
+        "[? &x\n, a]\n",
+        "[&x ,]\n",
+        "[a, &x\n]\n",
+        "{a: &x\n, b}\n",
+        "[a: &x\n,]\n",
+        "[&x a\n,]\n",
+    ),
 }
 
 

@@ -74,6 +74,7 @@ from agentv_lsp.yamlpos.scalars import is_timestamp
 _OPENING = (BlockMappingStartToken, BlockSequenceStartToken, FlowMappingStartToken, FlowSequenceStartToken)
 _CLOSING = (BlockEndToken, FlowMappingEndToken, FlowSequenceEndToken)
 _WHOLE_NODE_END = (ScalarToken, AliasToken, *_CLOSING)
+_BLANK_LINES = re.compile(r"(?:[ \t]*(?:#[^\n]*)?\r?\n)+[ \t]*")
 
 PLAIN = "?plain"  # an untagged plain scalar, resolved later by the YAML 1.2 core schema
 PLAIN_11 = "?plain-1.1"  # the same under `%YAML 1.1`, resolved by eemeli/yaml's yaml-1.1 schema
@@ -323,9 +324,32 @@ class _Scanner(Scanner):
 
     def fetch_flow_entry(self) -> None:
         if self.flow_pair_parts:
+            if self.flow_pair_parts[-1] != ":" and self._props_then_line_break():
+                # eemeli/yaml: an anchor or tag as an entry, then a line break before the `,`,
+                # makes no empty node there, and the `,` joins the props (`[&x\n,]` fails)
+                kind = "sequence" if self.flow_kinds[-1] == "[" else "map"
+                raise EemeliError(f"Unexpected , in flow {kind}", self.get_mark())
             self.flow_pair_parts[-1] = ""
         self.stale_flow_key = None  # (`[{a: 1}\n , : 1]`: the `:` after the `,` has an empty key)
         super().fetch_flow_entry()
+
+    props_end = -1  # where the last anchor or tag ended
+
+    def fetch_anchor(self) -> None:
+        super().fetch_anchor()
+        self.props_end = self.pointer
+
+    def fetch_tag(self) -> None:
+        super().fetch_tag()
+        self.props_end = self.pointer
+
+    def _props_then_line_break(self) -> bool:
+        """Whether only white space, comments and a line break come between the last anchor or
+        tag and here."""
+        end = self.props_end
+        if end < 0 or "\n" not in self.buffer[end : self.pointer]:
+            return False
+        return _BLANK_LINES.fullmatch(self.buffer, end, self.pointer) is not None
 
     def fetch_plain(self) -> None:
         super().fetch_plain()

@@ -36,8 +36,15 @@ _TRIGGERS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("#", re.compile(r"#(?:(?<=[\"'\[\]{},|>]#)|(?<=[|>][-+0-9]#)|(?<=[|>][-+0-9]{2}#))")),
     # `-` alone as an item of a flow collection (eemeli/yaml: a block sequence there, refused)
     ("-", re.compile(r"-(?=[,\]}])(?<=[\[{, \t\n]-)")),
-    # an anchor or alias name with a `:` in it (`&a:b`, `*a:`), which libyaml cuts at the `:`
-    ("&", re.compile(r"&(?<![^ \t\r\n\[{,]&)[^ \t\r\n,\[\]{}]*:")),
+    # an anchor or alias name with a `:` in it (`&a:b`, `*a:`), which libyaml cuts at the `:`;
+    # or an anchor, then white space and comments over a line break, then `,` (in a flow
+    # collection eemeli/yaml then makes no empty node: `[&x\n,]` fails)
+    (
+        "&",
+        re.compile(
+            r"&(?<![^ \t\r\n\[{,]&)[^ \t\r\n,\[\]{}]*(?::|[ \t]*(?:#.*)?\r?\n(?:[ \t]*(?:#.*)?\r?\n)*[ \t]*,)"
+        ),
+    ),
     # a block scalar with an indentation indicator (`|2`, `>-1`), or whose first lines hold
     # only white space: eemeli/yaml keeps or refuses those lines by rules of its own; or whose
     # header opens its line (maybe at its collection's column: `a:\n|\n x`, which eemeli/yaml
