@@ -312,9 +312,7 @@ _GROUPS: dict[str, tuple[str, ...]] = {
     "left-explicit-key-stray-unfinished": (
         "? -\n [",
         "? -\n [-",
-        "? r\n- :\n  e",
         "? {''}\n '\n---",
-        "? - a\n  b\n",
     ),
     # after an explicit key with no `:`, the first node on lines of its own (deeper, or a
     # sequence at the mapping's column) is passed over; a second one is the next entry, where
@@ -339,6 +337,18 @@ _GROUPS: dict[str, tuple[str, ...]] = {
         "? a\n- b\n: x: y\n",
         "? a\nb: c\n: d\n",
         "? a\n: - x\n",
+        # what only eemeli/yaml's composer refuses is no error in the node passed over (a key
+        # with no `:`); a node at the column of a sequence that is the key ends that sequence
+        "? r\n- :\n  e",
+        "? a\n- b: 1\n  c\n- d\n: x\n",
+        "? - a\n  b\n",
+        "  ? -\n    b\n",
+        "? - a\n  b: 1\nc: 2\n",
+        '? a\n- &r ""\n -\n',
+        "? -\n-\n *- *b\n",
+        "a:\n  - x\n  y: 1\n",
+        "a:\n - b\n c: d\n",
+        "- - a\n  b\n",
     ),
     # after an entry with no value, the first line (past deeper comments), when its white
     # space holds a tab after no more spaces than the mapping's column, stays the entry's where

@@ -246,7 +246,7 @@ class _Scanner(Scanner):
             bound.popleft()  # stale, or dropped already
         for level in sorted(set(stale)) if len(stale) > 1 else stale:
             key = keys[level]
-            if key.required:
+            if key.required and not self.passing_over:
                 raise EemeliError(_NO_VALUE, key.mark)
             if level > 0 and key.line != self.line:
                 self.stale_flow_key = key  # a `:` next in this flow sequence is an error
@@ -271,9 +271,13 @@ class _Scanner(Scanner):
 
     def remove_possible_simple_key(self) -> None:
         key = self.possible_simple_keys.get(self.flow_level)
-        if key is not None and key.required:
+        if key is not None and key.required and not self.passing_over:
             raise EemeliError(_NO_VALUE, key.mark)
         super().remove_possible_simple_key()
+
+    # eemeli/yaml never composes a node passed over after an explicit key: what only its
+    # composer refuses (a key with no `:`) is no error there (`? r\n- :\n  e` loads)
+    passing_over = False
 
     def save_possible_simple_key(self) -> None:
         self.stale_flow_key = None
@@ -285,6 +289,10 @@ class _Scanner(Scanner):
             self.line_bound_keys.append((level, key))
         if key is not None and self.tab_after_indicator is not None:
             key.tab_mark = self.tab_after_indicator
+        if key is not None and key.required and self.indent in self.sequence_columns:
+            key.required = (
+                False  # (at a block sequence's column: no key of its, see parse_block_sequence_entry)
+            )
 
     # -- flow collections ------------------------------------------------------------------------
     def _in_flow_pair(self) -> bool:
@@ -1130,6 +1138,9 @@ class _Parser(Parser):
         if self.empty_value:
             self.empty_value = False
             self._no_tab_line_after_empty_value()
+        if self.check_token(KeyToken) and self.peek_token().start_mark.column != self.marks[-1].column:
+            # (where a sequence at that column ended: `a:\n - b\n c: d`)
+            raise EemeliError("All mapping items must start at the same column", self.peek_token().start_mark)
         if self._bare_value_opened_mapping():
             self._drop_indent_after_line(self.get_token().start_mark)
         if self.check_token(ValueToken):
@@ -1193,7 +1204,38 @@ class _Parser(Parser):
             self.state = self.states.pop()
             self.marks.pop()
             return SequenceEndEvent(mark, mark)
+        if not self.check_token(BlockEntryToken, BlockEndToken, StreamEndToken, ValueToken):
+            # eemeli/yaml: another node at the sequence's column ends it; what is around it
+            # takes that node (as its next entry, or passed over after an explicit key)
+            token = self.peek_token()
+            if token.start_mark.column == self.marks[-1].column and self._first_on_its_line(token):
+                self._drop_indent_after_line(token.start_mark)
+                self.state = self.states.pop()
+                self.marks.pop()
+                return SequenceEndEvent(token.start_mark, token.start_mark)
+        if self.check_token(BlockEntryToken):
+            entry = self.get_token()
+            token = self.peek_token()
+            if (
+                token is not None
+                and not isinstance(token, (BlockEntryToken, BlockEndToken))
+                and token.start_mark.column <= self.marks[-1].column
+                and self._first_on_its_line(token)
+            ):
+                # eemeli/yaml: a node on a later line no deeper than the `-` is no item's value
+                self.state = self.parse_block_sequence_entry
+                return self.process_empty_scalar(entry.end_mark)
+            if not self.check_token(BlockEntryToken, BlockEndToken):
+                self.states.append(self.parse_block_sequence_entry)
+                return self.parse_block_node()
+            self.state = self.parse_block_sequence_entry
+            return self.process_empty_scalar(entry.end_mark)
         return super().parse_block_sequence_entry()
+
+    def _first_on_its_line(self, token: Any) -> bool:
+        start = token.start_mark.index
+        line_start = max(self.buffer.rfind("\n", 0, start), self.buffer.rfind("\r", 0, start)) + 1
+        return not self.buffer[line_start:start].strip(" ")
 
     def parse_flow_mapping_key(self, first: bool = False) -> Any:
         if not self.check_token(FlowMappingEndToken):
@@ -1255,12 +1297,16 @@ class _Parser(Parser):
         # nor the next key (`? k` then `- x`, `? b: 1` then ` k`), is passed over (the key has
         # no value); a second one is the next entry, where it may not be
         if self._passed_over_next():
-            if self.check_token(BlockEntryToken):
-                column = self.peek_token().start_mark.column
-                while self.check_token(BlockEntryToken) and self.peek_token().start_mark.column == column:
-                    self._skip_node_tokens()  # (an indentless sequence: one node)
-            else:
-                self._skip_node_tokens()
+            self.passing_over = True
+            try:
+                if self.check_token(BlockEntryToken, KeyToken):  # (an indentless sequence, or a
+                    # mapping at the column of a sequence just ended: the scanner opened none)
+                    token = self.peek_token()
+                    self._skip_entries_at(token.start_mark.column, type(token))
+                else:
+                    self._skip_node_tokens()
+            finally:
+                self.passing_over = False
             if self._passed_over_next() and not self._bare_value_opened_mapping():
                 token = self.peek_token()
                 if isinstance(token, (BlockEntryToken, BlockSequenceStartToken)):
@@ -1281,11 +1327,39 @@ class _Parser(Parser):
     empty_value = False  # the last block mapping entry has no node after its key or `:`
     bare_explicit_key = False  # the last explicit key has no node
 
+    def _skip_entries_at(self, column: int, entry: type) -> None:
+        """Consume entries (`entry` tokens) at `column` and all that is deeper."""
+        depth = 0
+        buffer = self.buffer
+        last = -1  # the index the last token taken started at (a key's token and its scalar share one)
+        while True:
+            token = self.peek_token()
+            if token is None or isinstance(token, StreamEndToken):
+                return
+            start = token.start_mark.index
+            if depth <= 0:
+                if isinstance(token, BlockEndToken):
+                    return
+                line_start = max(buffer.rfind("\n", 0, start), buffer.rfind("\r", 0, start)) + 1
+                opens_line = start != last and not buffer[line_start:start].strip(" ")
+                # (a mapping the scanner opened at that column again, its indentation dropped)
+                at_entry = token.start_mark.column == column and (
+                    isinstance(token, entry)
+                    or (entry is KeyToken and isinstance(token, BlockMappingStartToken))
+                )
+                if opens_line and token.start_mark.column <= column and not at_entry:
+                    return
+            last = start
+            self.get_token()
+            if isinstance(token, _OPENING):
+                depth += 1
+            elif isinstance(token, _CLOSING):
+                depth -= 1
+
     def _passed_over_next(self) -> bool:
-        return (
-            not self.check_token(KeyToken, BlockEndToken, StreamEndToken, ValueToken)
-            and self._opens_its_line()
-        )
+        if self.check_token(KeyToken):  # deeper than the mapping: where a sequence ended
+            return self.peek_token().start_mark.column > self.marks[-1].column and self._opens_its_line()
+        return not self.check_token(BlockEndToken, StreamEndToken, ValueToken) and self._opens_its_line()
 
     def _no_tab_line_after_empty_value(self) -> None:
         """eemeli/yaml: after an entry with no value, the first line (past deeper comments),
