@@ -349,6 +349,13 @@ _GROUPS: dict[str, tuple[str, ...]] = {
         "a:\n  - x\n  y: 1\n",
         "a:\n - b\n c: d\n",
         "- - a\n  b\n",
+        # the key's `:` deeper, with no node after it: a `:` then at the key's column opens a
+        # mapping that is its value
+        "? a\n :\n:",
+        "?\n :\n: v\n",
+        "? a\n : &x\n: v\n",
+        "? a\n :\n: - x\n",
+        "? a\n : x\n: v\n",
     ),
     # after an entry with no value, the first line (past deeper comments), when its white
     # space holds a tab after no more spaces than the mapping's column, stays the entry's where

@@ -1150,7 +1150,7 @@ class _Parser(Parser):
             key = self.get_token()
             if self._bare_value_opened_mapping() and self.peek_token().start_mark.line > key.start_mark.line:
                 # eemeli/yaml: a bare `?`, then a `:` deeper on a later line: the key's `:`
-                self._drop_indent_after_line(self.get_token().start_mark)
+                self._explicit_value_deeper()
             if self.check_token(KeyToken, ValueToken, BlockEndToken):
                 self.state = self.parse_block_mapping_value
                 self.bare_explicit_key = True
@@ -1169,15 +1169,26 @@ class _Parser(Parser):
             return self.parse_block_node_or_indentless_sequence()
         return super().parse_block_mapping_key()
 
-    indent_to_drop: tuple[int, int] | None  # (the scanner's, as the two below)
+    indent_to_drop: tuple[int, int] | None  # (the scanner's, as those below)
     explicit_value_at: tuple[int, int, int, int] | None
     empty_key_line: int
+    property_tokens: int
+    explicit_key_columns: set[int]
 
     def _drop_indent_after_line(self, mark: Any) -> None:
         # the indentation at the `:` stays the scanner's to its line's end: a value on that line
         # continues on lines indented past the `:` (eemeli/yaml's lexer counts the line's
         # indentation); then it is dropped with no block end, the parser's collection being gone
         self.indent_to_drop = (mark.line, mark.column)
+
+    def _explicit_value_deeper(self) -> None:
+        """Take the `:` after the mapping a bare `:` opened for the explicit key's (that mapping
+        undone); the scanner learns it is that key's `:`, as if at the key's column."""
+        mark = self.get_token().start_mark
+        self._drop_indent_after_line(mark)
+        produced = self.tokens_taken + len(self.tokens)
+        self.explicit_value_at = (mark.line, self.marks[-1].column, produced, self.property_tokens)
+        self.explicit_key_columns.discard(self.marks[-1].column)
 
     def _bare_value_opened_mapping(self) -> bool:
         """Whether the next tokens are the block mapping a bare `:` opened and that `:`."""
@@ -1285,8 +1296,9 @@ class _Parser(Parser):
     def parse_block_mapping_value(self) -> Any:
         bare_key, self.bare_explicit_key = self.bare_explicit_key, False
         if self._bare_value_opened_mapping():
-            # eemeli/yaml: after an explicit key, a `:` deeper on a later line is its `:`
-            self._drop_indent_after_line(self.get_token().start_mark)
+            # eemeli/yaml: after an explicit key, a `:` deeper on a later line is its `:` (and
+            # with no node after it, a `:` then at the key's column opens a mapping as its value)
+            self._explicit_value_deeper()
         if self.check_token(ValueToken):
             event = super().parse_block_mapping_value()
             if event.__class__ is ScalarEvent and not event.value and not event.style:
