@@ -356,6 +356,10 @@ _GROUPS: dict[str, tuple[str, ...]] = {
         "? a\n : &x\n: v\n",
         "? a\n :\n: - x\n",
         "? a\n : x\n: v\n",
+        # a `:` at the key's column right after the passed-over node's end
+        "? a\n- :\n:",
+        "? a\n- b: c\n: - d\n",
+        "? - a\n  b: 1\n  c: 2\n: d\n",
     ),
     # after an entry with no value, the first line (past deeper comments), when its white
     # space holds a tab after no more spaces than the mapping's column, stays the entry's where

@@ -1361,7 +1361,8 @@ class _Parser(Parser):
                 )
                 if opens_line and token.start_mark.column <= column and not at_entry:
                     return
-            last = start
+            if not isinstance(token, BlockEndToken):  # (a block end is where the next token is)
+                last = start
             self.get_token()
             if isinstance(token, _OPENING):
                 depth += 1
