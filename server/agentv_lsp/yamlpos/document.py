@@ -741,8 +741,12 @@ def _check_scalar_lines(node: ScalarNode, need: int, lines: list[str], *, exact:
 def _check_flow_lines(flow: Node, need: int, lines: list[str]) -> YamlError | None:
     continued: set[int] = set()  # lines that continue a multi-line scalar inside the collection
     stack = [flow]
+    seen: set[int] = set()  # an alias inside its own anchored collection (`&a {"x\n y": *a}`)
     while stack:
         node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
         if isinstance(node, ScalarNode):
             continued.update(range(node.start_mark.line + 1, node.end_mark.line + 1))
         elif isinstance(node, SequenceNode):
@@ -1243,21 +1247,24 @@ class _Converter:
             )
         return self.values[id(node)]
 
-    def _alias_weight(self, node: Node) -> int:
-        """eemeli/yaml's getAliasCount: 1 for a scalar, else the heaviest child."""
+    def _alias_weight(self, node: Node, within: frozenset[int] = frozenset()) -> int:
+        """eemeli/yaml's getAliasCount: 1 for a scalar, else the heaviest child. `within`: the
+        collections being weighed around `node`; one met again is an alias inside its own
+        anchored node (`&a {x: [*a]}`), weighed as an alias, never walked again."""
         if isinstance(node, ScalarNode):
             return 1
         aliased = self.alias_children.get(id(node), set())
         children: list[Node] = (
             [c for pair in node.value for c in pair] if isinstance(node, MappingNode) else list(node.value)
         )
+        within = within | {id(node)}
         heaviest = 0
         for child in children:
-            if id(child) in aliased:
+            if id(child) in aliased or id(child) in within:
                 use = self.anchors.get(id(child))
                 weight = use.count * use.alias_weight if use is not None else 0
             else:
-                weight = self._alias_weight(child)
+                weight = self._alias_weight(child, within)
             heaviest = max(heaviest, weight)
         return heaviest
 
