@@ -645,6 +645,28 @@ _GROUPS: dict[str, tuple[str, ...]] = {
         "[a: &x\n,]\n",
         "[&x a\n,]\n",
     ),
+    # a tab in the white space opening a line before an anchor or tag is indentation, save
+    # before the document's root when a flow collection follows the props
+    "tab-before-props-at-line-start": (
+        " \t&r",
+        "a:\n \t&r x\n",
+        "a:\n  \t!!str [a]\n",
+        "# c\n \t&r\n x\n",
+        " \t&r [a]\n",
+        " \t!!str {a: 1}\n",
+        "--- \t&r x\n",
+        "a: \t&r x\n",
+        "a: [\n \t&r x]\n",
+        "a: |\n \t&r x\n",
+    ),
+    # `!!merge` on a scalar in a collection used as a key: its text there is `<<`, whatever
+    # the scalar's own (a duplicate of such a key fails as any)
+    "merge-tag-in-collection-key": (
+        "?\n- !!merge",
+        "[!!merge x, !!str y]: 1\n",
+        "{!!merge <<: {}}: 1\n",
+        "[!!merge x]: 1\n[!!merge y]\n",  # (no `:`: fails)
+    ),
 }
 
 

@@ -74,6 +74,7 @@ from agentv_lsp.yamlpos.scalars import is_timestamp
 _OPENING = (BlockMappingStartToken, BlockSequenceStartToken, FlowMappingStartToken, FlowSequenceStartToken)
 _CLOSING = (BlockEndToken, FlowMappingEndToken, FlowSequenceEndToken)
 _WHOLE_NODE_END = (ScalarToken, AliasToken, *_CLOSING)
+_PROPS_AND_BLANKS = re.compile(r"(?:[&!][^ \t\r\n]*[ \t]*)+")
 _BLANK_LINES = re.compile(r"(?:[ \t]*(?:#[^\n]*)?\r?\n)+[ \t]*")
 
 PLAIN = "?plain"  # an untagged plain scalar, resolved later by the YAML 1.2 core schema
@@ -344,12 +345,35 @@ class _Scanner(Scanner):
     props_end = -1  # where the last anchor or tag ended
 
     def fetch_anchor(self) -> None:
+        self._no_tab_before_props()
         super().fetch_anchor()
         self.props_end = self.pointer
 
     def fetch_tag(self) -> None:
+        self._no_tab_before_props()
         super().fetch_tag()
         self.props_end = self.pointer
+
+    def _no_tab_before_props(self) -> None:
+        """eemeli/yaml: a tab in the white space opening a line before an anchor or tag is
+        indentation (`a:\n \t&r x` fails), save before the document's root when a flow
+        collection follows the props (` \t&r [a]` loads)."""
+        if self.flow_level:
+            return
+        buffer, pointer = self.buffer, self.pointer
+        start = max(buffer.rfind("\n", 0, pointer), buffer.rfind("\r", 0, pointer)) + 1
+        before = buffer[start:pointer]
+        if "\t" not in before or before.strip(" \t"):
+            return
+        if self.indent < 0:
+            after = _PROPS_AND_BLANKS.match(buffer, pointer)
+            if after is not None and buffer[after.end() : after.end() + 1] in ("[", "{"):
+                return
+        tab = start + before.index("\t")
+        raise EemeliError(
+            "Tabs are not allowed as indentation",
+            yaml.Mark(self.name, tab, self.line, tab - start, None, 0),
+        )
 
     def _props_then_line_break(self) -> bool:
         """Whether only white space, comments and a line break come between the last anchor or
