@@ -667,6 +667,22 @@ _GROUPS: dict[str, tuple[str, ...]] = {
         "{!!merge <<: {}}: 1\n",
         "[!!merge x]: 1\n[!!merge y]\n",  # (no `:`: fails)
     ),
+    # a lone CR (text, no line break) ends a plain scalar's word before `#`, which then opens
+    # a comment with no white space before it: refused; in quotes, block scalars, comments and
+    # before white space it is text as ever
+    "lone-cr-then-hash": (
+        "\r#",
+        "a: b\r#c\n",
+        "- a\r#b\n",
+        "[a\r#]\n",
+        "a: b\r #c\n",
+        'a: "b\r#"\n',
+        "# x\r#\na: 1\n",
+        "a: |\n b\r#\n",
+    ),
+    # Left: an alias as a key whose anchored value is a `!!binary` Buffer: eemeli/yaml keys the
+    # mapping by the alias's text (`*b`), as for a collection
+    "left-binary-alias-key": (": !!binary &b\n*b :",),
 }
 
 

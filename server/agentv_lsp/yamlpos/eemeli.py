@@ -686,7 +686,22 @@ class _Scanner(Scanner):
             spaces = self.scan_plain_spaces(indent, start_mark)
             if not spaces or self.peek() == "#" or (not self.flow_level and self.column < indent):
                 break
-        return ScalarToken("".join(chunks), True, start_mark, end_mark)
+        value = "".join(chunks)
+        if LONE_CR in value:
+            self._no_comment_after_lone_cr(start_mark.index, end_mark.index)
+        return ScalarToken(value, True, start_mark, end_mark)
+
+    def _no_comment_after_lone_cr(self, start: int, end: int) -> None:
+        # eemeli/yaml: a lone CR ends a plain scalar's word before `#`, which then opens a
+        # comment with no white space before it (`a\r#` fails)
+        buffer = self.buffer
+        at = buffer.find(LONE_CR + "#", start, end)
+        if at < 0:
+            return
+        at += 1
+        line_start = buffer.rfind("\n", 0, at) + 1
+        line = self.line - buffer.count("\n", at, self.pointer)
+        raise EemeliError(_GLUED_COMMENT, yaml.Mark(self.name, at, line, at - line_start, None, 0))
 
     def scan_plain_spaces(self, indent: int, start_mark: Any) -> list[str] | None:
         chunks: list[str] = []
