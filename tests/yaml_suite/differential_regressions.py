@@ -680,6 +680,23 @@ _GROUPS: dict[str, tuple[str, ...]] = {
         "# x\r#\na: 1\n",
         "a: |\n b\r#\n",
     ),
+    # a later key of a block mapping with no `:` on its line (one line, at the mapping's
+    # column) takes for its `:` the next token when that is a `:` opening a line deeper, past
+    # blank lines; the first key, a multi-line key or a `:` at the column does not
+    "key-colon-on-a-later-line": (
+        "x: 1\na\n : v\n",
+        "x: 1\na # c\n\n : v\n : w\n",
+        "- x: 1\n  &z a b\n   :\n    - c\n",
+        "x: 1\n[a]\n : v\n",
+        ":\na\n :",
+        "a\n :\n",
+        "x: 1\na\n: v\n",
+        "x: 1\na\n  b\n : v\n",
+        "x: 1\n[a,\n b]\n : v\n",
+        "x: 1\na\n :x\n",
+    ),
+    # Left: such a `:` after a deeper comment line, or with a block sequence on its line
+    "left-key-colon-on-a-later-line": ("x: 1\na\n # c\n : v\n", "x: 1\na\n : - b\n"),
     # Left: an alias as a key whose anchored value is a `!!binary` Buffer: eemeli/yaml keys the
     # mapping by the alias's text (`*b`), as for a collection
     "left-binary-alias-key": (": !!binary &b\n*b :",),

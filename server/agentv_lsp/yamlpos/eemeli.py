@@ -247,12 +247,26 @@ class _Scanner(Scanner):
             bound.popleft()  # stale, or dropped already
         for level in sorted(set(stale)) if len(stale) > 1 else stale:
             key = keys[level]
+            if key.required and not level and self._colon_deeper_next(key):
+                continue  # (`x: 1\na\n : v`: the next token, past blank and comment lines)
             if key.required and not self.passing_over:
                 raise EemeliError(_NO_VALUE, key.mark)
             if level > 0 and key.line != self.line:
                 self.stale_flow_key = key  # a `:` next in this flow sequence is an error
                 self.stale_flow_level = level
             del keys[level]
+
+    def _colon_deeper_next(self, key: SimpleKey) -> bool:
+        """eemeli/yaml: a mapping's later key with no `:` on its line takes the next token for
+        its `:` when that is a `:` opening a line deeper than the key."""
+        return bool(
+            self.peek() == ":"
+            and self.peek(1) in _EMPTY
+            and self.column > key.column
+            and self._token_opens_its_line()
+            and bool(self.tokens)
+            and self.tokens[-1].end_mark.line == key.line  # (the key on one line)
+        )
 
     def _in_flow_map(self, level: int) -> bool:
         return 0 < level <= len(self.flow_kinds) and self.flow_kinds[level - 1] == "{"
