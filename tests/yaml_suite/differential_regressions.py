@@ -694,6 +694,7 @@ _GROUPS: dict[str, tuple[str, ...]] = {
         "x: 1\na\n  b\n : v\n",
         "x: 1\n[a,\n b]\n : v\n",
         "x: 1\na\n :x\n",
+        ":\n!\n :",  # (a tag alone, no node: a key over two lines)
     ),
     # Left: such a `:` after a deeper comment line, or with a block sequence on its line
     "left-key-colon-on-a-later-line": ("x: 1\na\n # c\n : v\n", "x: 1\na\n : - b\n"),

@@ -39,6 +39,7 @@ from yaml.resolver import BaseResolver
 from yaml.scanner import Scanner, ScannerError, SimpleKey
 from yaml.tokens import (
     AliasToken,
+    AnchorToken,
     BlockEndToken,
     BlockEntryToken,
     BlockMappingStartToken,
@@ -74,6 +75,7 @@ from agentv_lsp.yamlpos.scalars import is_timestamp
 _OPENING = (BlockMappingStartToken, BlockSequenceStartToken, FlowMappingStartToken, FlowSequenceStartToken)
 _CLOSING = (BlockEndToken, FlowMappingEndToken, FlowSequenceEndToken)
 _WHOLE_NODE_END = (ScalarToken, AliasToken, *_CLOSING)
+_PROPERTY_TOKENS = (AnchorToken, TagToken)
 _PROPS_AND_BLANKS = re.compile(r"(?:[&!][^ \t\r\n]*[ \t]*)+")
 _BLANK_LINES = re.compile(r"(?:[ \t]*(?:#[^\n]*)?\r?\n)+[ \t]*")
 
@@ -266,6 +268,7 @@ class _Scanner(Scanner):
             and self._token_opens_its_line()
             and bool(self.tokens)
             and self.tokens[-1].end_mark.line == key.line  # (the key on one line)
+            and not isinstance(self.tokens[-1], _PROPERTY_TOKENS)  # (a node, not props alone)
         )
 
     def _in_flow_map(self, level: int) -> bool:
