@@ -531,9 +531,9 @@ _EXPLICIT_KEY = re.compile(r"^[ \t-]*\?(?:[ \t]|$)", re.MULTILINE)
 
 def _left_after_explicit_key(text: str, theirs: dict[str, object], mine: dict[str, object]) -> bool:
     # after `? k` with no `:`, eemeli/yaml passes over lines that are no whole node to our
-    # scanner (`? {''}\n '\n---`) and refuses a node at the mapping's column (`?\n|`); as
+    # scanner (`? {''}\n '\n---`, an unclosed quote): we refuse what it reads; as
     # yaml_mutations' LEFT
-    return _EXPLICIT_KEY.search(text) is not None
+    return bool(theirs["ok"]) and not mine["ok"] and _EXPLICIT_KEY.search(text) is not None
 
 
 KNOWN_LEFT: tuple[tuple[str, Callable[[str, dict[str, object], dict[str, object]], bool]], ...] = (

@@ -143,3 +143,14 @@ def test_a_cancelled_budget_stops_it_too() -> None:
     with limited(budget), pytest.raises(CheckStopped) as stopped:
         eemeli.compose(nested_flow_text(20_000, 5))
     assert stopped.value.reason == "cancelled"
+
+
+def test_an_alias_inside_its_own_multi_line_flow_collection_ends() -> None:
+    # found by the grammar differential (seed 9): the check of a multi-line flow collection's
+    # lines walked its nodes with no record of those seen, and its own alias inside it made
+    # that walk endless (memory growing by gigabytes)
+    with limited(Budget(seconds=10)):
+        doc = parse_yaml('q: &a {"x\n y": *a, z: [*a]}\n')
+    assert doc.error is None
+    mapping = doc.value["q"]
+    assert mapping["x y"] is mapping and mapping["z"][0] is mapping

@@ -195,3 +195,19 @@ def test_a_lone_cr_is_text_yet_positions_count_it_as_editors_do() -> None:
     assert failed.error is not None
     # at the `:` after the CR, on the line an editor shows it (AgentV fails there too)
     assert (failed.error.span.start_line, failed.error.span.start_col) == (3, 12)
+
+
+def test_a_bare_colon_under_a_finished_pair_is_that_mappings_entry_where_written() -> None:
+    # eemeli/yaml: a line opening with `:` deeper than a mapping whose entry has its value is
+    # the mapping's next entry, its key empty; a sequence that was the value ends at the `:`
+    doc = parse_yaml("a:\n - 1\n : v\nb: 2\n")
+    assert doc.error is None
+    assert doc.value == {"a": [1], "": "v", "b": 2}
+    sequence = doc.node_at(["a"])
+    assert sequence is not None
+    assert (sequence.end_mark.line, sequence.end_mark.column) == (2, 1)
+    assert doc.span_of([""], key=True) == yaml_document.Span(2, 1, 2, 1)
+    assert doc.span_of([""]) == yaml_document.Span(2, 3, 2, 4)
+    assert doc.span_of(["b"], key=True) == yaml_document.Span(3, 0, 3, 1)
+    twice = parse_yaml("1: x\n : v\n :\n")  # another `:` there after a value: a duplicate key
+    assert twice.error is not None and twice.error.span.start_line == 2

@@ -312,13 +312,78 @@ _GROUPS: dict[str, tuple[str, ...]] = {
     "left-explicit-key-stray-unfinished": (
         "? -\n [",
         "? -\n [-",
-        "? r\n- :\n  e",
         "? {''}\n '\n---",
-        "? - a\n  b\n",
-        # and what eemeli/yaml refuses there: a tab-only line before the next entry, a deeper
-        # line then a `-` at the mapping's column
-        "? b\n\t\nr:",
+    ),
+    # after an explicit key with no `:`, the first node on lines of its own (deeper, or a
+    # sequence at the mapping's column) is passed over; a second one is the next entry, where
+    # it may not be; a bare `?` then a deeper `:` on a later line: that `:` is the key's
+    "explicit-key-passed-over": (
         "? -\n d\n-",
+        "? 'a'\n 'b'\n 'c'\n",
+        "? ''\n &a \"\"\n ?\n",
+        "? [a]\n [b]\n [c]\n",
+        "? a\n- b\n  - c\n- d\n",
+        "? a\n- b\n: c\n",
+        "? a\n [b]\n :\n",
+        "?\n :",
+        "?\n  a\n : v\n",
+        "? a\n : v\n",
+        "? a\n  b: c\n",
+        # a `:` at the mapping's column after the passed-over node, or after an implicit key at
+        # the explicit key's column, opens an entry of its own: no compact value of the key's
+        "? |\n-\n: -",
+        "? a\n<:\n: -",
+        "? 'a'\n 'b'\n: - x\n",
+        "? a\n- b\n: x: y\n",
+        "? a\nb: c\n: d\n",
+        "? a\n: - x\n",
+        # what only eemeli/yaml's composer refuses is no error in the node passed over (a key
+        # with no `:`); a node at the column of a sequence that is the key ends that sequence
+        "? r\n- :\n  e",
+        "? a\n- b: 1\n  c\n- d\n: x\n",
+        "? - a\n  b\n",
+        "  ? -\n    b\n",
+        "? - a\n  b: 1\nc: 2\n",
+        '? a\n- &r ""\n -\n',
+        "? -\n-\n *- *b\n",
+        "a:\n  - x\n  y: 1\n",
+        "a:\n - b\n c: d\n",
+        "- - a\n  b\n",
+        # the key's `:` deeper, with no node after it: a `:` then at the key's column opens a
+        # mapping that is its value
+        "? a\n :\n:",
+        "?\n :\n: v\n",
+        "? a\n : &x\n: v\n",
+        "? a\n :\n: - x\n",
+        "? a\n : x\n: v\n",
+        # a `:` at the key's column right after the passed-over node's end
+        "? a\n- :\n:",
+        "? a\n- b: c\n: - d\n",
+        "? - a\n  b: 1\n  c: 2\n: d\n",
+    ),
+    # after an entry with no value, the first line (past deeper comments), when its white
+    # space holds a tab after no more spaces than the mapping's column, stays the entry's where
+    # the next entry follows at that column (or the text ends on it): a tab as indentation
+    "tab-line-after-empty-value": (
+        "? b\n\t\nr:",
+        "a:\n\t\nr:",
+        "a: &x # c\n\t \t\nr:",
+        "- a:\n  \t\n  r:",
+        "a:\n  # c\n\t\n# c\nr:",
+        "a:\r\n\t\r\nr:",
+        "a:\n\t",
+        "a:\n  b:\n\n\t",
+        "a:\n\n\t\nr:",
+        "a:\n \t\nr:",
+        "- a:\n   \t\n  r:",
+        "a: b\n\t\nr:",
+        "a:\n\t\n- x\n",
+        "a:\n  b:\n\t\nc: 1\n",
+        "? b\n\t# c\nr:",
+        "?\n\t\nr:",
+        "a:\n\t\n\n\n",
+        "a: |\n x\n \t",
+        "|\nx\n\t",
     ),
     # an anchor or tag whose name ends in `-`, `?` or `:`, then a tab: that character is the
     # name's, no block indicator a tab may not follow (eemeli/yaml warns of `&a:`, and reads it)
@@ -475,6 +540,167 @@ _GROUPS: dict[str, tuple[str, ...]] = {
         "%YAML 1.1\n---\na: !!timestamp 2001-13-05\n",
         "%YAML 1.1\n---\na: 2001-13-05\na: 2002-01-05\n",  # fails: a duplicate key, whatever its dates
     ),
+    # a line opening with a bare `:` deeper than a block mapping whose entry has its value (or
+    # at the column of a sequence that is that value): the mapping's next entry, its key empty;
+    # a value on the `:`'s line continues on lines indented past the `:`, and takes no `? k`
+    "bare-colon-under-finished-pair": (
+        "1: x\n :",
+        "1: x\n : v\n2: y\n",
+        "a:\n b: 1\n  : 2\n",
+        "a:\n  b: 1\n :\n",
+        "a:\n - 1\n :\nb: 2\n",
+        "a:\n  b:\n   - 1\n   :\n  c: 2\n",
+        "1: x\n :\n :\n",
+        "a: 1\n :\n b: 2\n",
+        "a: 'q' # c\n\n : # c\n",
+        "- 1: x\n   : &a\n    - b\n- *a\n",
+        "a: 1\n : 'v\n  w'\n",
+        "a: 1\n : v\n  w\n",
+        "a: 1\n   : |\n    x\n",
+        "1: x\n : v\n : w\n",
+        "a: 1\n : v\n w\n",
+        "a: 1\n : 'v\n w'\n",
+        "a: 1\n : [a,\n b]\n",
+        "a: 1\n   : |\n   x\n",
+        "a: 1\n : b: 2\n",
+        "a: 1\n : ? x\n",
+        ": ? x\n",
+        "a:\n - 1\n : v\n - 2\n",
+        "- a\n :\n",
+    ),
+    # a BOM opening the text, then a directive or `...`: the directive is read (`%YAML 1.1`
+    # gives its scalar rules), as without the BOM
+    "bom-before-directive": (
+        "\ufeff%YAML 1.1\n---\nr: y\n",
+        "\ufeff%YAML 1.1\n%YAML 1.1\n--- 0o7\n",
+        "\ufeff...\n",
+        "\ufeff%YAML 1.1 x\n--- y\n",
+        "\ufeff...\na\n",
+        "\ufeff %YAML 1.1\n--- y\n",
+    ),
+    # after a `...` line eemeli/yaml's lexer is in its stream state again: a BOM opening a line
+    # there is dropped, up to the next content (which is another document)
+    "bom-after-document-end": (
+        "...\n\ufeff",
+        "a\n...\n\ufeff# c\n",
+        "a\n...\n# c\n\ufeff\n\ufeff \t\n",
+        "a\r\n...\r\n\ufeff\r\n",
+        "\ufeff...\n\ufeff",
+        "a\n...\n\ufeff%YAML 1.1\n",
+        "a\n\ufeff...\n\ufeff",
+        "a\n...\n\ufeffb\n",
+        "a\n...\n \ufeff\n",
+        "a\n...\n\ufeff...\n",
+    ),
+    # a block scalar opening a line at the column of the block collection it is in: no value
+    # but that collection's next entry, which it cannot be; deeper, it is the value
+    "block-scalar-at-collection-column": (
+        "a:\n|\n x\n",
+        "a: &x # c\n\n>-\n x\n",
+        "- a:\n  |\n   x\n",
+        "a:\n  b:\n  |\n   x\n",
+        "-\n|\n",
+        "a:\n  - x\n  |\n",
+        "a:\n |\n x\n",
+        "-\n |\n x\n",
+        "|\n x\n",
+        "a: x\n  |\n",
+        'a: "x\n |\n y"\n',
+    ),
+    # `-` opening a line inside a flow collection, before `,` or the bracket: a block
+    # sequence there, refused
+    "dash-opening-flow-line": (
+        "[\n-]",
+        "{a: 1,\n-}\n",
+        "[\n-x]\n",
+        "[\n'-']\n",
+    ),
+    # a clipped or stripped block scalar with an indentation indicator: its last lines of
+    # spaces only, no longer than its first content line's indentation, are dropped (the
+    # first line is never); a keeping one keeps them; CRLF alike
+    "block-scalar-short-space-lines": (
+        "|1\n  x\n  ",
+        "a: |1\n   x\n   \n  \nb: 1\n",
+        "|1\n  x\n  \n   \n  \n",
+        ">1\n  x\n  y\n  ",
+        "|1-\n  x\n  ",
+        "|1+\n  x\n  ",
+        "|2\n  x\n   ",
+        "|1\n  \n  x",
+        "|1\r\n  x\r\n  ",
+        "a: |2\r\n   x\r\n",
+        "|1\n  x\n\t",
+    ),
+    # in a flow collection, an anchor or tag as an entry (not a pair's value), then a line
+    # break before the `,`: eemeli/yaml makes no empty node there, and refuses the `,`
+    "flow-props-then-line-break-then-comma": (
+        "[&x\n,]",
+        "[a, &x # c\n\n , b]\n",
+        "{&x\n, a}\n",
+        "- [!!str\r\n  ,]\r\n",
+        "[? &x\n, a]\n",
+        "[&x ,]\n",
+        "[a, &x\n]\n",
+        "{a: &x\n, b}\n",
+        "[a: &x\n,]\n",
+        "[&x a\n,]\n",
+    ),
+    # a tab in the white space opening a line before an anchor or tag is indentation, save
+    # before the document's root when a flow collection follows the props
+    "tab-before-props-at-line-start": (
+        " \t&r",
+        "a:\n \t&r x\n",
+        "a:\n  \t!!str [a]\n",
+        "# c\n \t&r\n x\n",
+        " \t&r [a]\n",
+        " \t!!str {a: 1}\n",
+        "--- \t&r x\n",
+        "a: \t&r x\n",
+        "a: [\n \t&r x]\n",
+        "a: |\n \t&r x\n",
+    ),
+    # `!!merge` on a scalar in a collection used as a key: its text there is `<<`, whatever
+    # the scalar's own (a duplicate of such a key fails as any)
+    "merge-tag-in-collection-key": (
+        "?\n- !!merge",
+        "[!!merge x, !!str y]: 1\n",
+        "{!!merge <<: {}}: 1\n",
+        "[!!merge x]: 1\n[!!merge y]\n",  # (no `:`: fails)
+    ),
+    # a lone CR (text, no line break) ends a plain scalar's word before `#`, which then opens
+    # a comment with no white space before it: refused; in quotes, block scalars, comments and
+    # before white space it is text as ever
+    "lone-cr-then-hash": (
+        "\r#",
+        "a: b\r#c\n",
+        "- a\r#b\n",
+        "[a\r#]\n",
+        "a: b\r #c\n",
+        'a: "b\r#"\n',
+        "# x\r#\na: 1\n",
+        "a: |\n b\r#\n",
+    ),
+    # a later key of a block mapping with no `:` on its line (one line, at the mapping's
+    # column) takes for its `:` the next token when that is a `:` opening a line deeper, past
+    # blank lines; the first key, a multi-line key or a `:` at the column does not
+    "key-colon-on-a-later-line": (
+        "x: 1\na\n : v\n",
+        "x: 1\na # c\n\n : v\n : w\n",
+        "- x: 1\n  &z a b\n   :\n    - c\n",
+        "x: 1\n[a]\n : v\n",
+        ":\na\n :",
+        "a\n :\n",
+        "x: 1\na\n: v\n",
+        "x: 1\na\n  b\n : v\n",
+        "x: 1\n[a,\n b]\n : v\n",
+        "x: 1\na\n :x\n",
+        ":\n!\n :",  # (a tag alone, no node: a key over two lines)
+    ),
+    # Left: such a `:` after a deeper comment line, or with a block sequence on its line
+    "left-key-colon-on-a-later-line": ("x: 1\na\n # c\n : v\n", "x: 1\na\n : - b\n"),
+    # Left: an alias as a key whose anchored value is a `!!binary` Buffer: eemeli/yaml keys the
+    # mapping by the alias's text (`*b`), as for a collection
+    "left-binary-alias-key": (": !!binary &b\n*b :",),
 }
 
 

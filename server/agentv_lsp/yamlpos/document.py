@@ -310,11 +310,13 @@ def _parse(text: str) -> YamlDocument:
     if "\r" in text and _LONE_CR.search(text) is not None and eemeli.LONE_CR not in text:
         return _parse_with_lone_crs(text)
     doc = YamlDocument(text=text)
-    end = _end_of(text) if text and not text.endswith(("\n", "\r")) else None
+    end = _end_of(text) if text and not text.endswith(("\n", "\r")) and not _ends_in_tab_line(text) else None
     if end is not None:
         # eemeli/yaml keeps the final line break of a `|`/`>` block scalar that ends the
         # file without one; libyaml drops it. A newline at the end changes nothing else,
         # except positions on the added line: those are moved back to the end of the text.
+        # (Save after a last line of white space opening with a tab, where it changes what
+        # eemeli/yaml refuses, `a:\n\t`, in a text with no block scalar.)
         text += "\n"
     _parse_into(doc, text)
     if end is not None:
@@ -323,6 +325,11 @@ def _parse(text: str) -> YamlDocument:
 
 
 _LONE_CR = re.compile(r"\r(?!\n)")
+
+
+def _ends_in_tab_line(text: str) -> bool:
+    last = text[text.rfind("\n") + 1 :]
+    return last[:1] == "\t" and not last.strip(" \t") and "|" not in text and ">" not in text
 
 
 def _parse_with_lone_crs(text: str) -> YamlDocument:
@@ -657,7 +664,7 @@ def _first_unindented(suspects: list[_Suspect], text: str, *, exact: bool) -> Ya
     """The first (in the text) suspect with a line indented too little."""
     lines = _LINE_BREAK.split(text)
     for suspect, block in sorted(suspects, key=lambda s: (s[0].start_mark.line, s[0].start_mark.column)):
-        need = _entry_column(block, lines) + 1
+        need = max(_entry_column(block, lines), _bare_colon_column(suspect, block)) + 1
         if isinstance(suspect, ScalarNode):
             error = _check_scalar_lines(suspect, need, lines, exact=exact)
         else:
@@ -691,6 +698,20 @@ def _entry_column(block: Node, lines: list[str]) -> int:
     return column
 
 
+def _bare_colon_column(value: Node, block: Node) -> int:
+    """The column of the `:` opening the line of `value`'s entry when that entry has no key and
+    sits deeper than the mapping's others (`a: 1\n : "v`), else -1: eemeli/yaml's lexer counts
+    the `:` line's indentation, not the mapping's."""
+    if block.__class__ is not MappingNode:
+        return -1
+    for key, item in block.value:
+        if item is value:
+            start = key.start_mark
+            empty = key.__class__ is ScalarNode and key.value == "" and key.end_mark.index == start.index
+            return start.column if empty and start.line == value.start_mark.line else -1
+    return -1
+
+
 def _short_of(line: str, need: int) -> int | None:
     """The indentation of a scalar's continuation line when it is too small, else None."""
     indent = len(line) - len(line.lstrip(" "))
@@ -720,8 +741,12 @@ def _check_scalar_lines(node: ScalarNode, need: int, lines: list[str], *, exact:
 def _check_flow_lines(flow: Node, need: int, lines: list[str]) -> YamlError | None:
     continued: set[int] = set()  # lines that continue a multi-line scalar inside the collection
     stack = [flow]
+    seen: set[int] = set()  # an alias inside its own anchored collection (`&a {"x\n y": *a}`)
     while stack:
         node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
         if isinstance(node, ScalarNode):
             continued.update(range(node.start_mark.line + 1, node.end_mark.line + 1))
         elif isinstance(node, SequenceNode):
@@ -1222,21 +1247,24 @@ class _Converter:
             )
         return self.values[id(node)]
 
-    def _alias_weight(self, node: Node) -> int:
-        """eemeli/yaml's getAliasCount: 1 for a scalar, else the heaviest child."""
+    def _alias_weight(self, node: Node, within: frozenset[int] = frozenset()) -> int:
+        """eemeli/yaml's getAliasCount: 1 for a scalar, else the heaviest child. `within`: the
+        collections being weighed around `node`; one met again is an alias inside its own
+        anchored node (`&a {x: [*a]}`), weighed as an alias, never walked again."""
         if isinstance(node, ScalarNode):
             return 1
         aliased = self.alias_children.get(id(node), set())
         children: list[Node] = (
             [c for pair in node.value for c in pair] if isinstance(node, MappingNode) else list(node.value)
         )
+        within = within | {id(node)}
         heaviest = 0
         for child in children:
-            if id(child) in aliased:
+            if id(child) in aliased or id(child) in within:
                 use = self.anchors.get(id(child))
                 weight = use.count * use.alias_weight if use is not None else 0
             else:
-                weight = self._alias_weight(child)
+                weight = self._alias_weight(child, within)
             heaviest = max(heaviest, weight)
         return heaviest
 

@@ -24,13 +24,22 @@ from typing import Any
 
 import yaml
 from yaml.composer import Composer, ComposerError
-from yaml.events import AliasEvent, DocumentStartEvent, MappingStartEvent, ScalarEvent, SequenceStartEvent
+from yaml.events import (
+    AliasEvent,
+    DocumentStartEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+)
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from yaml.parser import Parser, ParserError
 from yaml.reader import Reader
 from yaml.resolver import BaseResolver
 from yaml.scanner import Scanner, ScannerError, SimpleKey
 from yaml.tokens import (
+    AliasToken,
+    AnchorToken,
     BlockEndToken,
     BlockEntryToken,
     BlockMappingStartToken,
@@ -65,6 +74,10 @@ from agentv_lsp.yamlpos.scalars import is_timestamp
 
 _OPENING = (BlockMappingStartToken, BlockSequenceStartToken, FlowMappingStartToken, FlowSequenceStartToken)
 _CLOSING = (BlockEndToken, FlowMappingEndToken, FlowSequenceEndToken)
+_WHOLE_NODE_END = (ScalarToken, AliasToken, *_CLOSING)
+_PROPERTY_TOKENS = (AnchorToken, TagToken)
+_PROPS_AND_BLANKS = re.compile(r"(?:[&!][^ \t\r\n]*[ \t]*)+")
+_BLANK_LINES = re.compile(r"(?:[ \t]*(?:#[^\n]*)?\r?\n)+[ \t]*")
 
 PLAIN = "?plain"  # an untagged plain scalar, resolved later by the YAML 1.2 core schema
 PLAIN_11 = "?plain-1.1"  # the same under `%YAML 1.1`, resolved by eemeli/yaml's yaml-1.1 schema
@@ -130,7 +143,10 @@ class _Scanner(Scanner):
         self.tab_after_indicator: Any = None  # mark of a tab separating a block indicator from content
         self.name_end = -1  # where the last anchor, alias or tag ended (its name may end in `:`)
         self.explicit_key_columns: set[int] = set()
+        self.sequence_columns: set[int] = set()  # block sequences opened there (no mapping since)
         self.empty_key_line = -1  # the line of the last `: value` entry with an empty implicit key
+        # (line, column) of a bare `:` whose indentation the parser took back (`1: x\n :`)
+        self.indent_to_drop: tuple[int, int] | None = None
         # the saved simple keys a line end makes stale, in the order saved (some dropped since)
         self.line_bound_keys: deque[tuple[int, SimpleKey]] = deque()
         self.tokens_to_checkpoint = CHECKPOINT_TOKENS
@@ -196,6 +212,10 @@ class _Scanner(Scanner):
             self.get_mark(),
         )
 
+    def _token_opens_its_line(self) -> bool:
+        start = max(self.buffer.rfind("\n", 0, self.pointer), self.buffer.rfind("\r", 0, self.pointer)) + 1
+        return not self.buffer[start : self.pointer].strip(" ")
+
     def prefix_before(self) -> str:
         return self.buffer[self.pointer - 1] if self.pointer > 0 else "\n"
 
@@ -229,12 +249,27 @@ class _Scanner(Scanner):
             bound.popleft()  # stale, or dropped already
         for level in sorted(set(stale)) if len(stale) > 1 else stale:
             key = keys[level]
-            if key.required:
+            if key.required and not level and self._colon_deeper_next(key):
+                continue  # (`x: 1\na\n : v`: the next token, past blank and comment lines)
+            if key.required and not self.passing_over:
                 raise EemeliError(_NO_VALUE, key.mark)
             if level > 0 and key.line != self.line:
                 self.stale_flow_key = key  # a `:` next in this flow sequence is an error
                 self.stale_flow_level = level
             del keys[level]
+
+    def _colon_deeper_next(self, key: SimpleKey) -> bool:
+        """eemeli/yaml: a mapping's later key with no `:` on its line takes the next token for
+        its `:` when that is a `:` opening a line deeper than the key."""
+        return bool(
+            self.peek() == ":"
+            and self.peek(1) in _EMPTY
+            and self.column > key.column
+            and self._token_opens_its_line()
+            and bool(self.tokens)
+            and self.tokens[-1].end_mark.line == key.line  # (the key on one line)
+            and not isinstance(self.tokens[-1], _PROPERTY_TOKENS)  # (a node, not props alone)
+        )
 
     def _in_flow_map(self, level: int) -> bool:
         return 0 < level <= len(self.flow_kinds) and self.flow_kinds[level - 1] == "{"
@@ -254,9 +289,13 @@ class _Scanner(Scanner):
 
     def remove_possible_simple_key(self) -> None:
         key = self.possible_simple_keys.get(self.flow_level)
-        if key is not None and key.required:
+        if key is not None and key.required and not self.passing_over:
             raise EemeliError(_NO_VALUE, key.mark)
         super().remove_possible_simple_key()
+
+    # eemeli/yaml never composes a node passed over after an explicit key: what only its
+    # composer refuses (a key with no `:`) is no error there (`? r\n- :\n  e` loads)
+    passing_over = False
 
     def save_possible_simple_key(self) -> None:
         self.stale_flow_key = None
@@ -268,6 +307,10 @@ class _Scanner(Scanner):
             self.line_bound_keys.append((level, key))
         if key is not None and self.tab_after_indicator is not None:
             key.tab_mark = self.tab_after_indicator
+        if key is not None and key.required and self.indent in self.sequence_columns:
+            key.required = (
+                False  # (at a block sequence's column: no key of its, see parse_block_sequence_entry)
+            )
 
     # -- flow collections ------------------------------------------------------------------------
     def _in_flow_pair(self) -> bool:
@@ -307,9 +350,55 @@ class _Scanner(Scanner):
 
     def fetch_flow_entry(self) -> None:
         if self.flow_pair_parts:
+            if self.flow_pair_parts[-1] != ":" and self._props_then_line_break():
+                # eemeli/yaml: an anchor or tag as an entry, then a line break before the `,`,
+                # makes no empty node there, and the `,` joins the props (`[&x\n,]` fails)
+                kind = "sequence" if self.flow_kinds[-1] == "[" else "map"
+                raise EemeliError(f"Unexpected , in flow {kind}", self.get_mark())
             self.flow_pair_parts[-1] = ""
         self.stale_flow_key = None  # (`[{a: 1}\n , : 1]`: the `:` after the `,` has an empty key)
         super().fetch_flow_entry()
+
+    props_end = -1  # where the last anchor or tag ended
+
+    def fetch_anchor(self) -> None:
+        self._no_tab_before_props()
+        super().fetch_anchor()
+        self.props_end = self.pointer
+
+    def fetch_tag(self) -> None:
+        self._no_tab_before_props()
+        super().fetch_tag()
+        self.props_end = self.pointer
+
+    def _no_tab_before_props(self) -> None:
+        """eemeli/yaml: a tab in the white space opening a line before an anchor or tag is
+        indentation (`a:\n \t&r x` fails), save before the document's root when a flow
+        collection follows the props (` \t&r [a]` loads)."""
+        if self.flow_level:
+            return
+        buffer, pointer = self.buffer, self.pointer
+        start = max(buffer.rfind("\n", 0, pointer), buffer.rfind("\r", 0, pointer)) + 1
+        before = buffer[start:pointer]
+        if "\t" not in before or before.strip(" \t"):
+            return
+        if self.indent < 0:
+            after = _PROPS_AND_BLANKS.match(buffer, pointer)
+            if after is not None and buffer[after.end() : after.end() + 1] in ("[", "{"):
+                return
+        tab = start + before.index("\t")
+        raise EemeliError(
+            "Tabs are not allowed as indentation",
+            yaml.Mark(self.name, tab, self.line, tab - start, None, 0),
+        )
+
+    def _props_then_line_break(self) -> bool:
+        """Whether only white space, comments and a line break come between the last anchor or
+        tag and here."""
+        end = self.props_end
+        if end < 0 or "\n" not in self.buffer[end : self.pointer]:
+            return False
+        return _BLANK_LINES.fullmatch(self.buffer, end, self.pointer) is not None
 
     def fetch_plain(self) -> None:
         super().fetch_plain()
@@ -411,6 +500,11 @@ class _Scanner(Scanner):
         self.glued_comment_line = -1  # (a token after the node on its line)
         self.after_json_node = was_json
         ch = self.peek()
+        drop = self.indent_to_drop
+        if drop is not None and not self.flow_level and (self.line > drop[0] or ch == "\0"):
+            self.indent_to_drop = None
+            if self.indent == drop[1]:
+                self.indent = self.indents.pop()
         if self.flow_level and ch == "-" and self.peek(1) in _EMPTY + _FLOW_INDICATORS:
             raise EemeliError("Block collections are not allowed within flow collections", self.get_mark())
         # the rest as PyYAML does it, minus the white space already skipped
@@ -465,22 +559,39 @@ class _Scanner(Scanner):
             raise EemeliError("Tabs are not allowed as indentation", self.tab_after_indicator)
 
     # An entry with an empty implicit key (`: value`) takes no block collection on its line:
-    # eemeli/yaml refuses `: - x` and `: a: 1` (`? k` then `: - x` is the compact form, allowed).
-    # `explicit_key_columns`: columns of `?` keys still waiting for their `:`.
+    # eemeli/yaml refuses `: - x`, `: a: 1` and `: ? x` (`? k` then `: - x` is the compact form,
+    # allowed). `explicit_key_columns`: columns of `?` keys still waiting for their `:`.
     def fetch_block_entry(self) -> None:
         self._no_tab_indent()
         if not self.flow_level and self.line == self.empty_key_line:
             raise EemeliError("Unexpected block-seq-ind on same line with key", self.get_mark())
+        depth = len(self.indents)
         super().fetch_block_entry()
+        if len(self.indents) > depth:
+            self.sequence_columns.add(self.indent)
+
+    # eemeli/yaml: a block scalar opening a line at the column of the block collection it is in
+    # is no value there but that collection's next entry, which it cannot be (`a:\n|\n x`)
+    def fetch_block_scalar(self, style: Any) -> None:
+        if self.column == self.indent and not self.flow_level and self._token_opens_its_line():
+            if self.indent in self.sequence_columns:
+                raise EemeliError("Unexpected block-scalar-header at node end", self.get_mark())
+            raise EemeliError("Implicit keys need to be on a single line", self.get_mark())
+        super().fetch_block_scalar(style)
 
     def fetch_key(self) -> None:
         self._no_tab_indent()
+        if not self.flow_level and self.line == self.empty_key_line:
+            raise EemeliError("Nested mappings are not allowed in compact mappings", self.get_mark())
         if self.flow_pair_parts:
             self.flow_pair_parts[-1] = "?"
         if not self.flow_level:
             self.explicit_key_columns = {c for c in self.explicit_key_columns if c < self.column}
             self.explicit_key_columns.add(self.column)
+        depth = len(self.indents)
         super().fetch_key()
+        if len(self.indents) > depth:
+            self.sequence_columns.discard(self.indent)
 
     def fetch_value(self) -> None:
         level = self.flow_level
@@ -514,10 +625,17 @@ class _Scanner(Scanner):
                         self.tokens.append(BlockMappingStartToken(mark, mark))
             elif key.line == self.empty_key_line and self.indent < key.column:
                 raise EemeliError("Nested mappings are not allowed in compact mappings", key.mark)
+            else:
+                # an implicit key at an explicit key's column is the mapping's next entry: a
+                # `:` there later is no longer that explicit key's (`? a\n<:\n: -` fails)
+                self.explicit_key_columns.discard(key.column)
         elif self.flow_pair_parts:
             self.flow_pair_parts[-1] = ":"
         line, column = self.line, self.column
+        depth = len(self.indents)
         super().fetch_value()
+        if len(self.indents) > depth:
+            self.sequence_columns.discard(self.indent)
         if explicit_value:
             produced = self.tokens_taken + len(self.tokens)
             self.explicit_value_at = (line, column, produced, self.property_tokens)
@@ -585,7 +703,22 @@ class _Scanner(Scanner):
             spaces = self.scan_plain_spaces(indent, start_mark)
             if not spaces or self.peek() == "#" or (not self.flow_level and self.column < indent):
                 break
-        return ScalarToken("".join(chunks), True, start_mark, end_mark)
+        value = "".join(chunks)
+        if LONE_CR in value:
+            self._no_comment_after_lone_cr(start_mark.index, end_mark.index)
+        return ScalarToken(value, True, start_mark, end_mark)
+
+    def _no_comment_after_lone_cr(self, start: int, end: int) -> None:
+        # eemeli/yaml: a lone CR ends a plain scalar's word before `#`, which then opens a
+        # comment with no white space before it (`a\r#` fails)
+        buffer = self.buffer
+        at = buffer.find(LONE_CR + "#", start, end)
+        if at < 0:
+            return
+        at += 1
+        line_start = buffer.rfind("\n", 0, at) + 1
+        line = self.line - buffer.count("\n", at, self.pointer)
+        raise EemeliError(_GLUED_COMMENT, yaml.Mark(self.name, at, line, at - line_start, None, 0))
 
     def scan_plain_spaces(self, indent: int, start_mark: Any) -> list[str] | None:
         chunks: list[str] = []
@@ -755,6 +888,7 @@ class _Scanner(Scanner):
         self.forward()
         chomping, increment = self.scan_block_scalar_indicators(start_mark)
         self.scan_block_scalar_ignored_line(start_mark)
+        body = self.pointer
         min_indent = max(self.indent + 1, 0)
         if increment is None:
             breaks, max_indent, end_mark = self.scan_block_scalar_indentation()
@@ -771,13 +905,19 @@ class _Scanner(Scanner):
             breaks, end_mark = self.scan_block_scalar_breaks(indent)
         self._no_tab_before(indent)
         line_break = ""
+        # with an indentation indicator: per line, where its text ends in `chunks`, its line
+        # break, and its length when it holds spaces only (else -1)
+        lines: list[tuple[int, str, int]] = []
         while self.column == indent and self.peek() != "\0" and not (indent == 0 and self._document_marker()):
             chunks.extend(breaks)
             leading_non_space = self.peek() not in " \t"
             length = self.line_rest_length()
-            chunks.append(self.prefix(length))
+            text = self.prefix(length)
+            chunks.append(text)
             self.forward_in_line(length)
             line_break = self.scan_line_break()
+            if increment is not None:
+                lines.append((len(chunks), line_break, -1 if text.strip(" ") else indent + length))
             breaks, end_mark = self.scan_block_scalar_breaks(indent)
             self._no_tab_before(indent)
             if (
@@ -792,6 +932,8 @@ class _Scanner(Scanner):
                     chunks.append(line_break)
             else:
                 break
+        if lines and chomping is not True and lines[-1][2] >= 0:
+            line_break = self._drop_short_space_lines(chunks, lines, body, line_break)
         if chomping is not False:
             chunks.append(line_break)
         if chomping is True:
@@ -802,6 +944,24 @@ class _Scanner(Scanner):
             # indicator says: empty, or its line breaks when kept
             value = "\n" * max(1, value.count("\n")) if chomping is True else ""
         return ScalarToken(value, False, start_mark, end_mark, style)
+
+    def _drop_short_space_lines(
+        self, chunks: list[str], lines: list[tuple[int, str, int]], body: int, line_break: str
+    ) -> str:
+        """eemeli/yaml's lexer drops a clipped or stripped scalar's last lines of spaces only
+        that are no longer than its first content line's indentation (`|1\n  x\n  ` is " x\n"),
+        the first line excepted: cut from `chunks`; the line break that then ends the text."""
+        buffer = self.buffer
+        first_indent = 0
+        at = body
+        while buffer[at] in " \r\n":
+            first_indent = 0 if buffer[at] in "\r\n" else first_indent + 1
+            at += 1
+        while len(lines) > 1 and 0 <= lines[-1][2] <= first_indent:
+            lines.pop()
+            end, line_break, _ = lines[-1]
+            del chunks[end:]
+        return line_break
 
     def scan_block_scalar_indicators(self, start_mark: Any) -> Any:
         # PyYAML's wants a space after the indicators; eemeli/yaml takes a tab too
@@ -1027,14 +1187,29 @@ class _Parser(Parser):
         return super().parse_implicit_document_start()
 
     # -- empty implicit keys: `: value` ----------------------------------------------------------
+    # eemeli/yaml: a line opening with a bare `:` deeper than a block mapping whose last entry
+    # has its value (`1: x\n :`) is that mapping's next entry, with an empty key; the scanner
+    # opened a mapping at the `:`'s column (as after an entry with no value, `a:\n :`), undone
     def parse_block_mapping_key(self) -> Any:
+        if self.empty_value:
+            self.empty_value = False
+            self._no_tab_line_after_empty_value()
+        if self.check_token(KeyToken) and self.peek_token().start_mark.column != self.marks[-1].column:
+            # (where a sequence at that column ended: `a:\n - b\n c: d`)
+            raise EemeliError("All mapping items must start at the same column", self.peek_token().start_mark)
+        if self._bare_value_opened_mapping():
+            self._drop_indent_after_line(self.get_token().start_mark)
         if self.check_token(ValueToken):
             self.state = self.parse_block_mapping_value
             return self.process_empty_scalar(self.peek_token().start_mark)
         if self.check_token(KeyToken):  # PyYAML's, with one more refusal
             key = self.get_token()
+            if self._bare_value_opened_mapping() and self.peek_token().start_mark.line > key.start_mark.line:
+                # eemeli/yaml: a bare `?`, then a `:` deeper on a later line: the key's `:`
+                self._explicit_value_deeper()
             if self.check_token(KeyToken, ValueToken, BlockEndToken):
                 self.state = self.parse_block_mapping_value
+                self.bare_explicit_key = True
                 return self.process_empty_scalar(key.end_mark)
             token = self.peek_token()
             if (
@@ -1049,6 +1224,85 @@ class _Parser(Parser):
             self.states.append(self.parse_block_mapping_value)
             return self.parse_block_node_or_indentless_sequence()
         return super().parse_block_mapping_key()
+
+    indent_to_drop: tuple[int, int] | None  # (the scanner's, as those below)
+    explicit_value_at: tuple[int, int, int, int] | None
+    empty_key_line: int
+    property_tokens: int
+    explicit_key_columns: set[int]
+
+    def _drop_indent_after_line(self, mark: Any) -> None:
+        # the indentation at the `:` stays the scanner's to its line's end: a value on that line
+        # continues on lines indented past the `:` (eemeli/yaml's lexer counts the line's
+        # indentation); then it is dropped with no block end, the parser's collection being gone
+        self.indent_to_drop = (mark.line, mark.column)
+
+    def _explicit_value_deeper(self) -> None:
+        """Take the `:` after the mapping a bare `:` opened for the explicit key's (that mapping
+        undone); the scanner learns it is that key's `:`, as if at the key's column."""
+        mark = self.get_token().start_mark
+        self._drop_indent_after_line(mark)
+        produced = self.tokens_taken + len(self.tokens)
+        self.explicit_value_at = (mark.line, self.marks[-1].column, produced, self.property_tokens)
+        self.explicit_key_columns.discard(self.marks[-1].column)
+
+    def _bare_value_opened_mapping(self) -> bool:
+        """Whether the next tokens are the block mapping a bare `:` opened and that `:`."""
+        if not self.check_token(BlockMappingStartToken):
+            return False
+        tokens = self.tokens
+        return (
+            len(tokens) > 1
+            and isinstance(tokens[1], ValueToken)
+            and tokens[1].start_mark.index == tokens[0].start_mark.index
+        )
+
+    # eemeli/yaml: a bare `:` at the column of a block sequence that is a block mapping's value
+    # (`a:\n - 1\n :`) ends the sequence and is the mapping's next entry, with an empty key
+    def parse_block_sequence_entry(self) -> Any:
+        if (
+            self.check_token(ValueToken)
+            and self.peek_token().start_mark.column == self.marks[-1].column
+            and self.states
+            and self.states[-1] == self.parse_block_mapping_key
+        ):
+            mark = self.peek_token().start_mark
+            self._drop_indent_after_line(mark)
+            self.state = self.states.pop()
+            self.marks.pop()
+            return SequenceEndEvent(mark, mark)
+        if not self.check_token(BlockEntryToken, BlockEndToken, StreamEndToken, ValueToken):
+            # eemeli/yaml: another node at the sequence's column ends it; what is around it
+            # takes that node (as its next entry, or passed over after an explicit key)
+            token = self.peek_token()
+            if token.start_mark.column == self.marks[-1].column and self._first_on_its_line(token):
+                self._drop_indent_after_line(token.start_mark)
+                self.state = self.states.pop()
+                self.marks.pop()
+                return SequenceEndEvent(token.start_mark, token.start_mark)
+        if self.check_token(BlockEntryToken):
+            entry = self.get_token()
+            token = self.peek_token()
+            if (
+                token is not None
+                and not isinstance(token, (BlockEntryToken, BlockEndToken))
+                and token.start_mark.column <= self.marks[-1].column
+                and self._first_on_its_line(token)
+            ):
+                # eemeli/yaml: a node on a later line no deeper than the `-` is no item's value
+                self.state = self.parse_block_sequence_entry
+                return self.process_empty_scalar(entry.end_mark)
+            if not self.check_token(BlockEntryToken, BlockEndToken):
+                self.states.append(self.parse_block_sequence_entry)
+                return self.parse_block_node()
+            self.state = self.parse_block_sequence_entry
+            return self.process_empty_scalar(entry.end_mark)
+        return super().parse_block_sequence_entry()
+
+    def _first_on_its_line(self, token: Any) -> bool:
+        start = token.start_mark.index
+        line_start = max(self.buffer.rfind("\n", 0, start), self.buffer.rfind("\r", 0, start)) + 1
+        return not self.buffer[line_start:start].strip(" ")
 
     def parse_flow_mapping_key(self, first: bool = False) -> Any:
         if not self.check_token(FlowMappingEndToken):
@@ -1096,18 +1350,130 @@ class _Parser(Parser):
         return event
 
     def parse_block_mapping_value(self) -> Any:
+        bare_key, self.bare_explicit_key = self.bare_explicit_key, False
+        if self._bare_value_opened_mapping():
+            # eemeli/yaml: after an explicit key, a `:` deeper on a later line is its `:` (and
+            # with no node after it, a `:` then at the key's column opens a mapping as its value)
+            self._explicit_value_deeper()
         if self.check_token(ValueToken):
-            return super().parse_block_mapping_value()
+            event = super().parse_block_mapping_value()
+            if event.__class__ is ScalarEvent and not event.value and not event.style:
+                self.empty_value = True  # (no node: a plain scalar is never empty)
+            return event
         mark = self.peek_token().start_mark
-        # eemeli/yaml: what follows an explicit key on lines of its own, neither a `:` nor the
-        # next key (`? k` then `- x`, `? b: 1` then ` k`), is passed over; the key has no value
-        while (
-            not self.check_token(KeyToken, BlockEndToken, StreamEndToken, ValueToken)
-            and self._opens_its_line()
-        ):
-            self._skip_node_tokens()
+        # eemeli/yaml: the first node after an explicit key on lines of its own, neither a `:`
+        # nor the next key (`? k` then `- x`, `? b: 1` then ` k`), is passed over (the key has
+        # no value); a second one is the next entry, where it may not be
+        if self._passed_over_next():
+            self.passing_over = True
+            try:
+                if self.check_token(BlockEntryToken, KeyToken):  # (an indentless sequence, or a
+                    # mapping at the column of a sequence just ended: the scanner opened none)
+                    token = self.peek_token()
+                    self._skip_entries_at(token.start_mark.column, type(token))
+                else:
+                    self._skip_node_tokens()
+            finally:
+                self.passing_over = False
+            if self._passed_over_next() and not self._bare_value_opened_mapping():
+                token = self.peek_token()
+                if isinstance(token, (BlockEntryToken, BlockSequenceStartToken)):
+                    raise EemeliError(
+                        "A block sequence may not be used as an implicit map key", token.start_mark
+                    )
+                raise EemeliError("All mapping items must start at the same column", token.start_mark)
+            if self.check_token(ValueToken):
+                # a `:` now opens the next entry, its key empty: no compact value of the key's
+                # (`? k\n- x\n: - y` fails); the scanner has not read past that `:` yet
+                self.empty_key_line = self.peek_token().start_mark.line
+                self.explicit_value_at = None
+        elif not bare_key:
+            self.empty_value = True
         self.state = self.parse_block_mapping_key
         return self._missing_value(mark)
+
+    empty_value = False  # the last block mapping entry has no node after its key or `:`
+    bare_explicit_key = False  # the last explicit key has no node
+
+    def _skip_entries_at(self, column: int, entry: type) -> None:
+        """Consume entries (`entry` tokens) at `column` and all that is deeper."""
+        depth = 0
+        buffer = self.buffer
+        last = -1  # the index the last token taken started at (a key's token and its scalar share one)
+        while True:
+            token = self.peek_token()
+            if token is None or isinstance(token, StreamEndToken):
+                return
+            start = token.start_mark.index
+            if depth <= 0:
+                if isinstance(token, BlockEndToken):
+                    return
+                line_start = max(buffer.rfind("\n", 0, start), buffer.rfind("\r", 0, start)) + 1
+                opens_line = start != last and not buffer[line_start:start].strip(" ")
+                # (a mapping the scanner opened at that column again, its indentation dropped)
+                at_entry = token.start_mark.column == column and (
+                    isinstance(token, entry)
+                    or (entry is KeyToken and isinstance(token, BlockMappingStartToken))
+                )
+                if opens_line and token.start_mark.column <= column and not at_entry:
+                    return
+            if not isinstance(token, BlockEndToken):  # (a block end is where the next token is)
+                last = start
+            self.get_token()
+            if isinstance(token, _OPENING):
+                depth += 1
+            elif isinstance(token, _CLOSING):
+                depth -= 1
+
+    def _passed_over_next(self) -> bool:
+        if self.check_token(KeyToken):  # deeper than the mapping: where a sequence ended
+            return self.peek_token().start_mark.column > self.marks[-1].column and self._opens_its_line()
+        return not self.check_token(BlockEndToken, StreamEndToken, ValueToken) and self._opens_its_line()
+
+    def _no_tab_line_after_empty_value(self) -> None:
+        """eemeli/yaml: after an entry with no value, the first line (past deeper comments),
+        if its white space holds a tab after no more spaces than the mapping's column, stays
+        the entry's where the next entry follows at that column or the text ends on it; a tab
+        there is indentation (`a:\n\t\nr:` fails; `a:\n\n\t\nr:` and `a:\n \t\nr:` load)."""
+        token = self.peek_token()
+        column = self.marks[-1].column
+        buffer = self.buffer
+        start = token.start_mark.index
+        if isinstance(token, (KeyToken, ValueToken)) and token.start_mark.column == column:
+            end = buffer.rfind("\n", 0, start)  # the line break before the next entry's line
+            if end < 0 or buffer.rfind("\n", 0, end) < 0:
+                return
+        elif isinstance(token, (BlockEndToken, StreamEndToken)) and buffer[start] == "\0":
+            end = start  # the text's end: its last line counts, when white space only
+            if buffer.rfind("\n", 0, end) < 0:
+                return
+        else:
+            return
+        # the lines back to the last holding a token (or a comment deeper than the mapping)
+        gap: list[int] = []  # line starts, last first
+        line_end = end
+        while True:
+            line_start = buffer.rfind("\n", 0, line_end) + 1
+            text = buffer[line_start:line_end].rstrip("\r")
+            stripped = text.strip(" \t")
+            if stripped and (stripped[0] != "#" or len(text) - len(text.lstrip(" ")) > column):
+                break
+            gap.append(line_start)
+            if line_start == 0:
+                return
+            line_end = line_start - 1
+        if not gap:
+            return
+        # the first of those lines, before the next entry; at the text's end, its last line
+        line_start = gap[-1] if end != start else gap[0]
+        text = buffer[line_start : buffer.find("\n", line_start) if end != start else end].rstrip("\r")
+        spaces = len(text) - len(text.lstrip(" "))
+        if "\t" in text and not text.strip(" \t") and spaces <= column:
+            tab = line_start + spaces
+            line = token.start_mark.line - buffer.count("\n", tab, start)
+            raise EemeliError(
+                "Tabs are not allowed as indentation", yaml.Mark(self.name, tab, line, spaces, None, 0)
+            )
 
     def _opens_its_line(self) -> bool:
         """A `-` at the mapping's column, or any node deeper, first on its line (a node at the
@@ -1132,8 +1498,11 @@ class _Parser(Parser):
                 depth += 1
             elif isinstance(token, _CLOSING):
                 depth -= 1
-            if depth <= 0 and self.check_token(
-                BlockEntryToken, KeyToken, BlockEndToken, StreamEndToken, ValueToken, *_CLOSING
+            if depth <= 0 and (
+                isinstance(token, _WHOLE_NODE_END)  # (a scalar, an alias, a closed collection)
+                or self.check_token(
+                    BlockEntryToken, KeyToken, BlockEndToken, StreamEndToken, ValueToken, *_CLOSING
+                )
             ):
                 return
 

@@ -231,6 +231,8 @@ class FastSkipping(Scanner):
 
     def _plain_line(self, end: int, rest: int) -> Any:
         pointer = self.pointer
+        if _LONE_CR in self.buffer[pointer:end]:
+            self._no_comment_after_lone_cr(pointer, end)  # (`eemeli.scan_plain`'s rule)
         start_mark = self.get_mark()
         self.forward_in_line(end - pointer)
         end_mark = self.get_mark()

@@ -28,6 +28,7 @@ from agentv_lsp.yamlpos.scalars import (
 _LINE_WIDTH = 80
 _INDENT_STEP = "  "
 _STR = "tag:yaml.org,2002:str"
+_MERGE = "tag:yaml.org,2002:merge"
 _CORE_TAGS = frozenset(
     (
         "tag:yaml.org,2002:str",
@@ -103,6 +104,8 @@ class _Writer:
         return f"{text} {value_text}" if value_text else text
 
     def scalar(self, node: ScalarNode, implicit_key: bool) -> str:
+        if node.tag == _MERGE:
+            return "<<"  # whatever its text: `!!merge` makes the merge key of any scalar
         text: str = node.value
         if node.style == '"' or _NEEDS_DOUBLE.search(text):
             return _double_quoted(text)

@@ -11,6 +11,15 @@ from __future__ import annotations
 
 import re
 
+# After a block scalar's indicator: what `_TRIGGERS` looks for (one pattern, one scan of the
+# text per indicator). `[|>]` stands for the indicator; the lookbehinds find a header opening
+# its line at a column under 2 or after two spaces (`key: |` has one: no false alarm there).
+_BLOCK_SCALAR_HEADER = (
+    r"(?:(?:[1-9][-+]?|[-+][1-9])[ \t]*(?:#.*)?\r?$"
+    r"|[-+]?[ \t]*(?:#.*)?\r?\n(?:[ \t]*\r?\n)*[ \t]+\r?\n"
+    r"|(?:(?<=\n[|>])|(?<=\n [|>])|(?<=  [|>]))[-+1-9]{0,2}[ \t]*(?:#.*)?\r?$)"
+)
+
 # Every pattern starts with its literal character, so that the regular expression engine
 # jumps from one occurrence to the next at C speed; what must come before it is a lookbehind.
 # "At a token start": the beginning of a line, white space or a flow indicator before it.
@@ -26,15 +35,22 @@ _TRIGGERS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # header (eemeli/yaml refuses)
     ("#", re.compile(r"#(?:(?<=[\"'\[\]{},|>]#)|(?<=[|>][-+0-9]#)|(?<=[|>][-+0-9]{2}#))")),
     # `-` alone as an item of a flow collection (eemeli/yaml: a block sequence there, refused)
-    ("-", re.compile(r"-(?=[,\]}])(?<=[\[{, \t]-)")),
-    # an anchor or alias name with a `:` in it (`&a:b`, `*a:`), which libyaml cuts at the `:`
-    ("&", re.compile(r"&(?<![^ \t\r\n\[{,]&)[^ \t\r\n,\[\]{}]*:")),
+    ("-", re.compile(r"-(?=[,\]}])(?<=[\[{, \t\n]-)")),
+    # an anchor or alias name with a `:` in it (`&a:b`, `*a:`), which libyaml cuts at the `:`;
+    # or an anchor, then white space and comments over a line break, then `,` (in a flow
+    # collection eemeli/yaml then makes no empty node: `[&x\n,]` fails)
+    (
+        "&",
+        re.compile(
+            r"&(?<![^ \t\r\n\[{,]&)[^ \t\r\n,\[\]{}]*(?::|[ \t]*(?:#.*)?\r?\n(?:[ \t]*(?:#.*)?\r?\n)*[ \t]*,)"
+        ),
+    ),
     # a block scalar with an indentation indicator (`|2`, `>-1`), or whose first lines hold
-    # only white space: eemeli/yaml keeps or refuses those lines by rules of its own
-    ("|", re.compile(r"\|(?:[1-9][-+]?|[-+][1-9])[ \t]*(?:#.*)?$", re.MULTILINE)),
-    (">", re.compile(r">(?:[1-9][-+]?|[-+][1-9])[ \t]*(?:#.*)?$", re.MULTILINE)),
-    ("|", re.compile(r"\|[-+]?[ \t]*(?:#.*)?\r?\n(?:[ \t]*\r?\n)*[ \t]+\r?\n")),
-    (">", re.compile(r">[-+]?[ \t]*(?:#.*)?\r?\n(?:[ \t]*\r?\n)*[ \t]+\r?\n")),
+    # only white space: eemeli/yaml keeps or refuses those lines by rules of its own; or whose
+    # header opens its line (maybe at its collection's column: `a:\n|\n x`, which eemeli/yaml
+    # refuses; `_HEADER_OPENS_LINE` says where)
+    ("|", re.compile(r"\|" + _BLOCK_SCALAR_HEADER.replace("[|>]", "\\|"), re.MULTILINE)),
+    (">", re.compile(">" + _BLOCK_SCALAR_HEADER.replace("[|>]", ">"), re.MULTILINE)),
     # a BOM opening a later line (formats/v4 leaves only those before the document's content):
     # libyaml keeps it as text before `...` and other markers, the exact reader skips it
     ("\ufeff", re.compile(r"\ufeff(?<=\n\ufeff)")),
@@ -53,7 +69,7 @@ _ALIAS_WITH_COLON = re.compile(r"\*(?<![^ \t\r\n\[{,]\*)[^ \t\r\n,\[\]{}]*:")
 
 def needs_eemeli_rules(text: str) -> bool:
     """Whether `text` holds a construct libyaml may read differently from eemeli/yaml."""
-    if text.startswith(("%", "...")):
+    if text.startswith(("%", "...", "\ufeff%", "\ufeff...")):  # (a BOM opening the text is no text)
         return True
     for trigger, pattern in _TRIGGERS:
         if trigger in text and pattern.search(text) is not None:
@@ -67,7 +83,6 @@ def needs_eemeli_rules(text: str) -> bool:
         )
         or _comment_at_line_start_in_flow(text)
         or _value_line_after_bare_value(text)
-        or _block_scalar_after_bare_key(text)
     )
 
 
@@ -78,19 +93,6 @@ _BARE_VALUE_THEN_VALUE = re.compile(
     r"^( *):[ \t]*(?:[&!][^ \t\r\n]*[ \t]*)*(?:#.*)?\r?\n(?:[ \t]*(?:#.*)?\r?\n)*\1:(?:[ \t]|\r?$)",
     re.MULTILINE,
 )
-
-
-# A line that is a bare `?` (a comment at most), then past blank and comment lines a block
-# scalar at its column: eemeli/yaml takes that for a new implicit key, and refuses it.
-_BARE_KEY_THEN_BLOCK_SCALAR = re.compile(
-    r"^([ \t-]*)\?[ \t]*(?:#.*)?\r?\n(?:[ \t]*(?:#.*)?\r?\n)*( *)[|>]", re.MULTILINE
-)
-
-
-def _block_scalar_after_bare_key(text: str) -> bool:
-    if "?" not in text or ("|" not in text and ">" not in text):
-        return False
-    return any(len(m[1]) == len(m[2]) for m in _BARE_KEY_THEN_BLOCK_SCALAR.finditer(text))
 
 
 def _value_line_after_bare_value(text: str) -> bool:

@@ -137,10 +137,10 @@ def _parse_with_boms(text: str) -> YamlDocument:
                 text=text,
                 error=YamlError(error.kind, error.message, Span(line, span.start_col, line, span.end_col)),
             )
-    if text.count(BOM) == len(stream_boms):
+    kept = _after_document_ends(text, set(stream_boms))
+    if text.count(BOM) == len(kept):
         return parse_yaml(text)
     stand_in = _unused_private_character(text)
-    kept = set(stream_boms)
     doc = parse_yaml("".join(stand_in if c == BOM and i not in kept else c for i, c in enumerate(text)))
     if doc.root is not None:
         _restore_nodes(doc.root, stand_in)
@@ -171,6 +171,28 @@ def _stream_boms(text: str) -> list[int]:
             break  # the first line of the document (its BOM, if any, is the last found)
         start = end + 1
     return found
+
+
+_DOCUMENT_END_LINE = re.compile(r"^\ufeff?\.\.\.(?=[ \t\r\n]|$)", re.MULTILINE)
+
+
+def _after_document_ends(text: str, kept: set[int]) -> set[int]:
+    """`kept` and the BOMs opening a line after a `...` line, up to the next content line: eemeli/
+    yaml's lexer is back in its stream state there, and drops them (`a\n...\n\ufeff` is `a`)."""
+    for marker in _DOCUMENT_END_LINE.finditer(text):
+        if text[marker.start()] == BOM and marker.start() not in kept:
+            continue  # a BOM that is text: no marker
+        start = text.find("\n", marker.end()) + 1
+        while 0 < start < len(text):
+            end = text.find("\n", start)
+            end = len(text) if end < 0 else end
+            bom = text.startswith(BOM, start)
+            if bom:
+                kept.add(start)
+            if _PRELUDE_LINE.match(text, start + bom, end) is None:
+                break
+            start = end + 1
+    return kept
 
 
 def leading_bom_error(text: str) -> YamlError | None:
