@@ -140,6 +140,8 @@ def _merge_key_offsets(doc: YamlDocument) -> list[int]:
     """Where the untagged plain `<<` keys of the parsed tree are written (anchored ones too)."""
     if doc.root is None:
         return []
+    # libyaml's marks do not count a BOM opening the text; the text holds it
+    shift = 1 if doc.text.startswith("\ufeff") else 0
     found: list[int] = []
     for node in each_node(doc.root):
         if not isinstance(node, MappingNode):
@@ -152,6 +154,8 @@ def _merge_key_offsets(doc: YamlDocument) -> list[int]:
                 and key.tag.startswith("?plain")
             ):
                 offset = key.end_mark.index - 2
+                if shift and doc.text[offset : offset + 2] != "<<":
+                    offset += shift
                 if doc.text[offset : offset + 2] != "<<":
                     return []  # marks that do not index the text: the slow way
                 found.append(offset)
