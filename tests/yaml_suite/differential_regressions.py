@@ -698,9 +698,17 @@ _GROUPS: dict[str, tuple[str, ...]] = {
     ),
     # Left: such a `:` after a deeper comment line, or with a block sequence on its line
     "left-key-colon-on-a-later-line": ("x: 1\na\n # c\n : v\n", "x: 1\na\n : - b\n"),
-    # Left: an alias as a key whose anchored value is a `!!binary` Buffer: eemeli/yaml keys the
-    # mapping by the alias's text (`*b`), as for a collection
-    "left-binary-alias-key": (": !!binary &b\n*b :",),
+    # an alias as a key whose anchored value is a `!!binary` Buffer: eemeli/yaml keys the mapping
+    # by the alias's text (`*b`), as for a collection, and never finds it a duplicate
+    "binary-alias-key": (
+        ": !!binary &b\n*b :",
+        "x: &b !!binary aGk=\n*b : 2\n*b : 3\nhi: 4\n",
+        "x: &b !!binary aGk=\n? *b\n: 2\n",
+        "{x: &b !!binary aGk=, *b : 2}\n",
+        "x: &b !!binary aGk=\ny:\n- *b : 2\n",
+        "? &b !!binary aGk=\n: 1\n*b : 2\n",
+        "x: &b !!binary aGk=\n*b: 2\n",  # (`b:` is the alias's name: undefined)
+    ),
 }
 
 
