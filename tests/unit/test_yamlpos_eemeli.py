@@ -225,3 +225,14 @@ def test_a_binary_alias_key_is_keyed_and_marked_by_its_alias_text() -> None:
         assert doc.span_of(["*b"], key=True) == yaml_document.Span(0, 3, 0, 19)
         assert doc.span_of(["*b"]) == yaml_document.Span(1, 5, 1, 6)
         assert doc.key_node_at(["*c"]) is None
+
+
+def test_a_keys_colon_on_a_later_line_is_read_past_comments_and_before_a_sequence() -> None:
+    # eemeli/yaml: a later key's `:` opening a deeper line is its `:` past comment lines too, and
+    # takes a block sequence on its line, as an explicit key's `:` does
+    doc = parse_yaml("x: 1\na\n # c\n : - b\n   - c\n")
+    assert doc.error is None
+    assert doc.value == {"x": 1, "a": ["b", "c"]}
+    assert doc.span_of(["a"], key=True) == yaml_document.Span(1, 0, 1, 1)
+    assert doc.span_of(["a", 1]) == yaml_document.Span(4, 5, 4, 6)
+    assert parse_yaml("x: 1\na\n # c\n: v\n").error is not None  # (a `:` at the key's column)
