@@ -211,3 +211,28 @@ def test_a_bare_colon_under_a_finished_pair_is_that_mappings_entry_where_written
     assert doc.span_of(["b"], key=True) == yaml_document.Span(3, 0, 3, 1)
     twice = parse_yaml("1: x\n : v\n :\n")  # another `:` there after a value: a duplicate key
     assert twice.error is not None and twice.error.span.start_line == 2
+
+
+def test_a_binary_alias_key_is_keyed_and_marked_by_its_alias_text() -> None:
+    # eemeli/yaml keys an alias of a `!!binary` value by `*b`; the alias shares the anchor's node,
+    # so its key is marked where the anchor wrote it, and its value where the value is
+    few = "x: &b !!binary aGk=\n*b : 2\n"
+    many = few + "".join(f"k{i}: {i}\n" for i in range(20))  # past the key index's threshold
+    for text in (few, many):
+        doc = parse_yaml(text)
+        assert doc.error is None
+        assert doc.value["*b"] == 2 and "hi" not in doc.value
+        assert doc.span_of(["*b"], key=True) == yaml_document.Span(0, 3, 0, 19)
+        assert doc.span_of(["*b"]) == yaml_document.Span(1, 5, 1, 6)
+        assert doc.key_node_at(["*c"]) is None
+
+
+def test_a_keys_colon_on_a_later_line_is_read_past_comments_and_before_a_sequence() -> None:
+    # eemeli/yaml: a later key's `:` opening a deeper line is its `:` past comment lines too, and
+    # takes a block sequence on its line, as an explicit key's `:` does
+    doc = parse_yaml("x: 1\na\n # c\n : - b\n   - c\n")
+    assert doc.error is None
+    assert doc.value == {"x": 1, "a": ["b", "c"]}
+    assert doc.span_of(["a"], key=True) == yaml_document.Span(1, 0, 1, 1)
+    assert doc.span_of(["a", 1]) == yaml_document.Span(4, 5, 4, 6)
+    assert parse_yaml("x: 1\na\n # c\n: v\n").error is not None  # (a `:` at the key's column)

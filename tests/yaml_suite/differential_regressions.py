@@ -682,7 +682,7 @@ _GROUPS: dict[str, tuple[str, ...]] = {
     ),
     # a later key of a block mapping with no `:` on its line (one line, at the mapping's
     # column) takes for its `:` the next token when that is a `:` opening a line deeper, past
-    # blank lines; the first key, a multi-line key or a `:` at the column does not
+    # blank and comment lines; the first key, a multi-line key or a `:` at the column does not
     "key-colon-on-a-later-line": (
         "x: 1\na\n : v\n",
         "x: 1\na # c\n\n : v\n : w\n",
@@ -695,12 +695,34 @@ _GROUPS: dict[str, tuple[str, ...]] = {
         "x: 1\n[a,\n b]\n : v\n",
         "x: 1\na\n :x\n",
         ":\n!\n :",  # (a tag alone, no node: a key over two lines)
+        # past comment lines, at any column, after the key's line
+        "x: 1\na\n # c\n : v\n",
+        "x: 1\na\n# c\n\n  # d\n : v\n : w\n",
+        "- x: 1\n  a\n   # c\n   : v\n",
+        "x: 1\na\n # c\n: v\n",
+        "x: 1\na\n # c\n :v\n",
+        "x: 1\n&a\n # c\n : v\n",
+        # such a `:` takes a block collection on its line, as an explicit key's does
+        "x: 1\na\n : - b\n   - c\ny: 2\n",
+        "x: 1\na\n # c\n : - - b\n",
+        "x: 1\na\n : b: c\n   d: e\n : f\n",
+        "x: 1\na\n : ? b\n   : c\n",
+        "x: 1\na\n : - b\n - c\n",
+        "x: 1\na\n : b: c\n  d: e\n",
+        "x: 1\na\n : b: c: d\n",
+        "x: 1\na\n :\t- b\n",
     ),
-    # Left: such a `:` after a deeper comment line, or with a block sequence on its line
-    "left-key-colon-on-a-later-line": ("x: 1\na\n # c\n : v\n", "x: 1\na\n : - b\n"),
-    # Left: an alias as a key whose anchored value is a `!!binary` Buffer: eemeli/yaml keys the
-    # mapping by the alias's text (`*b`), as for a collection
-    "left-binary-alias-key": (": !!binary &b\n*b :",),
+    # an alias as a key whose anchored value is a `!!binary` Buffer: eemeli/yaml keys the mapping
+    # by the alias's text (`*b`), as for a collection, and never finds it a duplicate
+    "binary-alias-key": (
+        ": !!binary &b\n*b :",
+        "x: &b !!binary aGk=\n*b : 2\n*b : 3\nhi: 4\n",
+        "x: &b !!binary aGk=\n? *b\n: 2\n",
+        "{x: &b !!binary aGk=, *b : 2}\n",
+        "x: &b !!binary aGk=\ny:\n- *b : 2\n",
+        "? &b !!binary aGk=\n: 1\n*b : 2\n",
+        "x: &b !!binary aGk=\n*b: 2\n",  # (`b:` is the alias's name: undefined)
+    ),
 }
 
 

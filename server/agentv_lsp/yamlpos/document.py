@@ -250,7 +250,7 @@ def _entry(node: MappingNode, key: str) -> tuple[Node, Node] | None:
         for pair in reversed(pairs):
             if _key_string(pair[0]) == key:
                 return cast(tuple[Node, Node], pair)
-        return None
+        return _binary_alias_entry(pairs, key)
     index = _key_indexes.get(node)
     if index is None:
         index = {}
@@ -259,7 +259,23 @@ def _entry(node: MappingNode, key: str) -> tuple[Node, Node] | None:
             if name is not None:
                 index[name] = pair
         _key_indexes[node] = index
-    return index.get(key)
+    return index.get(key) or _binary_alias_entry(pairs, key)
+
+
+def _binary_alias_entry(pairs: list[Any], key: str) -> tuple[Node, Node] | None:
+    """The last entry keyed by an alias (`*b`) of a `!!binary` scalar: eemeli/yaml keys it by the
+    alias's text. The alias shares its anchor's node, so the mark is where the anchor wrote it."""
+    if not key.startswith("*"):
+        return None
+    for pair in reversed(pairs):
+        k_node = pair[0]
+        if (
+            isinstance(k_node, ScalarNode)
+            and getattr(k_node, "anchor", None) == key[1:]
+            and isinstance(_scalar_value(k_node), dict)
+        ):
+            return cast(tuple[Node, Node], pair)
+    return None
 
 
 def _key_string(node: Node) -> str | None:
@@ -1204,7 +1220,13 @@ class _Converter:
                     self.alias_children.setdefault(id(node), set()).add(id(child))
             raw_key = self.convert(k_node, depth + 1)
             if isinstance(k_node, ScalarNode):
-                key = _js_key(raw_key)
+                if key_is_alias and isinstance(raw_key, dict):
+                    # an alias of a `!!binary` Buffer: eemeli/yaml keys it by the alias's text
+                    if not hasattr(k_node, "anchor"):
+                        raise _NeedsExactTree  # a libyaml tree: no anchor to write the key with
+                    key = "*" + str(k_node.anchor)
+                else:
+                    key = _js_key(raw_key)
                 # eemeli/yaml compares scalar keys by value, anything else (an alias too) by identity
                 if not key_is_alias:
                     ident = _key_identity(raw_key)

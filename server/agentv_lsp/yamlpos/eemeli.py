@@ -77,6 +77,7 @@ _CLOSING = (BlockEndToken, FlowMappingEndToken, FlowSequenceEndToken)
 _WHOLE_NODE_END = (ScalarToken, AliasToken, *_CLOSING)
 _PROPERTY_TOKENS = (AnchorToken, TagToken)
 _PROPS_AND_BLANKS = re.compile(r"(?:[&!][^ \t\r\n]*[ \t]*)+")
+_SKIP_TO_TOKEN = re.compile(r"(?:[ \t]*(?:#[^\r\n]*)?(?:\r\n|\r|\n))*[ \t]*")
 _BLANK_LINES = re.compile(r"(?:[ \t]*(?:#[^\n]*)?\r?\n)+[ \t]*")
 
 PLAIN = "?plain"  # an untagged plain scalar, resolved later by the YAML 1.2 core schema
@@ -261,6 +262,10 @@ class _Scanner(Scanner):
     def _colon_deeper_next(self, key: SimpleKey) -> bool:
         """eemeli/yaml: a mapping's later key with no `:` on its line takes the next token for
         its `:` when that is a `:` opening a line deeper than the key."""
+        if self.peek() in "# \t\r\n":
+            # checked between tokens (after a plain key whose scalar stopped at a deeper comment
+            # line): look past the comment and blank lines to where the next token opens
+            return self._colon_deeper_after_comments(key)
         return bool(
             self.peek() == ":"
             and self.peek(1) in _EMPTY
@@ -269,6 +274,22 @@ class _Scanner(Scanner):
             and bool(self.tokens)
             and self.tokens[-1].end_mark.line == key.line  # (the key on one line)
             and not isinstance(self.tokens[-1], _PROPERTY_TOKENS)  # (a node, not props alone)
+        )
+
+    def _colon_deeper_after_comments(self, key: SimpleKey) -> bool:
+        skipped = _SKIP_TO_TOKEN.match(self.buffer, self.pointer)
+        assert skipped is not None  # (the pattern matches the empty text too)
+        at = skipped.end()
+        line_start = max(self.buffer.rfind("\n", 0, at), self.buffer.rfind("\r", 0, at)) + 1
+        return bool(
+            line_start > self.pointer  # (the `:` opens a later line)
+            and self.buffer[at : at + 1] == ":"
+            and self.buffer[at + 1 : at + 2] in _EMPTY
+            and not self.buffer[line_start:at].strip(" ")
+            and at - line_start > key.column
+            and bool(self.tokens)
+            and self.tokens[-1].end_mark.line == key.line
+            and not isinstance(self.tokens[-1], _PROPERTY_TOKENS)
         )
 
     def _in_flow_map(self, level: int) -> bool:
@@ -633,7 +654,12 @@ class _Scanner(Scanner):
             self.flow_pair_parts[-1] = ":"
         line, column = self.line, self.column
         depth = len(self.indents)
+        # a block key's `:` opening a later line (`_colon_deeper_next`): like an explicit
+        # key's, it may have a block collection on its line (`a\n : - b`)
+        colon_on_later_line = not level and key is not None and key.line != line
         super().fetch_value()
+        if colon_on_later_line:
+            self.allow_simple_key = True
         if len(self.indents) > depth:
             self.sequence_columns.discard(self.indent)
         if explicit_value:
