@@ -659,6 +659,50 @@ _GROUPS: dict[str, tuple[str, ...]] = {
         "a: [\n \t&r x]\n",
         "a: |\n \t&r x\n",
     ),
+    # at the document's root a tab opening the line may come before anchors and tags when a
+    # flow collection follows them, on that line or a later one (mutation seed 1: `\t&q []`)
+    # `!!binary` is Node's Buffer.from(text, "base64"): a string holding a character past U+00FF
+    # is read a UTF-16 unit at a time by its low byte (mutation seed 53: `!!binary \u2665e`)
+    "binary-wide-characters": (
+        "!!binary \u2665e",
+        "!!binary aGVs\u2665bG8=",
+        "!!binary \U0001F600aGk",
+        "!!binary \u00e9aGk",
+        "!!binary \u0141QQ",
+        "a: !!binary \u2665e\na: 1",
+    ),
+    # writing a collection key's text, eemeli/yaml refuses an anchor or alias name holding
+    # JavaScript white space or a control character (`anchorIsValid`), which its scanner took
+    # (mutation seed 61: `&y [&\ufeff]:`); elsewhere such a name is no error
+    "invalid-anchor-in-collection-key": (
+        "&y [&a\u00a0b x]: 1",
+        "[&a\u3000 x]: 1",
+        "[&a x, *a]: 1",
+        "&\ufeff [a]: 1",
+        "? &k [a]\n: 1\n*k : 2",
+        "x: &\ufeff 1",
+    ),
+    # the same with a BOM in the name: formats/v4 hides a BOM that is text from the scanner
+    # behind a stand-in, which the key's text check does not see (mutation seed 61)
+    "left-bom-anchor-in-collection-key": (
+        "&y [&\ufeff]:",
+        "[&\ufeff a]: 1",
+    ),
+    "tab-before-root-props-then-flow": (
+        "\t&q []",
+        "\t!t []",
+        "\t&q !t {a: 1}",
+        "\t&q\n[]",
+        "\t&q # c\n[]",
+        "\t&q\n\n  []",
+        "\t&q\n\t[]",
+        "\t&q#c\n[]",
+        " \t&q\n[]",
+        "\t&q x",
+        "\t&q\nx",
+        "\t&q\n- a",
+        "a:\n\t&q []",
+    ),
     # `!!merge` on a scalar in a collection used as a key: its text there is `<<`, whatever
     # the scalar's own (a duplicate of such a key fails as any)
     "merge-tag-in-collection-key": (

@@ -51,7 +51,7 @@ import agentv_lsp.yamlpos.eemeli as eemeli
 from agentv_lsp.engine.budget import checkpoint, limited
 from agentv_lsp.engine.budget import current as current_budget
 from agentv_lsp.engine.gcpause import collector_paused
-from agentv_lsp.yamlpos.keytext import collection_key_text
+from agentv_lsp.yamlpos.keytext import InvalidAnchor, collection_key_text
 from agentv_lsp.yamlpos.prescan import needs_eemeli_rules, tab_indented_lines
 from agentv_lsp.yamlpos.scalars import (
     TagResolveError,
@@ -1240,7 +1240,10 @@ class _Converter:
             else:
                 if not hasattr(k_node, "anchor"):
                     raise _NeedsExactTree  # a libyaml tree: no anchors to write the key with
-                key = collection_key_text(k_node, alias=key_is_alias)
+                try:
+                    key = collection_key_text(k_node, alias=key_is_alias)
+                except InvalidAnchor as exc:
+                    raise _LoadError(YamlError("syntax", str(exc), Span.of(k_node))) from exc
             if key[:1].isdigit():
                 numeric_keys = True
             value = self.convert(v_node, depth + 1)

@@ -76,7 +76,8 @@ _OPENING = (BlockMappingStartToken, BlockSequenceStartToken, FlowMappingStartTok
 _CLOSING = (BlockEndToken, FlowMappingEndToken, FlowSequenceEndToken)
 _WHOLE_NODE_END = (ScalarToken, AliasToken, *_CLOSING)
 _PROPERTY_TOKENS = (AnchorToken, TagToken)
-_PROPS_AND_BLANKS = re.compile(r"(?:[&!][^ \t\r\n]*[ \t]*)+")
+# anchors and tags, then white space, line breaks and comments (before a flow collection)
+_PROPS_AND_BLANKS = re.compile(r"(?:[&!][^ \t\r\n]*(?:[ \t\r\n]|(?<=[ \t\r\n])#[^\r\n]*)*)+")
 _SKIP_TO_TOKEN = re.compile(r"(?:[ \t]*(?:#[^\r\n]*)?(?:\r\n|\r|\n))*[ \t]*")
 _BLANK_LINES = re.compile(r"(?:[ \t]*(?:#[^\n]*)?\r?\n)+[ \t]*")
 
@@ -176,7 +177,8 @@ class _Scanner(Scanner):
             content = self.peek() not in _END + "#"
             if tab_mark is not None and content and not self.flow_level:
                 # (at the top level a flow collection may follow such a tab)
-                flow_at_top = self.indent < 0 and self.peek() in "[{"
+                # (anchors and tags may come between: `\t&a [x]` loads too)
+                flow_at_top = self.indent < 0 and self._flow_after_props()
                 if at_line_start and spaces <= max(self.indent, 0) and not flow_at_top:
                     raise EemeliError("Tabs are not allowed as indentation", tab_mark)
                 if at_line_start:
@@ -392,6 +394,13 @@ class _Scanner(Scanner):
         super().fetch_tag()
         self.props_end = self.pointer
 
+    def _flow_after_props(self) -> bool:
+        """Whether a flow collection opens here, after any anchors and tags."""
+        buffer = self.buffer
+        after = _PROPS_AND_BLANKS.match(buffer, self.pointer)
+        start = self.pointer if after is None else after.end()
+        return buffer[start : start + 1] in ("[", "{")
+
     def _no_tab_before_props(self) -> None:
         """eemeli/yaml: a tab in the white space opening a line before an anchor or tag is
         indentation (`a:\n \t&r x` fails), save before the document's root when a flow
@@ -403,10 +412,8 @@ class _Scanner(Scanner):
         before = buffer[start:pointer]
         if "\t" not in before or before.strip(" \t"):
             return
-        if self.indent < 0:
-            after = _PROPS_AND_BLANKS.match(buffer, pointer)
-            if after is not None and buffer[after.end() : after.end() + 1] in ("[", "{"):
-                return
+        if self.indent < 0 and self._flow_after_props():
+            return
         tab = start + before.index("\t")
         raise EemeliError(
             "Tabs are not allowed as indentation",

@@ -41,11 +41,31 @@ _CORE_TAGS = frozenset(
 )
 
 
+# eemeli/yaml's `anchorIsValid` (`/[\x00-\x19\s,[\]{}]/`, JavaScript's `\s`), checked as it
+# writes an anchor or alias into a key's text: the scanner took the name, the writing refuses it
+_INVALID_ANCHOR = re.compile(
+    "[\x00-\x19,\\[\\]{}\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]"
+)
+
+
+class InvalidAnchor(ValueError):
+    """An anchor eemeli/yaml refuses to write into a collection key's text (its message)."""
+
+
+def _anchor(name: str) -> str:
+    if _INVALID_ANCHOR.search(name) is not None:
+        raise InvalidAnchor(
+            f"Anchor must not contain whitespace or control characters: {js_json_stringify(name)}"
+        )
+    return name
+
+
 def collection_key_text(node: Node, *, alias: bool = False) -> str:
-    """The key eemeli/yaml gives a mapping entry whose key is `node` (a collection)."""
+    """The key eemeli/yaml gives a mapping entry whose key is `node` (a collection).
+    Raises InvalidAnchor where eemeli/yaml refuses an anchor name it writes."""
     anchor: str | None = getattr(node, "anchor", None)
     if alias and anchor:
-        return "*" + anchor
+        return "*" + _anchor(anchor)
     return _Writer(node).collection(node, "")
 
 
@@ -57,11 +77,11 @@ class _Writer:
     def node(self, node: Node, indent: str, *, implicit_key: bool = False) -> str:
         anchor: str | None = getattr(node, "anchor", None)
         if id(node) in self.written and anchor:
-            return "*" + anchor  # a second appearance of the same node: an alias
+            return "*" + _anchor(anchor)  # a second appearance of the same node: an alias
         self.written.add(id(node))
         props = []
         if anchor:
-            props.append("&" + anchor)
+            props.append("&" + _anchor(anchor))
         tag = node.tag
         written: str | None = getattr(node, "written_tag", None)
         if written is not None:

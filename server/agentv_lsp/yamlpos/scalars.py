@@ -384,7 +384,10 @@ def resolve_tagged(tag: str, text: str) -> object:
         import binascii
 
         # Node's Buffer.from(text, "base64"): other characters skipped, decoding stops at `=`,
-        # a last lone character ignored
+        # a last lone character ignored; a string holding a character past U+00FF is read a
+        # UTF-16 unit at a time by its low byte (`\u2665` is an `e`)
+        if any(ord(char) > 0xFF for char in text):
+            text = text.encode("utf-16-le", "surrogatepass")[::2].decode("latin-1")
         cleaned = re.sub(r"[^A-Za-z0-9+/=_-]", "", text).split("=")[0]
         cleaned = cleaned.replace("-", "+").replace("_", "/")
         if len(cleaned) % 4 == 1:
