@@ -688,6 +688,30 @@ _GROUPS: dict[str, tuple[str, ...]] = {
         "&y [&\ufeff]:",
         "[&\ufeff a]: 1",
     ),
+    # eemeli/yaml strips a `\r` ending a block scalar's line (taking it for a CRLF's): a lone CR
+    # ending the text there is a line break, not text; elsewhere it stays (mutation seeds 53, 61)
+    "lone-cr-ending-a-block-scalar": (
+        "|\n\r",
+        ">\n\r",
+        "|\n b\r",
+        "a: |\n  b\r",
+        "a: >\n  b\r",
+        "- |\n  x\r",
+        "a: |-\n  b\r",
+        "a: |\n  b\r\n  c\r",
+        "a: |\n  b\r\r",
+        "|\n\r\r",
+        "a: |\n  b\n# c\r",
+        "a: |\n  b\nc: d\r",
+        "a: b\r",
+        "a: |\n  b\n\r",
+        "- |\n\r",
+    ),
+    # the same after a last line of spaces: eemeli/yaml's lexer ends the scalar before the CR
+    "left-spaces-then-lone-cr-ending-a-block-scalar": (
+        "|\n  \r",
+        "a: |\n  b\n  \r",
+    ),
     "tab-before-root-props-then-flow": (
         "\t&q []",
         "\t!t []",

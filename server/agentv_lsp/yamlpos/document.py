@@ -341,6 +341,8 @@ def _parse(text: str) -> YamlDocument:
 
 
 _LONE_CR = re.compile(r"\r(?!\n)")
+# a last line of spaces then a lone CR: eemeli/yaml's lexer ends the block scalar there (left)
+_SPACES_THEN_CR = re.compile(r"(?:^|\n) +\r\Z")
 
 
 def _ends_in_tab_line(text: str) -> bool:
@@ -348,11 +350,29 @@ def _ends_in_tab_line(text: str) -> bool:
     return last[:1] == "\t" and not last.strip(" \t") and "|" not in text and ">" not in text
 
 
+def _block_scalar_ends_at(root: Node, index: int) -> bool:
+    """Whether a `|` or `>` block scalar of the tree reaches `index`."""
+    return any(
+        isinstance(node, ScalarNode) and node.style in ("|", ">") and node.end_mark.index >= index
+        for node in each_node(root)
+    )
+
+
 def _parse_with_lone_crs(text: str) -> YamlDocument:
     """eemeli/yaml breaks lines at LF and CRLF only: a lone CR is text (`input: hi\\r  x: y` is
     one scalar, then a misplaced `:`). The exact reader reads it as `eemeli.LONE_CR`; positions
     are then moved to the lines an editor counts (a lone CR breaks lines there)."""
-    doc = _parse(_LONE_CR.sub(eemeli.LONE_CR, text))
+    swapped = _LONE_CR.sub(eemeli.LONE_CR, text)
+    doc = _parse(swapped)
+    if (
+        text.endswith("\r")
+        and not _SPACES_THEN_CR.search(text)
+        and doc.root is not None
+        and _block_scalar_ends_at(doc.root, len(text) - 1)
+    ):
+        # eemeli/yaml strips a `\r` ending a block scalar's line (taking it for a CRLF's):
+        # one ending the text there is a line break, not text (`|\n b\r` is "b\n")
+        doc = _parse(swapped[:-1] + "\n")
     doc.text = text
     starts = [0, *(m.end() for m in _LINE_BREAK.finditer(text))]
     lf_starts = [0, *(m.end() for m in re.finditer(r"\n", text))]

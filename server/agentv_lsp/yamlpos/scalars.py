@@ -387,7 +387,7 @@ def resolve_tagged(tag: str, text: str) -> object:
         # a last lone character ignored; a string holding a character past U+00FF is read a
         # UTF-16 unit at a time by its low byte (`\u2665` is an `e`)
         if any(ord(char) > 0xFF for char in text):
-            text = text.encode("utf-16-le", "surrogatepass")[::2].decode("latin-1")
+            text = "".join(map(chr, text.encode("utf-16-le", "surrogatepass")[::2]))
         cleaned = re.sub(r"[^A-Za-z0-9+/=_-]", "", text).split("=")[0]
         cleaned = cleaned.replace("-", "+").replace("_", "/")
         if len(cleaned) % 4 == 1:
