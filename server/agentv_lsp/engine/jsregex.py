@@ -29,7 +29,14 @@ from bisect import bisect_right
 
 from agentv_lsp.engine.jsregex_names import NAME_PART, NAME_START
 
-__all__ = ["JsRegexSyntaxError", "UntranslatableRegex", "js_regex_error", "js_regex_to_python", "utf16_units"]
+__all__ = [
+    "JS_WHITESPACE",
+    "JsRegexSyntaxError",
+    "UntranslatableRegex",
+    "js_regex_error",
+    "js_regex_to_python",
+    "utf16_units",
+]
 
 
 class JsRegexSyntaxError(ValueError):
@@ -96,14 +103,15 @@ _DIGITS = frozenset("0123456789")
 _OCTAL = frozenset("01234567")
 _HEX = frozenset("0123456789abcdefABCDEF")
 _CONTROL_ESCAPES = {"f": 0x0C, "n": 0x0A, "r": 0x0D, "t": 0x09, "v": 0x0B}
-_JS_SPACE = (
+# ECMAScript WhiteSpace + LineTerminator: what `\\s` matches and `String.prototype.trim` removes
+JS_WHITESPACE = (
     "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
     "\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 )
 _CLASS_ESCAPES: dict[str, list[tuple[int, int]]] = {
     "d": [(0x30, 0x39)],
     "w": [(0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A)],
-    "s": [(ord(c), ord(c)) for c in _JS_SPACE],
+    "s": [(ord(c), ord(c)) for c in JS_WHITESPACE],
 }
 _DOT = "[^\n\r\u2028\u2029]"
 # Python's `\B` fails on the empty string, JavaScript's does not

@@ -12,13 +12,8 @@ import os
 import posixpath
 from typing import Any
 
+from agentv_lsp.engine.jsregex import JS_WHITESPACE as JS_WHITESPACE
 from agentv_lsp.yamlpos.scalars import js_json_stringify
-
-# ECMAScript WhiteSpace + LineTerminator code points, the set String.prototype.trim removes.
-JS_WHITESPACE = (
-    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
-    "\u2028\u2029\u202f\u205f\u3000\ufeff"
-)
 
 
 def js_trim(text: str) -> str:

@@ -17,6 +17,7 @@ from typing import Any
 
 from yaml.nodes import Node, ScalarNode, SequenceNode
 
+from agentv_lsp.engine.jsregex import JS_WHITESPACE
 from agentv_lsp.yamlpos.scalars import (
     TagResolveError,
     js_json_stringify,
@@ -43,9 +44,7 @@ _CORE_TAGS = frozenset(
 
 # eemeli/yaml's `anchorIsValid` (`/[\x00-\x19\s,[\]{}]/`, JavaScript's `\s`), checked as it
 # writes an anchor or alias into a key's text: the scanner took the name, the writing refuses it
-_INVALID_ANCHOR = re.compile(
-    "[\x00-\x19,\\[\\]{}\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]"
-)
+_INVALID_ANCHOR = re.compile("[\x00-\x19,\\[\\]{}" + re.escape(JS_WHITESPACE) + "]")
 
 
 class InvalidAnchor(ValueError):
